@@ -1,0 +1,47 @@
+// The typed event bus. Events are emitted through the core's `event` hook (a SyncHook), so every
+// subscriber (SSE, metrics, logging, notifiers) is just a tap. The wire shapes are decisions.md §6.
+import type { UpdateSummary } from './types.js';
+
+export interface EventPayloads {
+  scan_started: { run_id: string; kind: 'update' | 'check'; targeted: boolean };
+  /** Update runs carry the whole 2.1 summary; check runs `scanned`, `updated` (0) and `failed`. */
+  scan_completed: { run_id: string } & (UpdateSummary | Pick<UpdateSummary, 'scanned' | 'updated' | 'failed'>);
+  scan_failed: { run_id: string; error: string };
+  image_cleanup: { run_id: string; images: { image_id: string; image_name: string }[] };
+  update_started: { run_id: string; container: string; image: string; image_id: string };
+  update_completed: {
+    run_id: string;
+    container: string;
+    image: string;
+    old_image_id: string;
+    new_image_id: string;
+  };
+  update_failed: { run_id: string; container: string; image: string; error: string; rolled_back: boolean };
+  /** Internal (not on the SSE stream): one per registry HTTP request, for metrics. */
+  registry_request: { registry: string; method: string; code: string };
+}
+
+export type EventType = keyof EventPayloads;
+
+/** The event types the HTTP API streams; `registry_request` and third-party types stay internal. */
+export const PUBLIC_EVENT_TYPES: readonly EventType[] = Object.freeze([
+  'scan_started',
+  'scan_completed',
+  'scan_failed',
+  'image_cleanup',
+  'update_started',
+  'update_completed',
+  'update_failed',
+]);
+
+export type TidewatchEvent = {
+  [K in EventType]: { readonly type: K; readonly timestamp: string; readonly data: EventPayloads[K] };
+}[EventType];
+
+export function makeEvent<K extends EventType>(type: K, data: EventPayloads[K]): TidewatchEvent {
+  return { type, timestamp: new Date().toISOString(), data } as TidewatchEvent;
+}
+
+export function isPublicEvent(event: TidewatchEvent): boolean {
+  return PUBLIC_EVENT_TYPES.includes(event.type);
+}

@@ -1,0 +1,42 @@
+// Readiness checks plugins register (the Docker runtime registers an engine ping), and the startup
+// state the health probes report (decisions.md §4).
+
+export type ReadinessCheck = (signal: AbortSignal) => Promise<void>;
+
+export class Health {
+  readonly #checks = new Map<string, ReadinessCheck>();
+  #started = false;
+
+  addReadinessCheck(name: string, check: ReadinessCheck): void {
+    this.#checks.set(name, check);
+  }
+
+  /** Plugins are loaded and the first discovery succeeded. */
+  markStarted(): void {
+    this.#started = true;
+  }
+
+  get started(): boolean {
+    return this.#started;
+  }
+
+  /** Runs every readiness check within `timeoutMs`; resolves, or rejects naming the failing check. */
+  async ready(timeoutMs = 5000): Promise<void> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    await Promise.all(
+      [...this.#checks].map(async ([name, check]) => {
+        const timedOut = new Promise<never>((_, reject) =>
+          signal.addEventListener('abort', () => reject(new Error(`${name}: no answer within ${timeoutMs} ms`)), {
+            once: true,
+          }),
+        );
+        try {
+          await Promise.race([check(signal), timedOut]);
+        } catch (err) {
+          const message = err instanceof Error ? err.message : String(err);
+          throw new Error(message.startsWith(`${name}:`) ? message : `${name}: ${message}`);
+        }
+      }),
+    );
+  }
+}

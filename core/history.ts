@@ -1,0 +1,32 @@
+// The last run summaries, oldest first, for /v1/history and anyone embedding the core.
+import type { RunKind, UpdateSummary } from './types.js';
+
+export interface HistoryEntry {
+  readonly runId: string;
+  readonly kind: RunKind;
+  readonly targeted: boolean;
+  readonly startedAt: Date;
+  readonly finishedAt: Date;
+  readonly summary: UpdateSummary;
+  /** Set when the run as a whole failed or was cancelled. */
+  readonly error?: string;
+}
+
+export class RunHistory {
+  readonly #entries: HistoryEntry[] = [];
+  readonly capacity: number;
+
+  constructor(capacity = 500) {
+    this.capacity = capacity;
+  }
+
+  add(entry: HistoryEntry): void {
+    this.#entries.push(entry);
+    if (this.#entries.length > this.capacity) this.#entries.splice(0, this.#entries.length - this.capacity);
+  }
+
+  /** Oldest first. */
+  entries(): readonly HistoryEntry[] {
+    return [...this.#entries];
+  }
+}

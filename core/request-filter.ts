@@ -1,0 +1,55 @@
+// The request filters of /v1/check and /v1/update (spec 4.1, decisions.md §5), applied by the core
+// itself on the `select` hook so that every runtime's targets are filtered the same way.
+import { RE2JS } from 're2js';
+import { parseImageReference, repositoryName, tryParseImageReference } from './image-reference.js';
+import type { RunFilters, Target } from './types.js';
+
+export type NameMatcher = (name: string) => boolean;
+
+/**
+ * A container name matcher: RE2 (linear time, so no pattern can hang the service), anchored at both
+ * ends; a value that is not a valid RE2 pattern matches the exact name.
+ */
+export function nameMatcher(pattern: string): NameMatcher {
+  const value = pattern.replace(/^\//, '');
+  try {
+    const re = RE2JS.compile(value);
+    return (name) => name === value || re.matcher(name).matches();
+  } catch {
+    return (name) => name === value;
+  }
+}
+
+/** `image=nginx` matches every tag of nginx; `image=nginx:1.25` only that tag. */
+export function imageMatcher(filter: string): (image: string) => boolean {
+  const wanted = tryParseImageReference(filter);
+  if (!wanted) return (image) => image === filter;
+  const untagged = parseImageReference(filter, { defaultTag: false }).tag === undefined;
+  return (image) => {
+    const actual = tryParseImageReference(image);
+    if (!actual) return image === filter;
+    if (repositoryName(actual) !== repositoryName(wanted)) return false;
+    return untagged || actual.tag === wanted.tag;
+  };
+}
+
+/** Splits repeated and comma-separated values into one clean list. */
+export function splitFilterValues(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((value) => value.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+}
+
+export function isTargeted(filters: RunFilters): boolean {
+  return filters.images.length > 0 || filters.containers.length > 0;
+}
+
+/** Keeps the targets matching every given filter kind (any value of a kind may match). */
+export function applyRequestFilters(targets: Target[], filters: RunFilters): Target[] {
+  if (!isTargeted(filters)) return targets;
+  const names = filters.containers.map(nameMatcher);
+  const images = filters.images.map(imageMatcher);
+  return targets.filter(
+    (target) =>
+      (names.length === 0 || names.some((match) => match(target.name))) &&
+      (images.length === 0 || images.some((match) => match(target.image))),
+  );
+}

@@ -1,0 +1,34 @@
+// Builds the RunContext every tap of one run shares.
+import { randomUUID } from 'node:crypto';
+import { isTargeted, splitFilterValues } from './request-filter.js';
+import type { ContextKind, Logger, RunContext, RunFilters, RunRequest } from './types.js';
+
+export function normaliseFilters(filters: Partial<RunFilters> | undefined): RunFilters {
+  return {
+    images: splitFilterValues(filters?.images),
+    containers: splitFilterValues(filters?.containers),
+  };
+}
+
+export function createRunContext(kind: ContextKind, request: RunRequest, logger: Logger): RunContext {
+  const runId = request.runId ?? randomUUID();
+  const filters = normaliseFilters(request.filters);
+  const memo = new Map<string, Promise<unknown>>();
+  return {
+    runId,
+    kind,
+    targeted: isTargeted(filters),
+    filters,
+    signal: request.signal ?? new AbortController().signal,
+    logger: logger.child({ run_id: runId, kind }),
+    startedAt: new Date(),
+    memo<T>(key: string, compute: () => Promise<T>): Promise<T> {
+      let pending = memo.get(key) as Promise<T> | undefined;
+      if (!pending) {
+        pending = compute();
+        memo.set(key, pending);
+      }
+      return pending;
+    },
+  };
+}

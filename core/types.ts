@@ -1,0 +1,187 @@
+// The data that flows through a run. Everything here is runtime-neutral: a Target may be a Docker
+// container today and a Swarm service or a Podman container from a third-party plugin tomorrow.
+
+/** Minimal structured logger; pino's Logger satisfies it, so does a console shim in tests. */
+export interface Logger {
+  trace(obj: object, msg?: string): void;
+  trace(msg: string): void;
+  debug(obj: object, msg?: string): void;
+  debug(msg: string): void;
+  info(obj: object, msg?: string): void;
+  info(msg: string): void;
+  warn(obj: object, msg?: string): void;
+  warn(msg: string): void;
+  error(obj: object, msg?: string): void;
+  error(msg: string): void;
+  child(bindings: Record<string, unknown>): Logger;
+}
+
+/** Something that runs an image and can be replaced when a newer one exists. */
+export interface Target {
+  /** Name of the runtime plugin that discovered the target and owns `apply` for it. */
+  readonly runtime: string;
+  /** Runtime id (the container id for Docker). */
+  readonly id: string;
+  /** Name without Docker's leading slash. */
+  readonly name: string;
+  /** Image reference the target was started from, e.g. `127.0.0.1:5000/demo/app:latest`. */
+  readonly image: string;
+  /** Local image id (`sha256:…`) the target runs. */
+  readonly imageId: string;
+  /** `repo@sha256:…` entries the engine recorded for the local image; empty for local builds. */
+  readonly repoDigests: readonly string[];
+  /** The target's own labels (container labels). */
+  readonly labels: Readonly<Record<string, string>>;
+  /** Labels baked into the image (OCI annotations live here). */
+  readonly imageLabels: Readonly<Record<string, string>>;
+  /** `running`, `exited`, `created`, `restarting`, … */
+  readonly state: string;
+  /** Names of targets this one depends on (started before it, stopped after it). */
+  readonly dependsOn: readonly string[];
+  /** True for Tidewatch's own container. */
+  readonly isSelf: boolean;
+}
+
+/** What a staleness source found out about one target. */
+export interface Staleness {
+  /** Which path decided: `registry`, `git`, or a third-party source's name. */
+  readonly source: string;
+  readonly stale: boolean;
+  /** Set when the check itself failed: the target is then reported with this error, never as up to date. */
+  readonly error?: string;
+  /** Registry digest of the running image when known. */
+  readonly currentDigest?: string;
+  /** Newest registry digest when known. */
+  readonly latestDigest?: string;
+  /** Local id of the newer image when known (no-pull compares local images). */
+  readonly latestImageId?: string;
+  /** Set for Git-watched targets. */
+  readonly git?: GitStaleness;
+  /** True when the target was deliberately not checked (e.g. a Git-watched no-pull container). */
+  readonly unchecked?: boolean;
+}
+
+export interface GitStaleness {
+  readonly repo: string;
+  readonly ref: string;
+  /** Head commit of the ref on the remote. */
+  readonly commit?: string;
+  /** Commit the running image was built from. */
+  readonly currentCommit?: string;
+  readonly changelog?: string;
+}
+
+/** A gate's decision to defer an update. */
+export interface Skip {
+  readonly reason: string;
+  /** Name of the plugin that deferred. */
+  readonly by?: string;
+  /** When the target becomes eligible, if known. */
+  readonly until?: Date;
+  /**
+   * True for monitor-only: the target is stale and reported, but counts as scanned, not skipped
+   * (Watchtower's accounting).
+   */
+  readonly reportOnly?: boolean;
+}
+
+export interface UpdatePlan {
+  readonly target: Target;
+  readonly staleness: Staleness;
+  /**
+   * True when the target is not stale itself but must be restarted because a dependency was
+   * replaced; the runtime recreates it on its current image.
+   */
+  readonly restartOnly: boolean;
+  /**
+   * Targets of this run that depend on this one, directly or not, in stop order (dependents
+   * first). A runtime stops them before replacing this target; each is recreated by its own plan,
+   * which comes later in the run.
+   */
+  readonly dependents: readonly Target[];
+}
+
+export type ApplyOutcome = 'updated' | 'restarted' | 'failed' | 'skipped';
+
+export interface ApplyResult {
+  readonly target: Target;
+  readonly outcome: ApplyOutcome;
+  readonly oldImageId?: string;
+  readonly newImageId?: string;
+  readonly newContainerId?: string;
+  readonly error?: string;
+  /** For `failed`: whether the old target was restored and is running as before. */
+  readonly rolledBack?: boolean;
+  /** For `skipped`: why. */
+  readonly reason?: string;
+}
+
+export type RunKind = 'check' | 'update';
+/** `list` is discovery and selection only (GET /v1/containers). */
+export type ContextKind = RunKind | 'list';
+
+/** Request filters of `/v1/check` and `/v1/update` (decisions.md §5). */
+export interface RunFilters {
+  /** Image names, with or without tag. */
+  readonly images: readonly string[];
+  /** Container names or RE2 patterns, anchored at both ends. */
+  readonly containers: readonly string[];
+}
+
+export interface RunRequest {
+  readonly filters?: Partial<RunFilters>;
+  /** Cancels the run between targets (never in the middle of replacing one). */
+  readonly signal?: AbortSignal;
+  /** Run id to use (the HTTP API hands out the id before the run starts). */
+  readonly runId?: string;
+  /** Who asked: `api`, `schedule`, `startup`, `embed`… for logs only. */
+  readonly trigger?: string;
+}
+
+/** Shared by every tap during one run. */
+export interface RunContext {
+  readonly runId: string;
+  readonly kind: ContextKind;
+  readonly targeted: boolean;
+  readonly filters: RunFilters;
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+  readonly startedAt: Date;
+  /**
+   * Per-run memo: the first caller computes, every concurrent or later caller with the same key
+   * shares the promise. Sources use it to spend one request per distinct image, not per target.
+   */
+  memo<T>(key: string, compute: () => Promise<T>): Promise<T>;
+}
+
+export interface CheckResult {
+  readonly target: Target;
+  readonly staleness: Staleness;
+  readonly checkedAt: Date;
+}
+
+export interface CheckReport {
+  readonly runId: string;
+  readonly results: readonly CheckResult[];
+  readonly startedAt: Date;
+  readonly finishedAt: Date;
+}
+
+export interface UpdateSummary {
+  scanned: number;
+  updated: number;
+  failed: number;
+  restarted: number;
+  skipped: number;
+}
+
+export interface UpdateReport {
+  readonly runId: string;
+  readonly targeted: boolean;
+  readonly summary: UpdateSummary;
+  readonly results: readonly ApplyResult[];
+  /** Stale targets that were only reported (monitor-only) or deferred by a gate. */
+  readonly skipped: readonly { target: Target; reason: string }[];
+  readonly startedAt: Date;
+  readonly finishedAt: Date;
+}

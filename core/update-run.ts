@@ -1,0 +1,176 @@
+// The update run: check, gate, plan in dependency order, apply one target at a time, clean up.
+// Cancellation (timeout, client gone) is honoured only between targets: a replacement that has
+// started always finishes or rolls back, so no target is ever left stopped by a cancelled run.
+import { checkTargets, discoverAndSelect } from './check-run.js';
+import { orderByDependencies, transitiveDependents } from './dependency-order.js';
+import { errorMessage, errors } from './errors.js';
+import type { EventPayloads, EventType } from './events.js';
+import type { Hooks } from './hooks.js';
+import type {
+  ApplyResult,
+  CheckResult,
+  RunContext,
+  Skip,
+  Staleness,
+  Target,
+  UpdatePlan,
+  UpdateReport,
+  UpdateSummary,
+} from './types.js';
+
+export interface UpdateRunDeps {
+  readonly hooks: Hooks;
+  readonly concurrency: number;
+  emit<K extends EventType>(type: K, data: EventPayloads[K]): void;
+}
+
+interface Candidate {
+  readonly target: Target;
+  readonly staleness: Staleness;
+  readonly restartOnly: boolean;
+}
+
+interface Triage {
+  readonly candidates: Candidate[];
+  readonly skipped: { target: Target; reason: string }[];
+  readonly failed: ApplyResult[];
+}
+
+async function gateOf(deps: UpdateRunDeps, check: CheckResult, ctx: RunContext): Promise<Skip | undefined> {
+  return deps.hooks.gate.promise(check.target, check.staleness, ctx);
+}
+
+/** Sorts checked targets into: to update, deferred or report-only, and failed checks. */
+async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContext): Promise<Triage> {
+  const result: Triage = { candidates: [], skipped: [], failed: [] };
+  const stale = new Set<string>();
+  const byName = new Map(checks.map((c) => [c.target.name, c]));
+  for (const check of checks) {
+    const { target, staleness } = check;
+    if (staleness.error) {
+      result.failed.push({ target, outcome: 'failed', error: staleness.error, rolledBack: false });
+      continue;
+    }
+    if (!staleness.stale) continue;
+    try {
+      const skip = await gateOf(deps, check, ctx);
+      if (skip) {
+        if (!skip.reportOnly) result.skipped.push({ target, reason: skip.reason });
+        continue;
+      }
+    } catch (err) {
+      result.failed.push({ target, outcome: 'failed', error: errorMessage(err), rolledBack: false });
+      continue;
+    }
+    stale.add(target.name);
+    result.candidates.push({ target, staleness, restartOnly: false });
+  }
+  // Targets depending on a replaced one are recreated too (Watchtower's linked restarts), unless a
+  // gate (monitor-only) holds them back.
+  for (const name of transitiveDependents(checks.map((c) => c.target), stale)) {
+    const check = byName.get(name) as CheckResult;
+    if (check.staleness.error) continue;
+    try {
+      const skip = await gateOf(deps, check, ctx);
+      if (skip) continue;
+    } catch {
+      continue;
+    }
+    result.candidates.push({ target: check.target, staleness: check.staleness, restartOnly: true });
+  }
+  return result;
+}
+
+function plansInOrder(candidates: Candidate[]): { plans: UpdatePlan[]; cyclic: Target[] } {
+  const byName = new Map(candidates.map((c) => [c.target.name, c]));
+  const { ordered, cyclic } = orderByDependencies(candidates.map((c) => c.target));
+  const plans = ordered.map((target) => {
+    const candidate = byName.get(target.name) as Candidate;
+    const dependentNames = transitiveDependents(ordered, new Set([target.name]));
+    const dependents = ordered.filter((t) => dependentNames.has(t.name)).reverse();
+    return { target, staleness: candidate.staleness, restartOnly: candidate.restartOnly, dependents };
+  });
+  return { plans, cyclic };
+}
+
+async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext): Promise<ApplyResult> {
+  const { target } = plan;
+  if (!plan.restartOnly) {
+    deps.emit('update_started', {
+      run_id: ctx.runId,
+      container: target.name,
+      image: target.image,
+      image_id: target.imageId,
+    });
+  }
+  let result: ApplyResult;
+  try {
+    result =
+      (await deps.hooks.apply.promise(plan, ctx)) ??
+      { target, outcome: 'failed', error: errors.noApplier(target.name, target.runtime).message, rolledBack: false };
+  } catch (err) {
+    // The applier threw instead of reporting: it could not tell us the old target is intact.
+    result = { target, outcome: 'failed', error: errorMessage(err), rolledBack: false };
+  }
+  if (result.outcome === 'updated') {
+    deps.emit('update_completed', {
+      run_id: ctx.runId,
+      container: target.name,
+      image: target.image,
+      old_image_id: result.oldImageId ?? target.imageId,
+      new_image_id: result.newImageId ?? '',
+    });
+  } else if (result.outcome === 'failed') {
+    deps.emit('update_failed', {
+      run_id: ctx.runId,
+      container: target.name,
+      image: target.image,
+      error: result.error ?? 'update failed',
+      rolled_back: result.rolledBack ?? false,
+    });
+  }
+  return result;
+}
+
+function tally(targets: number, results: readonly ApplyResult[], skipped: number): UpdateSummary {
+  const count = (outcome: ApplyResult['outcome']) => results.filter((r) => r.outcome === outcome).length;
+  const skippedTotal = skipped + count('skipped');
+  return {
+    // Watchtower's accounting: scanned excludes skipped targets.
+    scanned: targets - skippedTotal,
+    updated: count('updated'),
+    failed: count('failed'),
+    restarted: count('restarted'),
+    skipped: skippedTotal,
+  };
+}
+
+export async function runUpdate(deps: UpdateRunDeps, ctx: RunContext): Promise<UpdateReport> {
+  const targets = await discoverAndSelect(deps.hooks, ctx);
+  const checks = await checkTargets(deps.hooks, targets, ctx, deps.concurrency);
+  ctx.signal.throwIfAborted();
+  const { candidates, skipped, failed } = await triage(deps, checks, ctx);
+  const { plans, cyclic } = plansInOrder(candidates);
+  for (const target of cyclic) skipped.push({ target, reason: 'dependency cycle' });
+
+  const results: ApplyResult[] = [...failed];
+  for (const plan of plans) {
+    // Between targets only: never abandon a replacement halfway.
+    ctx.signal.throwIfAborted();
+    results.push(await applyPlan(deps, plan, ctx));
+  }
+  try {
+    await deps.hooks.cleanup.promise(results, ctx);
+  } catch (err) {
+    ctx.logger.error({ err: errorMessage(err) }, 'cleanup failed');
+  }
+  return {
+    runId: ctx.runId,
+    targeted: ctx.targeted,
+    summary: tally(targets.length, results, skipped.length),
+    results,
+    skipped,
+    startedAt: ctx.startedAt,
+    finishedAt: new Date(),
+  };
+}
