@@ -59,6 +59,12 @@ export interface Staleness {
   readonly git?: GitStaleness;
   /** True when the target was deliberately not checked (e.g. a Git-watched no-pull container). */
   readonly unchecked?: boolean;
+  /**
+   * The revision (`org.opencontainers.image.revision`) the pulled image must carry for the update to
+   * be applied; otherwise the runtime skips the target with the reason
+   * `image for <revision> not published yet`. Set by the Git source (decisions.md §9).
+   */
+  readonly requiredRevision?: string;
 }
 
 export interface GitStaleness {
