@@ -1,0 +1,35 @@
+import t from 'tap';
+import { orderByDependencies, transitiveDependents } from '../../core/index.js';
+import { fakeTarget } from '../helpers/targets.js';
+
+const names = (list: { name: string }[]) => list.map((x) => x.name);
+
+t.test('dependencies come before dependents; unrelated targets keep their order', async (t) => {
+  const targets = [
+    fakeTarget('app', { dependsOn: ['api'] }),
+    fakeTarget('api', { dependsOn: ['db'] }),
+    fakeTarget('other'),
+    fakeTarget('db'),
+  ];
+  const { ordered, cyclic } = orderByDependencies(targets);
+  t.same(names(ordered), ['other', 'db', 'api', 'app']);
+  t.same(cyclic, []);
+});
+
+t.test('cycles and what hangs behind them are set apart', async (t) => {
+  const targets = [
+    fakeTarget('a', { dependsOn: ['b'] }),
+    fakeTarget('b', { dependsOn: ['a'] }),
+    fakeTarget('c', { dependsOn: ['b'] }),
+    fakeTarget('d', { dependsOn: ['d'] }),
+  ];
+  const { ordered, cyclic } = orderByDependencies(targets);
+  t.same(names(ordered), ['d'], 'a self-dependency is ignored');
+  t.same(names(cyclic), ['a', 'b', 'c']);
+});
+
+t.test('transitive dependents', async (t) => {
+  const targets = [fakeTarget('db'), fakeTarget('api', { dependsOn: ['db'] }), fakeTarget('app', { dependsOn: ['api'] }), fakeTarget('x')];
+  t.same([...transitiveDependents(targets, new Set(['db']))].sort(), ['api', 'app']);
+  t.same([...transitiveDependents(targets, new Set(['app']))], []);
+});
