@@ -1,0 +1,163 @@
+// The service process: read the configuration, load the plugins, then run once, or serve the HTTP
+// API and/or run on a schedule until SIGTERM/SIGINT. Exit codes: 0 done, 1 runtime failure,
+// 2 bad configuration (one line on stderr naming the option).
+import { createTidewatch, errorMessage, errors, isTidewatchError, type Tidewatch } from '../core/index.js';
+import { builtinPlugins, type PluginPlacement } from './builtins.js';
+import { ConfigError, parseGoDuration, resolveConfig, type ResolvedConfig } from './config/index.js';
+import { createLogger } from './logger.js';
+import { loadPlugin, PluginLoadError } from './plugin-loader.js';
+import { parseSchedule, startSchedule, InvalidScheduleError, type Schedule, type ScheduleSpec } from './scheduler.js';
+import { readPackageVersion } from './version.js';
+
+export interface MainIo {
+  readonly argv: string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+}
+
+const FIRST_DISCOVERY_RETRY_MS = 5000;
+
+function scheduleOf(resolved: ResolvedConfig): ScheduleSpec {
+  const { schedule, interval } = resolved.config;
+  if (schedule.trim() === '') return { everyMs: interval };
+  try {
+    return parseSchedule(schedule, parseGoDuration);
+  } catch (err) {
+    const why = err instanceof InvalidScheduleError ? err.message : errorMessage(err);
+    throw new ConfigError(
+      `invalid value ${JSON.stringify(schedule)} for --schedule (TIDEWATCH_SCHEDULE): ${why}; expected a cron expression with an optional seconds field, an @ descriptor such as @daily, or @every <duration>`,
+      'schedule',
+    );
+  }
+}
+
+/** Discovery must succeed once before /startupz says ok; keep trying in the background until it does. */
+function markStartedAfterFirstDiscovery(tw: Tidewatch): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const attempt = async () => {
+    try {
+      await tw.targets({ trigger: 'startup' });
+      tw.health.markStarted();
+    } catch (err) {
+      tw.logger.warn({ err: errorMessage(err) }, 'first discovery failed; retrying');
+      if (!stopped) timer = setTimeout(() => void attempt(), FIRST_DISCOVERY_RETRY_MS);
+    }
+  };
+  void attempt();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
+async function scheduledRun(tw: Tidewatch, trigger: string): Promise<void> {
+  try {
+    const report = await tw.update({ trigger });
+    tw.logger.info({ ...report.summary, trigger }, 'scheduled update finished');
+  } catch (err) {
+    if (isTidewatchError(err, errors.busy)) tw.logger.info({ trigger }, 'another update is running; skipping this one');
+    else tw.logger.error({ err: errorMessage(err), trigger }, 'scheduled update failed');
+  }
+}
+
+async function loadThirdParty(resolved: ResolvedConfig, cwd: string): Promise<PluginPlacement[]> {
+  const loaded: PluginPlacement[] = [];
+  for (const specifier of resolved.config.plugins) loaded.push({ plugin: await loadPlugin(specifier, cwd) });
+  return loaded;
+}
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}
+
+export async function main(io: MainIo): Promise<number> {
+  let resolved: ResolvedConfig;
+  let schedule: ScheduleSpec;
+  try {
+    resolved = resolveConfig({ argv: io.argv, env: io.env, cwd: io.cwd });
+    if (resolved.help !== undefined) {
+      io.stdout.write(resolved.help.endsWith('\n') ? resolved.help : `${resolved.help}\n`);
+      return 0;
+    }
+    if (resolved.version) {
+      io.stdout.write(`tidewatch ${readPackageVersion()}\n`);
+      return 0;
+    }
+    schedule = scheduleOf(resolved);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.stderr.write(`tidewatch: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+
+  const { config } = resolved;
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, debug: config.debug, trace: config.trace }, io.stdout);
+  if (resolved.aliasesUsed.length > 0) logger.info({ aliases: resolved.aliasesUsed }, 'read Watchtower variables as aliases');
+  if (resolved.ignoredSet.length > 0) {
+    logger.warn({ options: resolved.ignoredSet }, 'these Watchtower options are accepted but not implemented by Tidewatch');
+  }
+  for (const warning of resolved.warnings) logger.warn(warning);
+
+  let tw: Tidewatch;
+  try {
+    const thirdParty = await loadThirdParty(resolved, io.cwd);
+    tw = await createTidewatch({ logger, plugins: builtinPlugins(resolved, io.env, thirdParty) });
+  } catch (err) {
+    if (err instanceof PluginLoadError || isTidewatchError(err, errors.pluginOptions)) {
+      io.stderr.write(`tidewatch: ${errorMessage(err)}\n`);
+      return 2;
+    }
+    io.stderr.write(`tidewatch: startup failed: ${errorMessage(err)}\n`);
+    return 1;
+  }
+
+  if (config.runOnce) {
+    try {
+      const report = await tw.update({ trigger: 'run-once' });
+      logger.info(report.summary, 'run-once finished');
+      return report.summary.failed > 0 ? 1 : 0;
+    } catch (err) {
+      logger.error({ err: errorMessage(err) }, 'run-once failed');
+      return 1;
+    } finally {
+      await tw.close();
+    }
+  }
+
+  const stopStartup = markStartedAfterFirstDiscovery(tw);
+  // Enabling the update endpoint hands scheduling to the API unless periodic polls are asked for
+  // (Watchtower's rule, spec §1).
+  const apiOwnsUpdates = config.httpApiEndpoints.includes('update') && !config.httpApiPeriodicPolls;
+  let timer: Schedule | undefined;
+  if (!apiOwnsUpdates) {
+    if (config.updateOnStart) void scheduledRun(tw, 'startup');
+    timer = startSchedule(schedule, () => scheduledRun(tw, 'schedule'));
+    logger.info({ next_run: timer.next()?.toISOString() }, 'scheduled updates enabled');
+  } else {
+    logger.info('the update endpoint is enabled: periodic updates are off (--http-api-periodic-polls turns them on)');
+  }
+
+  const signal = await waitForSignal();
+  logger.info({ signal }, 'shutting down');
+  timer?.stop();
+  stopStartup();
+  // A replacement under way must finish (or roll back) before the process leaves.
+  // Holding the lock while closing keeps new runs from starting on the way out.
+  const release = await tw.lock.acquire();
+  await tw.close();
+  release();
+  return 0;
+}

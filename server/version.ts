@@ -1,0 +1,14 @@
+// The package version, read once from package.json (two levels up from both server/ and dist/server/).
+import { readFileSync } from 'node:fs';
+
+export function readPackageVersion(): string {
+  for (const candidate of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(candidate, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'tidewatch' && pkg.version) return pkg.version;
+    } catch {
+      // try the next candidate
+    }
+  }
+  return 'unknown';
+}

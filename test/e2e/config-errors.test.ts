@@ -1,0 +1,49 @@
+// Bad configuration exits 2 with one line naming the option, through the real binary.
+import t from 'tap';
+import { runBinary } from '../helpers/service.js';
+
+t.test('an unknown endpoint name exits 2 naming --http-api-endpoints', async (t) => {
+  const res = await runBinary(['--http-api-endpoints', 'bogus']);
+  t.equal(res.code, 2);
+  const lines = res.stderr.trim().split('\n');
+  t.equal(lines.length, 1, 'one line');
+  t.match(lines[0], /--http-api-endpoints/);
+  t.match(lines[0], /bogus/);
+  t.equal(res.stdout, '', 'nothing else is printed');
+});
+
+t.test('a bad duration exits 2 naming --interval', async (t) => {
+  const res = await runBinary(['--interval', '5x']);
+  t.equal(res.code, 2);
+  const lines = res.stderr.trim().split('\n');
+  t.equal(lines.length, 1, 'one line');
+  t.match(lines[0], /--interval/);
+  t.match(lines[0], /5x/);
+});
+
+t.test('a Watchtower variable is read as an alias and still validated', async (t) => {
+  const res = await runBinary([], { WATCHTOWER_POLL_INTERVAL: 'soon' });
+  t.equal(res.code, 2);
+  t.match(res.stderr, /interval/);
+  t.match(res.stderr, /WATCHTOWER_POLL_INTERVAL/);
+});
+
+t.test('a secret never appears in an error', async (t) => {
+  const res = await runBinary(['--http-api-endpoints', 'check', '--http-api-token', 'hunter2-secret', '--http-api-tls-cert', '/nonexistent.pem']);
+  t.equal(res.code, 2);
+  t.notMatch(res.stderr, /hunter2-secret/);
+});
+
+t.test('--help lists options with their variables and exits 0', async (t) => {
+  const res = await runBinary(['--help']);
+  t.equal(res.code, 0);
+  t.match(res.stdout, /--http-api-endpoints/);
+  t.match(res.stdout, /TIDEWATCH_INTERVAL/);
+});
+
+t.test('a plugin that cannot be loaded exits 2 naming --plugins', async (t) => {
+  const res = await runBinary(['--plugins', './examples/does-not-exist.js']);
+  t.equal(res.code, 2);
+  t.match(res.stderr, /--plugins/);
+  t.equal(res.stderr.trim().split('\n').length, 1);
+});
