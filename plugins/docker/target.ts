@@ -1,0 +1,48 @@
+// Turning an inspected container and its image into the runtime-neutral Target the core works with.
+import Docker from 'dockerode';
+import { parseImageReference, type Target } from '../../core/index.js';
+
+export const RUNTIME = 'docker';
+/** Watchtower's zodiac label: when present, the container's image name instead of `Config.Image`. */
+export const ZODIAC_IMAGE_LABEL = 'com.centurylinklabs.zodiac.original-image';
+
+/** `Config.Image` (or the zodiac label), with `:latest` added to an untagged name as Watchtower does. */
+export function imageNameOf(configImage: string, labels: Readonly<Record<string, string>>): string {
+  const name = labels[ZODIAC_IMAGE_LABEL] || configImage;
+  try {
+    const ref = parseImageReference(name, { defaultTag: false });
+    return ref.tag === undefined && ref.digest === undefined ? `${name}:latest` : name;
+  } catch {
+    // An image id (`sha256:…`) or anything the parser refuses is kept as the engine gave it.
+    return name;
+  }
+}
+
+export function containerName(rawName: string): string {
+  return rawName.replace(/^\//, '');
+}
+
+export interface TargetParts {
+  readonly container: Docker.ContainerInspectInfo;
+  /** Undefined when the image is gone (removed with --force while the container kept it). */
+  readonly image: Docker.ImageInspectInfo | undefined;
+  readonly dependsOn: readonly string[];
+  readonly isSelf: boolean;
+}
+
+export function toTarget({ container, image, dependsOn, isSelf }: TargetParts): Target {
+  const labels = { ...(container.Config.Labels ?? {}) };
+  return {
+    runtime: RUNTIME,
+    id: container.Id,
+    name: containerName(container.Name),
+    image: imageNameOf(container.Config.Image, labels),
+    imageId: container.Image,
+    repoDigests: [...(image?.RepoDigests ?? [])],
+    labels,
+    imageLabels: { ...(image?.Config?.Labels ?? {}) },
+    state: container.State.Status,
+    dependsOn: [...dependsOn],
+    isSelf,
+  };
+}

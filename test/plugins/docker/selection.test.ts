@@ -1,0 +1,53 @@
+import t from 'tap';
+import type { Target } from '../../../core/index.js';
+import { effectiveScope, selectDockerTargets, type SelectionOptions } from '../../../plugins/docker/selection.js';
+import { fakeTarget } from '../../helpers/targets.js';
+
+const docker = (name: string, labels: Record<string, string> = {}, extra: Partial<Target> = {}) =>
+  fakeTarget(name, { runtime: 'docker', labels, ...extra });
+const base: SelectionOptions = { names: [], disableContainers: [], labelEnable: false, scope: '' };
+const names = (targets: Target[]) => targets.map((x) => x.name);
+
+t.test('enable=false always excludes; labelEnable keeps only enable=true', async (t) => {
+  const targets = [
+    docker('plain'),
+    docker('on', { 'tidewatch.enable': 'true' }),
+    docker('off', { 'com.centurylinklabs.watchtower.enable': 'false' }),
+    docker('garbage', { 'tidewatch.enable': 'maybe' }),
+    docker('tw-wins', { 'tidewatch.enable': 'true', 'com.centurylinklabs.watchtower.enable': 'false' }),
+  ];
+  t.same(names(selectDockerTargets(targets, base)), ['plain', 'on', 'garbage', 'tw-wins']);
+  t.same(names(selectDockerTargets(targets, { ...base, labelEnable: true })), ['on', 'tw-wins']);
+});
+
+t.test('scope: unset matches unscoped and none only; a scope matches exactly', async (t) => {
+  const targets = [
+    docker('unscoped'),
+    docker('none', { 'tidewatch.scope': 'none' }),
+    docker('empty', { 'tidewatch.scope': '' }),
+    docker('blue', { 'com.centurylinklabs.watchtower.scope': 'blue' }),
+    docker('green', { 'tidewatch.scope': 'green' }),
+  ];
+  t.same(names(selectDockerTargets(targets, base)), ['unscoped', 'none', 'empty']);
+  t.same(names(selectDockerTargets(targets, { ...base, scope: 'none' })), ['unscoped', 'none', 'empty']);
+  t.same(names(selectDockerTargets(targets, { ...base, scope: 'blue' })), ['blue']);
+});
+
+t.test('the scope of our own container becomes the scope when none is given', async (t) => {
+  const self = docker('tidewatch', { 'tidewatch.scope': 'blue' }, { id: 'self-id', isSelf: true });
+  t.equal(effectiveScope('', [docker('a'), self], 'self-id'), 'blue');
+  t.equal(effectiveScope('green', [self], 'self-id'), 'green', 'the option wins');
+  t.equal(effectiveScope('', [self], undefined), '', 'no own container known: unscoped');
+});
+
+t.test('names and disabled names: exact or anchored RE2; other runtimes pass through', async (t) => {
+  const targets = [docker('web-1'), docker('web-2'), docker('db'), docker('webby'), fakeTarget('elsewhere')];
+  t.same(names(selectDockerTargets(targets, { ...base, names: ['web-[0-9]', '/db'] })), ['web-1', 'web-2', 'db', 'elsewhere']);
+  t.same(names(selectDockerTargets(targets, { ...base, disableContainers: ['web-.*'] })), ['db', 'webby', 'elsewhere']);
+  t.same(names(selectDockerTargets(targets, { ...base, names: ['web'] })), ['elsewhere'], 'anchored: web matches no web-1');
+});
+
+t.test('containers of a replacement in progress are never targets', async (t) => {
+  const targets = [docker('app'), docker('app--tidewatch-old-0123456789ab-running'), docker('app--tidewatch-new-0123456789ab')];
+  t.same(names(selectDockerTargets(targets, base)), ['app']);
+});
