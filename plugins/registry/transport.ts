@@ -1,0 +1,172 @@
+// Every HTTP exchange with registries and token servers goes through here: one keep-alive undici
+// Agent shared by the whole plugin, a global bound on requests in flight, a timeout per request,
+// redirects followed by hand (so credentials never leak to another origin), and one
+// `registry_request` event per request for the metrics.
+import { Agent, request, type Dispatcher } from 'undici';
+import { Limiter } from './limiter.js';
+
+export type HeaderMap = Readonly<Record<string, string | string[] | undefined>>;
+
+export interface RegistryRequest {
+  /** The registry the request is for (metric label): `docker.io`, `127.0.0.1:5101`. */
+  readonly registry: string;
+  readonly url: URL;
+  readonly method: 'GET' | 'HEAD' | 'POST';
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+  readonly signal?: AbortSignal;
+  /** Largest successful body accepted (default 1 MiB, a manifest's cap). */
+  readonly maxBodyBytes?: number;
+}
+
+export interface RegistryReply {
+  readonly status: number;
+  readonly headers: HeaderMap;
+  /** Empty for HEAD. Error bodies are truncated to 64 KiB. */
+  readonly body: Buffer;
+  /** The URL that answered, after redirects. */
+  readonly url: URL;
+}
+
+export interface TransportOptions {
+  readonly concurrency: number;
+  readonly timeoutMs: number;
+  readonly tlsSkip: boolean;
+  readonly userAgent?: string;
+  readonly onRequest?: (event: { registry: string; method: string; code: string }) => void;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+const ERROR_BODY_BYTES = 64 * 1024;
+export const MANIFEST_MAX_BYTES = 1024 * 1024;
+
+export class RegistryHttpError extends Error {
+  readonly status: number | undefined;
+  constructor(message: string, status?: number) {
+    super(message);
+    this.name = 'RegistryHttpError';
+    this.status = status;
+  }
+}
+
+export function header(headers: HeaderMap, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+async function readBody(body: Dispatcher.ResponseData['body'], max: number, truncate: boolean): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) {
+      if (truncate) {
+        chunks.push(chunk.subarray(0, chunk.length - (size - max)));
+        body.destroy();
+        break;
+      }
+      body.destroy();
+      throw new RegistryHttpError(`response larger than ${max} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+export class RegistryTransport {
+  readonly #agent: Agent;
+  readonly #limiter: Limiter;
+  readonly #options: TransportOptions;
+
+  constructor(options: TransportOptions) {
+    this.#options = options;
+    this.#limiter = new Limiter(options.concurrency);
+    this.#agent = new Agent({
+      // Enough sockets per origin for the whole bound, kept alive between runs' requests.
+      connections: options.concurrency,
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 120_000,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      connect: { rejectUnauthorized: !options.tlsSkip, timeout: Math.min(options.timeoutMs, 10_000) },
+    });
+  }
+
+  /** Requests in flight now (tests assert the bound). */
+  get active(): number {
+    return this.#limiter.active;
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  /** Sends, following redirects; each hop is one request, one limiter slot and one event. */
+  async send(req: RegistryRequest): Promise<RegistryReply> {
+    let url = req.url;
+    let method = req.method;
+    let headers: Record<string, string> = { ...req.headers };
+    let body = req.body;
+    for (let hop = 0; ; hop++) {
+      const reply = await this.#limiter.run(() => this.#once(req, url, method, headers, body), req.signal);
+      const location = header(reply.headers, 'location');
+      if (!REDIRECTS.has(reply.status) || !location) return reply;
+      if (hop >= MAX_REDIRECTS) throw new RegistryHttpError(`too many redirects from ${req.url.href}`, reply.status);
+      const next = new URL(location, url);
+      if (next.origin !== url.origin) {
+        // Blob downloads are redirected to storage hosts: they must not see the registry's credentials.
+        const { authorization: _dropped, ...rest } = headers;
+        headers = rest;
+      }
+      if (reply.status === 303 && method === 'POST') {
+        method = 'GET';
+        body = undefined;
+      }
+      url = next;
+    }
+  }
+
+  async #once(
+    req: RegistryRequest,
+    url: URL,
+    method: RegistryRequest['method'],
+    headers: Record<string, string>,
+    body: string | undefined,
+  ): Promise<RegistryReply> {
+    const timeout = AbortSignal.timeout(this.#options.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    const emit = (code: string) => this.#options.onRequest?.({ registry: req.registry, method, code });
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, {
+        method,
+        headers: { 'user-agent': this.#options.userAgent ?? 'Tidewatch', ...headers },
+        ...(body !== undefined ? { body } : {}),
+        dispatcher: this.#agent,
+        signal,
+      });
+    } catch (err) {
+      emit('error');
+      if (req.signal?.aborted) throw req.signal.reason;
+      if (timeout.aborted) throw new RegistryHttpError(`${method} ${url.href} timed out after ${this.#options.timeoutMs} ms`);
+      throw new RegistryHttpError(`${method} ${url.href} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    emit(String(response.statusCode));
+    const ok = response.statusCode >= 200 && response.statusCode < 300;
+    let data: Buffer;
+    try {
+      if (method === 'HEAD' || REDIRECTS.has(response.statusCode)) {
+        await response.body.dump();
+        data = Buffer.alloc(0);
+      } else {
+        data = await readBody(response.body, ok ? (req.maxBodyBytes ?? MANIFEST_MAX_BYTES) : ERROR_BODY_BYTES, !ok);
+      }
+    } catch (err) {
+      if (req.signal?.aborted) throw req.signal.reason;
+      if (err instanceof RegistryHttpError) throw new RegistryHttpError(`${method} ${url.href}: ${err.message}`);
+      throw new RegistryHttpError(`${method} ${url.href} failed reading the body: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return { status: response.statusCode, headers: response.headers, body: data, url };
+  }
+}
