@@ -94,6 +94,11 @@ export async function main(io: MainIo): Promise<number> {
       io.stdout.write(`tidewatch ${readPackageVersion()}\n`);
       return 0;
     }
+    if (resolved.config.healthCheck) {
+      // The image's HEALTHCHECK runs `tidewatch --health-check`: the process being able to start and
+      // read its configuration is the check; it must not start a second service.
+      return 0;
+    }
     schedule = scheduleOf(resolved);
   } catch (err) {
     if (err instanceof ConfigError) {
