@@ -1,0 +1,130 @@
+// The container check record of spec 2.2, built from the core's CheckResult. Optional fields are
+// left out rather than sent empty, as the spec says "present only when known"; the strings the spec
+// types as always present (`digest`, `latest_image_id`, `latest_digest`) are empty when unknown.
+import {
+  readLabel,
+  repositoryName,
+  tryParseImageReference,
+  type CheckResult,
+  type Staleness,
+  type Target,
+} from '../../core/index.js';
+
+export interface CheckRecord {
+  name: string;
+  image: string;
+  image_id: string;
+  digest: string;
+  update_available: boolean;
+  latest_image_id: string;
+  latest_digest: string;
+  error?: string;
+  update_source: 'registry' | 'git';
+  git_repo?: string;
+  git_ref?: string;
+  git_commit?: string;
+  changelog?: string;
+  oci_source?: string;
+  image_url?: string;
+  documentation?: string;
+  current_image_version?: string;
+  current_revision?: string;
+  timestamp: string;
+}
+
+/** `repo@sha256:…` → `sha256:…` (the registry sends and compares the bare digest). */
+function bareDigest(value: string): string {
+  const at = value.lastIndexOf('@');
+  return at === -1 ? value : value.slice(at + 1);
+}
+
+/**
+ * The repo digest of the running image: the RepoDigests entry of the image's own repository (an
+ * image pushed to two registries has one entry per registry), else the first one, else empty
+ * (a local build has none).
+ */
+export function currentDigest(target: Target, staleness?: Staleness): string {
+  if (staleness?.currentDigest) return bareDigest(staleness.currentDigest);
+  const wanted = tryParseImageReference(target.image);
+  if (wanted) {
+    for (const entry of target.repoDigests) {
+      const at = entry.lastIndexOf('@');
+      const repo = at === -1 ? undefined : tryParseImageReference(entry.slice(0, at));
+      if (repo && repositoryName(repo) === repositoryName(wanted)) return bareDigest(entry);
+    }
+  }
+  const first = target.repoDigests[0];
+  return first === undefined ? '' : bareDigest(first);
+}
+
+/** The watch split (decisions.md §9): a target with a `git.repo` label is Git-watched. */
+export function updateSource(target: Target, staleness?: Staleness): 'registry' | 'git' {
+  if (staleness?.source === 'registry' || staleness?.source === 'git') return staleness.source;
+  return readLabel(target.labels, 'git.repo') !== undefined ? 'git' : 'registry';
+}
+
+const OCI = 'org.opencontainers.image.';
+
+export function checkRecord(result: CheckResult): CheckRecord {
+  const { target, staleness } = result;
+  const source = updateSource(target, staleness);
+  const record: CheckRecord = {
+    name: target.name,
+    image: target.image,
+    image_id: target.imageId,
+    digest: currentDigest(target, staleness),
+    update_available: staleness.error ? false : staleness.stale,
+    // A Git check compares commits, never local images (spec 2.2).
+    latest_image_id: source === 'git' ? '' : (staleness.latestImageId ?? ''),
+    latest_digest: staleness.latestDigest ? bareDigest(staleness.latestDigest) : '',
+    update_source: source,
+    timestamp: result.checkedAt.toISOString(),
+  };
+  if (staleness.error) record.error = staleness.error;
+  const gitRepo = staleness.git?.repo ?? readLabel(target.labels, 'git.repo');
+  const gitRef = staleness.git?.ref ?? readLabel(target.labels, 'git.ref');
+  if (gitRepo) record.git_repo = gitRepo;
+  if (gitRef) record.git_ref = gitRef;
+  if (staleness.git?.commit) record.git_commit = staleness.git.commit;
+  if (staleness.git?.changelog) record.changelog = staleness.git.changelog;
+  const labels = target.imageLabels;
+  const oci = [
+    ['oci_source', 'source'],
+    ['image_url', 'url'],
+    ['documentation', 'documentation'],
+    ['current_image_version', 'version'],
+    ['current_revision', 'revision'],
+  ] as const;
+  for (const [field, key] of oci) {
+    const value = labels[OCI + key];
+    if (value) record[field] = value;
+  }
+  return record;
+}
+
+/** JSON schema of one record: the route's serializer and the Swagger description both use it. */
+export const checkRecordSchema = {
+  type: 'object',
+  required: ['name', 'image', 'image_id', 'digest', 'update_available', 'latest_image_id', 'latest_digest', 'update_source', 'timestamp'],
+  properties: {
+    name: { type: 'string', description: 'Container name' },
+    image: { type: 'string', description: 'Current image reference with tag' },
+    image_id: { type: 'string', description: 'Current local image ID' },
+    digest: { type: 'string', description: 'Current registry digest when known, else empty' },
+    update_available: { type: 'boolean', description: 'Whether a newer image (or commit) is available' },
+    latest_image_id: { type: 'string', description: 'Local ID of the newer image when known; empty for Git checks' },
+    latest_digest: { type: 'string', description: 'Newest registry digest when known, else empty' },
+    error: { type: 'string', description: 'Why this container could not be checked (present only then)' },
+    update_source: { type: 'string', enum: ['registry', 'git'], description: 'Staleness path used' },
+    git_repo: { type: 'string', description: 'Git repository, for Git-watched containers' },
+    git_ref: { type: 'string', description: 'Git ref, for Git-watched containers' },
+    git_commit: { type: 'string', description: 'Head commit of the ref, when known' },
+    changelog: { type: 'string', description: 'Changelog location, when known' },
+    oci_source: { type: 'string', description: 'org.opencontainers.image.source of the running image' },
+    image_url: { type: 'string', description: 'org.opencontainers.image.url of the running image' },
+    documentation: { type: 'string', description: 'org.opencontainers.image.documentation of the running image' },
+    current_image_version: { type: 'string', description: 'org.opencontainers.image.version of the running image' },
+    current_revision: { type: 'string', description: 'org.opencontainers.image.revision of the running image' },
+    timestamp: { type: 'string', format: 'date-time', description: 'When this container was checked' },
+  },
+} as const;

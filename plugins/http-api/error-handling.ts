@@ -1,0 +1,88 @@
+// One error shape for everything fastify or a handler throws (decisions.md §4), and the 404/405
+// split: a path the server knows answered with a method it does not serve is 405 with `Allow`; any
+// other unknown route, including a disabled endpoint's, is 404. Fastify itself only knows 404.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorMessage, isTidewatchError, type Logger } from '../../core/index.js';
+import { sendError } from './envelope.js';
+
+interface HttpishError {
+  statusCode?: unknown;
+  validation?: unknown;
+  code?: unknown;
+}
+
+function statusOf(err: unknown): number {
+  const e = err as HttpishError;
+  if (e.validation) return 400;
+  const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
+  return status >= 400 && status <= 599 ? status : 500;
+}
+
+/** Fastify's own errors (FST_*) and ours say what went wrong; anything else stays internal. */
+function publicMessage(err: unknown, status: number): string {
+  if (isTidewatchError(err) || status < 500) return errorMessage(err);
+  const code = (err as HttpishError).code;
+  if (typeof code === 'string' && code.startsWith('FST_')) return errorMessage(err);
+  return 'internal server error';
+}
+
+/** Methods served per path, collected as routes are added; `HEAD` comes with every `GET`. */
+export class RouteTable {
+  readonly #methods = new Map<string, Set<string>>();
+  readonly #prefixes: { prefix: string; methods: Set<string> }[] = [];
+
+  add(url: string, methods: string | string[]): void {
+    const list = (Array.isArray(methods) ? methods : [methods]).map((m) => m.toUpperCase());
+    if (list.includes('GET')) list.push('HEAD');
+    if (url.endsWith('*')) {
+      this.#prefixes.push({ prefix: url.slice(0, -1), methods: new Set(list) });
+      return;
+    }
+    const set = this.#methods.get(url) ?? new Set<string>();
+    for (const m of list) set.add(m);
+    this.#methods.set(url, set);
+  }
+
+  /** A whole subtree answering only these methods (`/swagger/` serves only GET and HEAD). */
+  addPrefix(prefix: string, methods: string[]): void {
+    this.#prefixes.push({ prefix, methods: new Set(methods) });
+  }
+
+  allowed(path: string): string[] | undefined {
+    const exact = this.#methods.get(path);
+    if (exact) return [...exact];
+    const matching = this.#prefixes.filter((p) => path.startsWith(p.prefix));
+    if (matching.length === 0) return undefined;
+    return [...new Set(matching.flatMap((p) => [...p.methods]))];
+  }
+}
+
+export function pathOf(request: FastifyRequest): string {
+  const url = request.url;
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+export function installErrorHandling(app: FastifyInstance, routes: RouteTable, logger: Logger): void {
+  app.addHook('onRoute', (route) => {
+    routes.add(route.url, route.method);
+  });
+
+  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const status = statusOf(err);
+    if (status >= 500) {
+      logger.error({ err: errorMessage(err), method: request.method, path: pathOf(request) }, 'HTTP API request failed');
+    }
+    return sendError(reply, status, publicMessage(err, status));
+  });
+
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const path = pathOf(request);
+    const allowed = routes.allowed(path);
+    if (allowed && !allowed.includes(request.method)) {
+      reply.header('Allow', allowed.sort().join(', '));
+      return sendError(reply, 405, `method ${request.method} not allowed on ${path}`);
+    }
+    return sendError(reply, 404, `cannot ${request.method} ${path}`);
+  });
+}

@@ -1,0 +1,15 @@
+// The API's own error codes, in the core's style (`createError(code, message, status)`); the error
+// handler turns any error with a `statusCode` into the JSON error body of decisions.md §4.
+import { createError } from '../../core/index.js';
+
+export const httpErrors = Object.freeze({
+  badQuery: createError('TW_ERR_HTTP_BAD_QUERY', (name: string, why: string) => `invalid '${name}' parameter: ${why}`, 400),
+  badRange: createError('TW_ERR_HTTP_BAD_RANGE', () => "invalid time range: 'since' must not be after 'until'", 400),
+  clientGone: createError('TW_ERR_HTTP_CLIENT_GONE', (what: string) => `${what} cancelled: the client closed the request`, 503),
+  subscribersFull: createError(
+    'TW_ERR_HTTP_SUBSCRIBERS',
+    (max: number) => `too many event subscribers (limit ${max})`,
+    503,
+  ),
+  originForbidden: createError('TW_ERR_HTTP_ORIGIN', (origin: string) => `origin ${origin} is not allowed`, 403),
+});

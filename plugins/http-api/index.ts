@@ -1,0 +1,75 @@
+// The HTTP API plugin (spec http-api.md, decisions.md §3–7): a fastify server whose routes call the
+// core like any embedder would. `createHttpApiPlugin()` gives a fresh instance that remembers the
+// address it bound, so a caller that asked for port 0 (tests, embedders) can find the server.
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type { TidewatchCore, TidewatchPlugin } from '../../core/index.js';
+import { checkTokens, optionsSchema, type HttpApiOptions, type ResolvedHttpApiOptions } from './options.js';
+import { buildServer } from './server.js';
+
+export const PLUGIN_NAME = 'http-api';
+
+export type { Endpoint, HttpApiOptions } from './options.js';
+export { ENDPOINTS, PROTECTED_ENDPOINTS } from './options.js';
+
+export interface HttpApiAddress {
+  /** The address the socket is bound to, e.g. `0.0.0.0` or `127.0.0.1`. */
+  readonly host: string;
+  readonly port: number;
+  /** A URL a local client can use: a wildcard bind is reached through loopback. */
+  readonly url: string;
+}
+
+export interface HttpApiPlugin extends TidewatchPlugin<HttpApiOptions> {
+  /** Where the server listens, once `apply` has resolved; undefined before and after close. */
+  readonly address: HttpApiAddress | undefined;
+  /** The fastify instance of the last `apply` (for `inject` in tests); undefined before. */
+  readonly server: FastifyInstance | undefined;
+}
+
+function describeAddress(info: AddressInfo, tls: boolean): HttpApiAddress {
+  const wildcard = info.address === '0.0.0.0' || info.address === '::';
+  const host = wildcard ? (info.family === 'IPv6' && info.address === '::' ? '::1' : '127.0.0.1') : info.address;
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  return { host: info.address, port: info.port, url: `${tls ? 'https' : 'http'}://${hostPart}:${info.port}` };
+}
+
+class HttpApi implements HttpApiPlugin {
+  readonly name = PLUGIN_NAME;
+  readonly optionsSchema = optionsSchema;
+  #address: HttpApiAddress | undefined;
+  #server: FastifyInstance | undefined;
+
+  get address(): HttpApiAddress | undefined {
+    return this.#address;
+  }
+
+  get server(): FastifyInstance | undefined {
+    return this.#server;
+  }
+
+  async apply(core: TidewatchCore, raw: HttpApiOptions): Promise<void> {
+    // ajv has filled the defaults (core's validatePluginOptions runs before apply).
+    const options = raw as ResolvedHttpApiOptions;
+    checkTokens(options);
+    const { app, dispose } = await buildServer(core, options);
+    await app.listen({ host: options.host, port: options.port });
+    const address = describeAddress(app.server.address() as AddressInfo, Boolean(options.tlsCert));
+    this.#server = app;
+    this.#address = address;
+    core.logger.info({ address: address.url, endpoints: options.endpoints }, 'HTTP API listening');
+    core.onClose(async () => {
+      dispose();
+      await app.close();
+      if (this.#server === app) this.#address = undefined;
+    });
+  }
+}
+
+/** A fresh plugin instance; read `.address` after `createTidewatch` resolved. */
+export function createHttpApiPlugin(): HttpApiPlugin {
+  return new HttpApi();
+}
+
+/** The instance the server loads by name; embedders running several APIs create their own. */
+export const httpApiPlugin: HttpApiPlugin = createHttpApiPlugin();
