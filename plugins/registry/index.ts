@@ -1,10 +1,11 @@
 // The registry staleness source: the default answer for every target no earlier source claimed
 // (no-pull and git tap before it). One manifest request per distinct image reference per run, no pull.
-import type { TidewatchCore, TidewatchPlugin } from '../../core/index.js';
+import { REMOTE_IMAGES, provideService, type TidewatchCore, type TidewatchPlugin } from '../../core/index.js';
 import { Authorizer } from './auth.js';
 import { RegistryClient } from './client.js';
 import { CredentialStore } from './credentials.js';
 import { defaultDockerConfigDir } from './docker-config.js';
+import { imageCreated } from './image-created.js';
 import { registryOptionsSchema, type RegistryPluginOptions } from './options.js';
 import { registryStaleness } from './staleness.js';
 import { RegistryTransport } from './transport.js';
@@ -30,6 +31,8 @@ export const registryPlugin: TidewatchPlugin<RegistryPluginOptions> = {
     const authorizer = new Authorizer(transport, credentials, tlsSkip);
     const client = new RegistryClient({ transport, authorizer, tlsSkip });
     core.hooks.checkStaleness.tapPromise(PLUGIN_NAME, (target, ctx) => registryStaleness(client, target, ctx));
+    // The cooldown gate ages images through this service, with the same connections and tokens.
+    provideService(core, REMOTE_IMAGES, { created: (reference, opts) => imageCreated(client, reference, opts) });
     core.onClose(() => transport.close());
   },
 };
