@@ -149,13 +149,11 @@ export class RegistryClient {
 
   #throwUnlessFallback(ref: ImageReference, reply: RegistryReply): void {
     if (reply.status === 404) throw this.#notFound(ref);
-    if (reply.status === 429) throw new RegistryError(`${ref.registry} is rate limiting requests (429)`, 429);
   }
 
   #throwUnlessOk(ref: ImageReference, reply: RegistryReply, what: string): void {
     if (reply.status >= 200 && reply.status < 300) return;
     if (reply.status === 404) throw what.startsWith('manifest') ? this.#notFound(ref) : new RegistryError(`${what} of ${ref.repository} not found on ${ref.registry}`, 404);
-    if (reply.status === 429) throw new RegistryError(`${ref.registry} is rate limiting requests (429)`, 429);
     throw new RegistryError(`${ref.registry} answered ${reply.status} for ${what} of ${ref.repository}`, reply.status);
   }
 

@@ -21,6 +21,10 @@ export const registryPlugin: TidewatchPlugin<RegistryPluginOptions> = {
       concurrency: options.concurrency ?? 20,
       timeoutMs: options.requestTimeoutMs ?? 30_000,
       tlsSkip,
+      rateLimits: {
+        maxWaitMs: options.rateLimitMaxWaitMs ?? 30_000,
+        maxRetries: options.rateLimitRetries ?? 4,
+      },
       onRequest: (event) => core.emit('registry_request', event),
     });
     const credentials = new CredentialStore({

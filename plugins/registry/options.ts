@@ -13,6 +13,10 @@ export interface RegistryPluginOptions {
   repoPass?: string;
   /** Timeout of one HTTP request, ms. Default 30000. */
   requestTimeoutMs?: number;
+  /** Longest a request waits for a rate-limiting registry before its containers get an error, ms. Default 30000. */
+  rateLimitMaxWaitMs?: number;
+  /** Retries of one request after a rate limit. Default 4. */
+  rateLimitRetries?: number;
 }
 
 export const registryOptionsSchema: JsonSchema = Object.freeze({
@@ -24,6 +28,8 @@ export const registryOptionsSchema: JsonSchema = Object.freeze({
     repoUser: { type: 'string' },
     repoPass: { type: 'string' },
     requestTimeoutMs: { type: 'integer', minimum: 1, default: 30_000 },
+    rateLimitMaxWaitMs: { type: 'integer', minimum: 0, default: 30_000 },
+    rateLimitRetries: { type: 'integer', minimum: 0, default: 4 },
   },
   additionalProperties: false,
 });

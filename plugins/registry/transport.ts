@@ -4,6 +4,7 @@
 // `registry_request` event per request for the metrics.
 import { Agent, request, type Dispatcher } from 'undici';
 import { Limiter } from './limiter.js';
+import { RateLimitError, RateLimiter, isRateLimited, type RateLimitOptions } from './rate-limit.js';
 
 export type HeaderMap = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -33,6 +34,7 @@ export interface TransportOptions {
   readonly timeoutMs: number;
   readonly tlsSkip: boolean;
   readonly userAgent?: string;
+  readonly rateLimits?: RateLimitOptions;
   readonly onRequest?: (event: { registry: string; method: string; code: string }) => void;
 }
 
@@ -77,11 +79,13 @@ async function readBody(body: Dispatcher.ResponseData['body'], max: number, trun
 export class RegistryTransport {
   readonly #agent: Agent;
   readonly #limiter: Limiter;
+  readonly #rate: RateLimiter;
   readonly #options: TransportOptions;
 
   constructor(options: TransportOptions) {
     this.#options = options;
     this.#limiter = new Limiter(options.concurrency);
+    this.#rate = new RateLimiter(options.rateLimits);
     this.#agent = new Agent({
       // Enough sockets per origin for the whole bound, kept alive between runs' requests.
       connections: options.concurrency,
@@ -109,7 +113,7 @@ export class RegistryTransport {
     let headers: Record<string, string> = { ...req.headers };
     let body = req.body;
     for (let hop = 0; ; hop++) {
-      const reply = await this.#limiter.run(() => this.#once(req, url, method, headers, body), req.signal);
+      const reply = await this.#politely(req, () => this.#once(req, url, method, headers, body));
       const location = header(reply.headers, 'location');
       if (!REDIRECTS.has(reply.status) || !location) return reply;
       if (hop >= MAX_REDIRECTS) throw new RegistryHttpError(`too many redirects from ${req.url.href}`, reply.status);
@@ -124,6 +128,29 @@ export class RegistryTransport {
         body = undefined;
       }
       url = next;
+    }
+  }
+
+  /** One hop, retried while the registry rate-limits it and the request's wait budget allows. */
+  async #politely(req: RegistryRequest, exchange: () => Promise<RegistryReply>): Promise<RegistryReply> {
+    const deadline = this.#rate.now() + this.#rate.maxWaitMs;
+    for (let attempt = 0; ; attempt++) {
+      const admission = await this.#rate.admit(req.registry, deadline, req.signal);
+      let reply: RegistryReply;
+      try {
+        reply = await this.#limiter.run(exchange, req.signal);
+      } catch (err) {
+        this.#rate.abandoned(req.registry, admission);
+        throw err;
+      }
+      if (!isRateLimited(reply)) {
+        this.#rate.accepted(req.registry, admission, reply.headers);
+        return reply;
+      }
+      this.#rate.limited(req.registry, admission, reply);
+      if (attempt >= this.#rate.maxRetries) {
+        throw new RateLimitError(req.registry, undefined, `still HTTP ${reply.status} after ${attempt + 1} attempts`);
+      }
     }
   }
 
