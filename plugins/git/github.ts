@@ -78,6 +78,12 @@ export class GitHubClient {
   readonly #etags = new BoundedCache<string, Conditional>(CACHE_ENTRIES);
   /** Which candidate form resolved a bare ref last time, so a tag costs one request, not two. */
   readonly #forms = new BoundedCache<string, string>(CACHE_ENTRIES);
+  /**
+   * Requests go out one at a time: GitHub asks clients to make requests serially, not
+   * concurrently, to stay clear of secondary limits; and once one answer closes the rate-limit
+   * gate, the requests queued behind it fail without being sent.
+   */
+  #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: GitHubClientOptions) {
     const logger = options.logger;
@@ -156,6 +162,20 @@ export class GitHubClient {
     extract: (data: unknown) => string,
     runSignal: AbortSignal,
   ): Promise<string | undefined> {
+    const run = this.#queue.then(() => this.#send(cacheKey, route, params, accept, extract, runSignal));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #send(
+    cacheKey: string,
+    route: string,
+    params: Record<string, string>,
+    accept: string,
+    extract: (data: unknown) => string,
+    runSignal: AbortSignal,
+  ): Promise<string | undefined> {
+    runSignal.throwIfAborted();
     this.#gate.check();
     const cached = this.#etags.get(cacheKey);
     const headers: Record<string, string> = { accept };

@@ -65,12 +65,12 @@ export class SmartHttpClient {
     }
     if (response.status !== 200) {
       await response.body?.cancel();
-      throw new Error(`GET ${repo.display}/info/refs: ${describeStatus(response.status, sentCredentials)}`);
+      throw new Error(`GET info/refs: ${describeStatus(response.status, sentCredentials)}`);
     }
     const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== ADVERTISEMENT_TYPE) {
       await response.body?.cancel();
-      throw new Error(`${repo.display} does not speak Git smart HTTP (content type ${type || 'missing'})`);
+      throw new Error(`the server does not speak Git smart HTTP (content type ${type || 'missing'})`);
     }
     const body = await readLimited(response.body, this.#options.maxBytes ?? DEFAULT_MAX_BYTES);
     return parseRefAdvertisement(body);
@@ -86,13 +86,9 @@ export class SmartHttpClient {
         signal: requestSignal(runSignal, this.#options.timeoutMs),
       });
     } catch (err) {
-      throw new Error(`GET ${redact(url)}: ${describeRequestError(err, this.#options.timeoutMs)}`, { cause: err });
+      throw new Error(`GET info/refs: ${describeRequestError(err, this.#options.timeoutMs)}`, { cause: err });
     }
   }
-}
-
-function redact(url: string): string {
-  return url.replace(/\?.*$/, '');
 }
 
 function describeStatus(status: number, sentCredentials: boolean): string {

@@ -27,9 +27,13 @@ interface Head {
   readonly commit: string;
 }
 
-/** True when the target is Git-watched: it carries a `git.repo` label (either prefix). */
+/**
+ * True when the target is Git-watched: it carries a non-blank `git.repo` label (either prefix). A
+ * blank value (an unset compose variable, typically) leaves the container registry-watched, as the
+ * no-pull plugin also reads it.
+ */
 export function isGitWatched(labels: Readonly<Record<string, string>>): boolean {
-  return readLabel(labels, 'git.repo') !== undefined;
+  return (readLabel(labels, 'git.repo') ?? '').trim() !== '';
 }
 
 /** Watchtower's rule: label OR global flag; with label-take-precedence a set label decides alone. */
@@ -86,8 +90,8 @@ export class GitSource {
 
   /** The checkStaleness tap: undefined for targets that are not Git-watched. Never throws. */
   async check(target: Target, ctx: RunContext): Promise<Staleness | undefined> {
-    const repoLabel = readLabel(target.labels, 'git.repo');
-    if (repoLabel === undefined) return undefined;
+    if (!isGitWatched(target.labels)) return undefined;
+    const repoLabel = readLabel(target.labels, 'git.repo') as string;
     const refLabel = readLabel(target.labels, 'git.ref')?.trim() || undefined;
     const currentCommit = currentCommitOf(target);
     const log = ctx.logger.child({ container: target.name });

@@ -9,6 +9,7 @@ t.test('the watch split: either label prefix makes a target Git-watched', async 
   t.ok(isGitWatched({ 'tidewatch.git.repo': 'https://x/y' }));
   t.ok(isGitWatched({ 'com.centurylinklabs.watchtower.git.repo': 'https://x/y' }));
   t.notOk(isGitWatched({ 'tidewatch.git.ref': 'main' }));
+  t.notOk(isGitWatched({ 'tidewatch.git.repo': '  ' }), 'a blank value leaves the target registry-watched');
 });
 
 t.test('current commit: the git.commit label, else the OCI revision', async (t) => {

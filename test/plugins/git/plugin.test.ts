@@ -1,0 +1,52 @@
+// The plugin's shape: its options schema, and its place before the real no-pull source.
+import t from 'tap';
+import { createTidewatch, isTidewatchError, errors, usePlugin, validatePluginOptions } from '../../../core/index.js';
+import type { TidewatchPlugin } from '../../../core/index.js';
+import { GIT_STAGE, gitPlugin } from '../../../plugins/git/index.js';
+import { noPullPlugin } from '../../../plugins/no-pull/index.js';
+import { fakeTarget } from '../../helpers/targets.js';
+import { gitTarget } from './harness.js';
+
+t.test('options: defaults filled, unknown or mistyped options refused', async (t) => {
+  t.same(validatePluginOptions(gitPlugin, {}), {
+    noPull: false,
+    labelTakePrecedence: false,
+    githubApiUrl: 'https://api.github.com',
+    requestTimeoutMs: 30_000,
+  });
+  t.doesNotThrow(() => validatePluginOptions(gitPlugin, { token: undefined, username: 'u', password: 'p' }), 'unset secrets may be passed as undefined');
+  for (const bad of [{ tokn: 'x' }, { noPull: 'yes' }, { requestTimeoutMs: 0 }, { githubApiUrl: 'ftp://x' }]) {
+    const err = (() => {
+      try {
+        validatePluginOptions(gitPlugin, bad);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    t.ok(isTidewatchError(err, errors.pluginOptions), JSON.stringify(bad));
+  }
+  t.equal(gitPlugin.name, 'git');
+  t.equal(GIT_STAGE, -20);
+});
+
+t.test('the git source answers before the no-pull source, whatever the plugin order', async (t) => {
+  const targets = [
+    gitTarget('git-np', 'http://127.0.0.1:9/never-contacted.git', { commit: 'a'.repeat(40) }),
+    fakeTarget('registry-np'),
+  ];
+  const discovery: TidewatchPlugin<object> = {
+    name: 'stub-discovery',
+    apply(core) {
+      core.hooks.discover.tapPromise('stub-discovery', async (found) => [...found, ...targets]);
+    },
+  };
+  const tw = await createTidewatch({
+    plugins: [discovery, usePlugin(noPullPlugin, { noPull: true }), usePlugin(gitPlugin, { noPull: true })],
+  });
+  t.teardown(() => tw.close());
+  const report = await tw.check();
+  const byName = new Map(report.results.map((r) => [r.target.name, r.staleness]));
+  t.match(byName.get('git-np'), { source: 'git', stale: false, unchecked: true });
+  t.match(byName.get('registry-np'), { source: 'registry', error: /^no-pull:/ }, 'the no-pull source took the other one');
+});
