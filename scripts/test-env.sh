@@ -1,0 +1,413 @@
+#!/usr/bin/env bash
+# The real test environment: a private Docker Engine and two local registries, loopback only.
+#
+#   bash scripts/test-env.sh [up|down|status]
+#
+# up (default)  install missing Debian packages, start a private containerd + dockerd and two
+#               CNCF distribution registries, write $TIDEWATCH_ENV_DIR/env.json. Idempotent: a second
+#               `up` finds everything answering and only rewrites env.json.
+# down          stop what `up` started (by pidfile). Data (images, registry storage, logs) stays.
+# status        print what runs; exit 0 only when everything answers.
+#
+# Layout of the env dir (default /tmp/tidewatch-env, kept short: unix socket paths must be < 108 bytes):
+#   env.json                       what tests read (test/helpers/env.ts)
+#   docker.sock  dockerd.pid  dockerd.log  daemon.json  data/  exec/     the private engine
+#   containerd.sock  containerd.pid  containerd.log  containerd/         its private containerd
+#   registry-5101.access.log (one line per request, combined log format) registry-5101.log (app log, JSON)
+#   registry-5102.access.log  registry-5102.log  htpasswd                the Basic-auth registry
+#   storage-driver                 the graph driver chosen on the first `up` (overlay2, or vfs)
+#
+# Only for test machines, as root. It never touches /var/run/docker.sock nor a system dockerd/containerd.
+set -euo pipefail
+
+ENV_DIR="$(realpath -m "${TIDEWATCH_ENV_DIR:-/tmp/tidewatch-env}")"
+REG_PORT=${TIDEWATCH_REGISTRY_PORT:-5101}
+AUTH_REG_PORT=${TIDEWATCH_AUTH_REGISTRY_PORT:-5102}
+AUTH_USER=tidewatch
+AUTH_PASSWORD=tidewatch-secret
+DOCKER_SOCK="$ENV_DIR/docker.sock"
+CONTAINERD_SOCK="$ENV_DIR/containerd.sock"
+DOCKERD_WAIT=${TIDEWATCH_DOCKERD_WAIT:-60}
+REGISTRY_WAIT=${TIDEWATCH_REGISTRY_WAIT:-20}
+
+log() { printf 'test-env: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# ---------------------------------------------------------------- packages
+
+# docker.io: dockerd + containerd + runc; docker-registry: CNCF distribution 2.8; busybox-static: the
+# one binary in every test image; apache2-utils: htpasswd; curl: readiness checks; git: the Git tests.
+install_packages() {
+  local missing=()
+  command -v dockerd >/dev/null 2>&1 && command -v containerd >/dev/null 2>&1 || missing+=(docker.io)
+  [ -x /usr/bin/docker-registry ] || missing+=(docker-registry)
+  dpkg -s busybox-static >/dev/null 2>&1 || missing+=(busybox-static)
+  command -v htpasswd >/dev/null 2>&1 || missing+=(apache2-utils)
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  command -v git >/dev/null 2>&1 || missing+=(git)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  [ "$(id -u)" -eq 0 ] || die "missing Debian packages (${missing[*]}) and not root: cannot apt-get install"
+  log "installing ${missing[*]}"
+  # Keep package scripts from starting a system dockerd/containerd/registry (invoke-rc.d honours this).
+  local policy=/usr/sbin/policy-rc.d made_policy=0
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && made_policy=1
+  fi
+  local rc=0
+  {
+    DEBIAN_FRONTEND=noninteractive apt-get update -q &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+  } </dev/null >&2 || rc=$?
+  [ "$made_policy" -eq 1 ] && rm -f "$policy"
+  [ "$rc" -eq 0 ] || die "apt-get install ${missing[*]} failed ($rc)"
+}
+
+# ---------------------------------------------------------------- process helpers
+
+# alive PIDFILE NAME: the pid in PIDFILE runs and is NAME (guards against a recycled pid).
+alive() {
+  local pid
+  [ -s "$1" ] || return 1
+  pid=$(cat "$1" 2>/dev/null) || return 1
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$2"
+}
+
+# running PID: alive and not a zombie (an orphan exits to PID 1, which may reap it only later).
+running() {
+  kill -0 "$1" 2>/dev/null || return 1
+  local state
+  state=$(sed -E 's/^.*\) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
+  [ -n "$state" ] && [ "$state" != Z ]
+}
+
+# stop PIDFILE NAME: TERM, wait up to 30 s, then KILL.
+stop() {
+  local pidfile=$1 name=$2 pid i
+  if ! alive "$pidfile" "$name"; then rm -f "$pidfile"; return 0; fi
+  pid=$(cat "$pidfile")
+  log "stopping $name (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 300; i++)); do
+    running "$pid" || break
+    sleep 0.1
+  done
+  if running "$pid"; then
+    log "$name (pid $pid) ignored SIGTERM for 30 s: SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$pidfile"
+}
+
+# spawn PIDFILE OUT ERR CMD...: start CMD detached in its own session (a Ctrl-C or a killed process
+# group of the caller leaves it running), its pid written to PIDFILE before exec, so the pid is exact.
+spawn() {
+  local pidfile=$1 out=$2 err=$3
+  shift 3
+  setsid bash -c 'echo $$ >"$0"; exec "$@"' "$pidfile" "$@" </dev/null >>"$out" 2>>"$err" 9>&- &
+  local i
+  for ((i = 0; i < 50; i++)); do [ -s "$pidfile" ] && return 0; sleep 0.02; done
+  die "could not start $*"
+}
+
+# unmount_leftovers: dockerd bind-mounts its data root onto itself (and overlay2 mounts layers under
+# it); a clean shutdown undoes that, a crash or a failed start does not. Only mounts under ENV_DIR,
+# innermost first, and only while no dockerd/containerd of ours runs.
+unmount_leftovers() {
+  local m
+  awk -v d="$ENV_DIR/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r | while read -r m; do
+    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || log "could not unmount $m"
+  done
+}
+
+show_log() {
+  log "last lines of $1:"
+  tail -n 40 "$1" >&2 2>/dev/null || true
+}
+
+# ---------------------------------------------------------------- containerd
+
+# A private containerd, so that dockerd never falls back to a system one: dockerd 20.10 silently uses
+# /run/containerd/containerd.sock whenever that socket exists, instead of supervising its own.
+containerd_up() {
+  if alive "$ENV_DIR/containerd.pid" containerd && [ -S "$CONTAINERD_SOCK" ]; then return 0; fi
+  mkdir -p "$ENV_DIR/containerd/root" "$ENV_DIR/containerd/state"
+  cat >"$ENV_DIR/containerd/config.toml" <<EOF
+version = 2
+root = "$ENV_DIR/containerd/root"
+state = "$ENV_DIR/containerd/state"
+disabled_plugins = ["io.containerd.grpc.v1.cri"]
+[grpc]
+  address = "$CONTAINERD_SOCK"
+[ttrpc]
+  address = "$CONTAINERD_SOCK.ttrpc"
+[debug]
+  address = ""
+  level = "warn"
+[metrics]
+  address = ""
+EOF
+  log "starting containerd"
+  rm -f "$ENV_DIR/containerd.pid"
+  spawn "$ENV_DIR/containerd.pid" "$ENV_DIR/containerd.log" "$ENV_DIR/containerd.log" \
+    containerd --config "$ENV_DIR/containerd/config.toml"
+  local i
+  for ((i = 0; i < 200; i++)); do
+    [ -S "$CONTAINERD_SOCK" ] && return 0
+    alive "$ENV_DIR/containerd.pid" containerd || break
+    sleep 0.1
+  done
+  show_log "$ENV_DIR/containerd.log"
+  die "containerd did not start"
+}
+
+# ---------------------------------------------------------------- dockerd
+
+docker_ok() { docker -H "unix://$DOCKER_SOCK" version >/dev/null 2>&1; }
+
+# overlay2 needs a kernel overlayfs that accepts an upper dir on the env dir's filesystem (it is
+# refused on overlayfs itself, e.g. inside some containers); vfs always works, copying every layer.
+probe_overlay() {
+  local p="$ENV_DIR/overlay-probe" ok=1
+  rm -rf "$p" && mkdir -p "$p/lower" "$p/upper" "$p/work" "$p/merged"
+  echo x >"$p/lower/f"
+  if mount -t overlay overlay -o "lowerdir=$p/lower,upperdir=$p/upper,workdir=$p/work" "$p/merged" 2>/dev/null; then
+    echo y >"$p/merged/f" 2>/dev/null && [ "$(cat "$p/lower/f")" = x ] && ok=0
+    umount "$p/merged" 2>/dev/null || true
+  fi
+  rm -rf "$p"
+  return $ok
+}
+
+start_dockerd() {
+  local driver=$1 i
+  # Our own daemon.json, so /etc/docker/daemon.json (if any) never leaks in.
+  echo '{}' >"$ENV_DIR/daemon.json"
+  mkdir -p "$ENV_DIR/data" "$ENV_DIR/exec"
+  log "starting dockerd (storage driver $driver)"
+  echo "=== $(date -u +%FT%TZ) dockerd --storage-driver=$driver" >>"$ENV_DIR/dockerd.log"
+  # dockerd writes --pidfile itself (and refuses a live pid in it): track the launch in another file.
+  local launch="$ENV_DIR/dockerd.launch.pid"
+  rm -f "$launch"
+  spawn "$launch" "$ENV_DIR/dockerd.log" "$ENV_DIR/dockerd.log" dockerd \
+    --config-file="$ENV_DIR/daemon.json" \
+    --bridge=none --iptables=false --ip6tables=false --ip-forward=false --ip-masq=false \
+    --userland-proxy=false \
+    --data-root="$ENV_DIR/data" --exec-root="$ENV_DIR/exec" --pidfile="$ENV_DIR/dockerd.pid" \
+    --containerd="$CONTAINERD_SOCK" \
+    --storage-driver="$driver" \
+    --shutdown-timeout=5 \
+    -H "unix://$DOCKER_SOCK"
+  local pid
+  pid=$(cat "$launch")
+  for ((i = 0; i < DOCKERD_WAIT * 5; i++)); do
+    if docker_ok; then
+      rm -f "$launch"
+      return 0
+    fi
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.2
+  done
+  log "dockerd did not answer within ${DOCKERD_WAIT}s"
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+  rm -f "$launch"
+  return 1
+}
+
+# smoke_test: a fresh engine must run a container, not only answer: import a busybox rootfs, run
+# /bin/true with no network, remove the image again (tests may count images).
+smoke_test() {
+  local d="$ENV_DIR/smoke" img=tidewatch-env-smoke:latest rc=0 bb
+  bb=$(command -v busybox) || bb=/bin/busybox
+  rm -rf "$d" && mkdir -p "$d/rootfs/bin"
+  cp "$bb" "$d/rootfs/bin/busybox" && ln -s busybox "$d/rootfs/bin/true"
+  {
+    tar -C "$d/rootfs" -cf - . | docker -H "unix://$DOCKER_SOCK" import - "$img" >/dev/null &&
+      docker -H "unix://$DOCKER_SOCK" run --rm --network none "$img" /bin/true
+  } >>"$ENV_DIR/dockerd.log" 2>&1 || rc=$?
+  docker -H "unix://$DOCKER_SOCK" rmi -f "$img" >/dev/null 2>&1 || true
+  rm -rf "$d"
+  [ "$rc" -eq 0 ] || log "smoke test failed: could not run a container (see $ENV_DIR/dockerd.log)"
+  return "$rc"
+}
+
+# start_and_check DRIVER: start dockerd and run the smoke test; on failure leave no dockerd running.
+start_and_check() {
+  start_dockerd "$1" || return 1
+  smoke_test && return 0
+  stop "$ENV_DIR/dockerd.pid" dockerd
+  return 1
+}
+
+dockerd_up() {
+  if alive "$ENV_DIR/dockerd.pid" dockerd && docker_ok; then return 0; fi
+  stop "$ENV_DIR/dockerd.pid" dockerd # a hung one, if any
+  local driver="${TIDEWATCH_STORAGE_DRIVER:-}"
+  [ -z "$driver" ] && [ -s "$ENV_DIR/storage-driver" ] && driver=$(cat "$ENV_DIR/storage-driver")
+  if [ -z "$driver" ]; then
+    if probe_overlay; then driver=overlay2; else driver=vfs; fi
+  fi
+  unmount_leftovers
+  if ! start_and_check "$driver"; then
+    unmount_leftovers
+    if [ "$driver" != vfs ] && [ -z "${TIDEWATCH_STORAGE_DRIVER:-}" ]; then
+      show_log "$ENV_DIR/dockerd.log"
+      log "dockerd failed with $driver: retrying with vfs"
+      driver=vfs
+      start_and_check "$driver" || { show_log "$ENV_DIR/dockerd.log"; die "dockerd did not start"; }
+    else
+      show_log "$ENV_DIR/dockerd.log"
+      die "dockerd did not start"
+    fi
+  fi
+  echo "$driver" >"$ENV_DIR/storage-driver"
+}
+
+# ---------------------------------------------------------------- registries
+
+registry_ok() { # PORT [user:password]
+  local args=(-fsS -o /dev/null --max-time 2 --noproxy '*')
+  [ $# -gt 1 ] && args+=(-u "$2")
+  curl "${args[@]}" "http://127.0.0.1:$1/v2/" 2>/dev/null
+}
+
+# registry_up PORT [auth]: CNCF distribution 2.8 (Debian's docker-registry), plain HTTP on loopback.
+registry_up() {
+  local port=$1 auth=${2:-} name="registry-$1" cred=() i
+  [ -n "$auth" ] && cred=("$AUTH_USER:$AUTH_PASSWORD")
+  if alive "$ENV_DIR/$name.pid" docker-registry && registry_ok "$port" "${cred[@]}"; then return 0; fi
+  stop "$ENV_DIR/$name.pid" docker-registry
+  mkdir -p "$ENV_DIR/$name"
+  cat >"$ENV_DIR/$name/config.yml" <<EOF
+version: 0.1
+log:
+  level: info
+  formatter: json
+  accesslog:
+    disabled: false
+storage:
+  filesystem:
+    rootdirectory: $ENV_DIR/$name/data
+  delete:
+    enabled: true
+  maintenance:
+    uploadpurging:
+      enabled: false
+http:
+  addr: 127.0.0.1:$port
+  secret: tidewatch-tests-only
+  headers:
+    X-Content-Type-Options: [nosniff]
+EOF
+  if [ -n "$auth" ]; then
+    htpasswd -Bbn "$AUTH_USER" "$AUTH_PASSWORD" | sed '/^$/d' >"$ENV_DIR/htpasswd"
+    cat >>"$ENV_DIR/$name/config.yml" <<EOF
+auth:
+  htpasswd:
+    realm: tidewatch
+    path: $ENV_DIR/htpasswd
+EOF
+  fi
+  log "starting $name on 127.0.0.1:$port${auth:+ (htpasswd)}"
+  # stdout: the access log, one combined-format line per request; stderr: the JSON app log.
+  rm -f "$ENV_DIR/$name.pid"
+  spawn "$ENV_DIR/$name.pid" "$ENV_DIR/$name.access.log" "$ENV_DIR/$name.log" \
+    /usr/bin/docker-registry serve "$ENV_DIR/$name/config.yml"
+  for ((i = 0; i < REGISTRY_WAIT * 10; i++)); do
+    registry_ok "$port" "${cred[@]}" && return 0
+    alive "$ENV_DIR/$name.pid" docker-registry || break
+    sleep 0.1
+  done
+  show_log "$ENV_DIR/$name.log"
+  die "$name did not answer on 127.0.0.1:$port/v2/"
+}
+
+write_env_json() {
+  local tmp="$ENV_DIR/env.json.tmp"
+  cat >"$tmp" <<EOF
+{
+  "dockerSocket": "$DOCKER_SOCK",
+  "dockerHost": "unix://$DOCKER_SOCK",
+  "registry": "127.0.0.1:$REG_PORT",
+  "authRegistry": "127.0.0.1:$AUTH_REG_PORT",
+  "authUser": "$AUTH_USER",
+  "authPassword": "$AUTH_PASSWORD",
+  "registryLog": "$ENV_DIR/registry-$REG_PORT.access.log",
+  "authRegistryLog": "$ENV_DIR/registry-$AUTH_REG_PORT.access.log",
+  "registryAppLog": "$ENV_DIR/registry-$REG_PORT.log",
+  "authRegistryAppLog": "$ENV_DIR/registry-$AUTH_REG_PORT.log",
+  "dockerdLog": "$ENV_DIR/dockerd.log",
+  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",
+  "envDir": "$ENV_DIR"
+}
+EOF
+  mv -f "$tmp" "$ENV_DIR/env.json"
+}
+
+# ---------------------------------------------------------------- commands
+
+with_lock() { # serialise concurrent up/down on the same env dir
+  mkdir -p "$ENV_DIR"
+  exec 9>"$ENV_DIR/.lock"
+  flock -w 300 9 || die "could not lock $ENV_DIR/.lock"
+}
+
+cmd_up() {
+  [ ${#DOCKER_SOCK} -lt 100 ] || die "socket path too long (${#DOCKER_SOCK} chars): use a shorter TIDEWATCH_ENV_DIR"
+  install_packages
+  [ "$(id -u)" -eq 0 ] || die "a private dockerd needs root"
+  with_lock
+  chmod 0755 "$ENV_DIR"
+  containerd_up
+  dockerd_up
+  registry_up "$REG_PORT"
+  registry_up "$AUTH_REG_PORT" auth
+  write_env_json
+  log "ready: DOCKER_HOST=unix://$DOCKER_SOCK, registries 127.0.0.1:$REG_PORT and 127.0.0.1:$AUTH_REG_PORT (auth), $ENV_DIR/env.json"
+}
+
+cmd_down() {
+  [ -d "$ENV_DIR" ] || return 0
+  with_lock
+  stop "$ENV_DIR/registry-$AUTH_REG_PORT.pid" docker-registry
+  stop "$ENV_DIR/registry-$REG_PORT.pid" docker-registry
+  stop "$ENV_DIR/dockerd.pid" dockerd
+  stop "$ENV_DIR/containerd.pid" containerd
+  unmount_leftovers
+  log "down"
+}
+
+cmd_status() {
+  local ok=0 line
+  report() { # NAME PIDFILE PROC CHECK...
+    local name=$1 pidfile=$2 proc=$3
+    shift 3
+    if alive "$pidfile" "$proc" && "$@"; then
+      line="up    (pid $(cat "$pidfile"))"
+    elif alive "$pidfile" "$proc"; then
+      line="NOT ANSWERING (pid $(cat "$pidfile"))"
+      ok=1
+    else
+      line="down"
+      ok=1
+    fi
+    printf '%-16s %s\n' "$name" "$line"
+  }
+  report containerd "$ENV_DIR/containerd.pid" containerd test -S "$CONTAINERD_SOCK"
+  report dockerd "$ENV_DIR/dockerd.pid" dockerd docker_ok
+  report "registry:$REG_PORT" "$ENV_DIR/registry-$REG_PORT.pid" docker-registry registry_ok "$REG_PORT"
+  report "registry:$AUTH_REG_PORT" "$ENV_DIR/registry-$AUTH_REG_PORT.pid" docker-registry \
+    registry_ok "$AUTH_REG_PORT" "$AUTH_USER:$AUTH_PASSWORD"
+  if [ -s "$ENV_DIR/storage-driver" ]; then printf '%-16s %s\n' "storage driver" "$(cat "$ENV_DIR/storage-driver")"; fi
+  if [ -s "$ENV_DIR/env.json" ]; then printf '%-16s %s\n' "env.json" "$ENV_DIR/env.json"; fi
+  return $ok
+}
+
+case "${1:-up}" in
+  up) cmd_up ;;
+  down) cmd_down ;;
+  status) cmd_status ;;
+  *) die "usage: $0 [up|down|status]" ;;
+esac

@@ -1,0 +1,151 @@
+// The real test environment started by scripts/test-env.sh: a private Docker Engine and two registries
+// on loopback. Tests that need it call requireEnv(t); they skip on a developer's machine without it and
+// FAIL in CI (CI=true), never skip there.
+import { open, readFile, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import Docker from 'dockerode'
+
+export interface TestEnv {
+  /** the private engine's unix socket, e.g. /tmp/tidewatch-env/docker.sock */
+  dockerSocket: string
+  /** the same as a DOCKER_HOST value: unix:///tmp/tidewatch-env/docker.sock */
+  dockerHost: string
+  /** anonymous registry, host:port (127.0.0.1:5101) */
+  registry: string
+  /** htpasswd Basic-auth registry, host:port (127.0.0.1:5102) */
+  authRegistry: string
+  authUser: string
+  authPassword: string
+  /** access log of `registry` (one combined-format line per request, written after the response) */
+  registryLog: string
+  /** access log of `authRegistry` */
+  authRegistryLog: string
+  /** the registries' JSON application logs */
+  registryAppLog?: string
+  authRegistryAppLog?: string
+  dockerdLog?: string
+  /** overlay2 or vfs */
+  storageDriver?: string
+  envDir: string
+}
+
+export const DEFAULT_ENV_DIR = '/tmp/tidewatch-env'
+
+export function envDir(): string {
+  return process.env.TIDEWATCH_ENV_DIR || DEFAULT_ENV_DIR
+}
+
+const inCI = (): boolean => process.env.CI === 'true'
+
+/** A dockerode client for the private engine (never the system one). */
+export function docker(env: TestEnv): Docker {
+  return new Docker({ socketPath: env.dockerSocket })
+}
+
+async function registryAnswers(hostPort: string, auth?: string): Promise<void> {
+  const headers: Record<string, string> = {}
+  if (auth) headers.authorization = `Basic ${Buffer.from(auth).toString('base64')}`
+  const res = await fetch(`http://${hostPort}/v2/`, { headers, signal: AbortSignal.timeout(5000) })
+  await res.arrayBuffer()
+  if (res.status !== 200) throw new Error(`registry ${hostPort} answered ${res.status} on /v2/`)
+}
+
+async function probe(): Promise<TestEnv> {
+  const file = join(envDir(), 'env.json')
+  let env: TestEnv
+  try {
+    env = JSON.parse(await readFile(file, 'utf8')) as TestEnv
+  } catch (err) {
+    throw new Error(`no test environment: cannot read ${file} (${(err as Error).message})`)
+  }
+  try {
+    await docker(env).ping()
+  } catch (err) {
+    throw new Error(`no test environment: engine at ${env.dockerSocket} does not answer (${(err as Error).message})`)
+  }
+  try {
+    await registryAnswers(env.registry)
+    await registryAnswers(env.authRegistry, `${env.authUser}:${env.authPassword}`)
+  } catch (err) {
+    throw new Error(`no test environment: ${(err as Error).message}`)
+  }
+  return env
+}
+
+let cached: Promise<TestEnv> | undefined
+
+/**
+ * The environment, or undefined when it is not running (local runs only). In CI (CI=true) a missing
+ * environment throws: tests must fail there, not skip. The probe runs once per process.
+ */
+export async function testEnv(): Promise<TestEnv | undefined> {
+  cached ??= probe()
+  try {
+    return await cached
+  } catch (err) {
+    const msg = `${(err as Error).message}. Start it with: bash scripts/test-env.sh up`
+    if (inCI()) throw new Error(`${msg} (CI=true: tests that need the real environment must not be skipped)`)
+    return undefined
+  }
+}
+
+/** The subset of a tap Test that requireEnv uses. */
+interface SkippableTest {
+  plan(n: number, comment?: string): void
+}
+
+/**
+ * For tap tests: the environment, or undefined after marking the test skipped (locally; the caller
+ * then returns). In CI it throws, which fails the test.
+ *
+ *   t.test('pulls', async t => {
+ *     const env = await requireEnv(t)
+ *     if (!env) return
+ *     ...
+ *   })
+ */
+export async function requireEnv(t: SkippableTest): Promise<TestEnv | undefined> {
+  const env = await testEnv()
+  if (!env) t.plan(0, 'no test environment (bash scripts/test-env.sh up)')
+  return env
+}
+
+/**
+ * Remember where a log file ends now; read() later returns the lines appended since. The registries
+ * write an access-log line after each response, so wait a moment (or use waitFor) before reading.
+ */
+export async function logMark(file: string): Promise<{ read(): Promise<string[]> }> {
+  const start = await stat(file).then(s => s.size, () => 0)
+  return {
+    async read() {
+      const fh = await open(file, 'r')
+      try {
+        const { size } = await fh.stat()
+        if (size <= start) return []
+        const buf = Buffer.alloc(size - start)
+        await fh.read(buf, 0, buf.length, start)
+        return buf.toString('utf8').split('\n').filter(Boolean)
+      } finally {
+        await fh.close()
+      }
+    },
+  }
+}
+
+/** Poll fn until it returns a truthy value, or throw after timeoutMs. */
+export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 10_000, intervalMs = 100): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs
+  let last: unknown
+  for (;;) {
+    try {
+      const v = await fn()
+      if (v) return v as NonNullable<T>
+    } catch (err) {
+      last = err
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`waitFor: timed out after ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`)
+    }
+    await new Promise(r => setTimeout(r, intervalMs))
+  }
+}
