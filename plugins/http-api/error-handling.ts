@@ -34,6 +34,8 @@ export class RouteTable {
   add(url: string, methods: string | string[]): void {
     const list = (Array.isArray(methods) ? methods : [methods]).map((m) => m.toUpperCase());
     if (list.includes('GET')) list.push('HEAD');
+    // A catch-all (CORS's `OPTIONS *` preflight route) says nothing about which paths exist.
+    if (url === '*' || url === '/*') return;
     if (url.endsWith('*')) {
       this.#prefixes.push({ prefix: url.slice(0, -1), methods: new Set(list) });
       return;
@@ -41,6 +43,11 @@ export class RouteTable {
     const set = this.#methods.get(url) ?? new Set<string>();
     for (const m of list) set.add(m);
     this.#methods.set(url, set);
+  }
+
+  /** Forgets a path a dependency registered but the API must not serve (`/swagger` alone is 404). */
+  remove(url: string): void {
+    this.#methods.delete(url);
   }
 
   /** A whole subtree answering only these methods (`/swagger/` serves only GET and HEAD). */

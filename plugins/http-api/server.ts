@@ -3,6 +3,7 @@
 // plugin per enabled endpoint, so that a disabled endpoint has no route at all (and answers 404).
 import { readFileSync } from 'node:fs';
 import fastifyCookie from '@fastify/cookie';
+import { fastifySSE } from '@fastify/sse';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { TidewatchCore } from '../../core/index.js';
 import { TokenGuard } from './auth.js';
@@ -12,15 +13,52 @@ import { sendError } from './envelope.js';
 import { installErrorHandling, RouteTable } from './error-handling.js';
 import { PROTECTED_ENDPOINTS, type Endpoint, type ResolvedHttpApiOptions } from './options.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
+import { registerCors } from './cors.js';
+import { EventHub } from './event-hub.js';
+import { ApiMetrics } from './metrics.js';
 import { checkRoutes } from './routes-check.js';
+import { configRoutes } from './routes-config.js';
+import { containerRoutes } from './routes-containers.js';
+import { eventRoutes } from './routes-events.js';
 import { healthRoutes } from './routes-health.js';
+import { historyRoutes } from './routes-history.js';
+import { metricsRoutes } from './routes-metrics.js';
+import { updateRoutes } from './routes-update.js';
+import { RunStarts } from './run-starts.js';
+import { registerSwaggerSpec, rewriteSwaggerRoot, swaggerRoutes } from './swagger.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
+/** What the event bus feeds: each part exists only when its endpoint is enabled. */
+interface EventConsumers {
+  readonly hub?: EventHub;
+  readonly metrics?: ApiMetrics;
+  readonly starts?: RunStarts;
+}
+
 /** Route modules per endpoint; health is not listed: the probes exist whenever the server runs. */
-const ROUTES: Partial<Record<Endpoint, (ctx: RouteContext) => FastifyPluginAsync>> = {
-  check: checkRoutes,
-};
+function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: EventConsumers, routes: RouteTable): FastifyPluginAsync | undefined {
+  switch (endpoint) {
+    case 'check':
+      return checkRoutes(ctx);
+    case 'update':
+      return updateRoutes(ctx, consumers.starts as RunStarts);
+    case 'events':
+      return eventRoutes(ctx, consumers.hub as EventHub);
+    case 'metrics':
+      return metricsRoutes(ctx, consumers.metrics as ApiMetrics);
+    case 'containers':
+      return containerRoutes(ctx);
+    case 'config':
+      return configRoutes(ctx);
+    case 'history':
+      return historyRoutes(ctx);
+    case 'swagger':
+      return swaggerRoutes(ctx.proxies, routes);
+    case 'health':
+      return undefined;
+  }
+}
 
 function tlsOptions(options: ResolvedHttpApiOptions): { cert: Buffer; key: Buffer } | undefined {
   if (!options.tlsCert || !options.tlsKey) return undefined;
@@ -35,12 +73,13 @@ export interface BuiltServer {
 }
 
 export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiOptions): Promise<BuiltServer> {
+  const enabled = new Set(options.endpoints);
   const https = tlsOptions(options);
-  const app = (https ? Fastify({ https, ...serverOptions() }) : Fastify(serverOptions())) as unknown as FastifyInstance;
+  const base = serverOptions(enabled.has('swagger'));
+  const app = (https ? Fastify({ ...base, https }) : Fastify(base)) as unknown as FastifyInstance;
   const routes = new RouteTable();
   const proxies = new ProxyTrust(options.trustedProxies, options.proxyHeader);
   const logger = core.logger.child({ plugin: 'http-api' });
-  const enabled = new Set(options.endpoints);
   const needsMain = options.endpoints.some((e) => PROTECTED_ENDPOINTS.includes(e));
   const ctx: RouteContext = {
     core,
@@ -52,6 +91,20 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
   };
 
   installErrorHandling(app, routes, logger);
+
+  const consumers: EventConsumers = {
+    hub: enabled.has('events') ? new EventHub({ logger }) : undefined,
+    metrics: enabled.has('metrics') ? new ApiMetrics() : undefined,
+    starts: enabled.has('update') ? new RunStarts() : undefined,
+  };
+  let closed = false;
+  // One tap for the server's lifetime; the hook cannot be untapped, so a closed server ignores it.
+  core.hooks.event.tap('http-api', (event) => {
+    if (closed) return;
+    consumers.starts?.onEvent(event);
+    consumers.metrics?.onEvent(event);
+    consumers.hub?.publish(event);
+  });
 
   // 1. The limiter sees every request first, authenticated or not, routed or not (spec §8.1).
   const limiter = options.rateLimit > 0 ? new SlidingWindowLimiter(options.rateLimit) : undefined;
@@ -75,24 +128,46 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, _body, done) => done(null, undefined));
 
+  // 3. CORS, after the limiter and before the routes' authentication (spec §5.4).
+  await registerCors(app, options.corsOrigins);
   await app.register(fastifyCookie, { hook: false });
+  await app.register(fastifySSE, { heartbeatInterval: 0 });
+  // The description generator must see every route as it is added.
+  if (enabled.has('swagger')) await registerSwaggerSpec(app);
 
   await app.register(healthRoutes(ctx));
   for (const endpoint of options.endpoints) {
-    const routesOf = ROUTES[endpoint];
-    if (routesOf) await app.register(routesOf(ctx));
+    const module = routeModule(endpoint, ctx, consumers, routes);
+    if (module) await app.register(module);
   }
 
-  return { app, routes, dispose: () => limiter?.close() };
+  return {
+    app,
+    routes,
+    dispose: () => {
+      closed = true;
+      limiter?.close();
+      consumers.hub?.close();
+    },
+  };
 }
 
-function serverOptions() {
+function serverOptions(swagger: boolean) {
   return {
+    ...(swagger ? { rewriteUrl: (req: { url?: string }) => rewriteSwaggerRoot(req.url ?? '/') } : {}),
     logger: false,
     bodyLimit: BODY_LIMIT,
     // SSE streams never end by themselves: close them on shutdown instead of waiting forever.
     forceCloseConnections: true,
     return503OnClosing: true,
+    // "invalid 'async' parameter: …", the wording of the handlers' own query checks.
+    schemaErrorFormatter: (errors: readonly { instancePath: string; message?: string; params?: Record<string, unknown> }[], dataVar: string) => {
+      const [first] = errors;
+      const name = first?.instancePath.replace(/^\//, '').split('/')[0] || dataVar;
+      const allowed = first?.params?.allowedValues;
+      const detail = Array.isArray(allowed) ? `expected one of ${allowed.join(', ')}` : (first?.message ?? 'invalid');
+      return new Error(`invalid '${name}' parameter: ${detail}`);
+    },
     // Watchtower's router is strict and case-sensitive: /v1/check/ and /V1/check are not /v1/check.
     routerOptions: { ignoreTrailingSlash: false, caseSensitive: true },
   } as const;

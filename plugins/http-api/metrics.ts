@@ -1,0 +1,92 @@
+// Prometheus metrics (decisions.md §4), fed by the core's event bus, on a registry of our own: two
+// APIs in one process (tests, embedders) must not collide in prom-client's global registry.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { TidewatchEvent } from '../../core/index.js';
+
+const SUMMARY_FIELDS = ['scanned', 'updated', 'failed', 'restarted', 'skipped'] as const;
+
+export class ApiMetrics {
+  readonly registry = new Registry();
+  readonly #scans: Counter<'kind' | 'result'>;
+  readonly #lastRun: Record<(typeof SUMMARY_FIELDS)[number], Gauge>;
+  readonly #updates: Counter<'result'>;
+  readonly #duration: Histogram<'kind'>;
+  readonly #registryRequests: Counter<'registry' | 'method' | 'code'>;
+  /** Runs in flight: their kind and start, since the closing events do not repeat them. */
+  readonly #running = new Map<string, { kind: string; startedAt: number }>();
+
+  constructor() {
+    const registers = [this.registry];
+    this.#scans = new Counter({
+      name: 'tidewatch_scans_total',
+      help: 'Update and check runs, by kind and result (success or failure)',
+      labelNames: ['kind', 'result'],
+      registers,
+    });
+    this.#lastRun = Object.fromEntries(
+      SUMMARY_FIELDS.map((field) => [
+        field,
+        new Gauge({ name: `tidewatch_containers_${field}`, help: `Containers ${field} in the last update run`, registers }),
+      ]),
+    ) as Record<(typeof SUMMARY_FIELDS)[number], Gauge>;
+    this.#updates = new Counter({
+      name: 'tidewatch_container_updates_total',
+      help: 'Container replacements, by result (success or failure)',
+      labelNames: ['result'],
+      registers,
+    });
+    this.#duration = new Histogram({
+      name: 'tidewatch_scan_duration_seconds',
+      help: 'Duration of update and check runs',
+      labelNames: ['kind'],
+      buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800],
+      registers,
+    });
+    this.#registryRequests = new Counter({
+      name: 'tidewatch_registry_requests_total',
+      help: 'Registry HTTP requests, by registry, method and status code',
+      labelNames: ['registry', 'method', 'code'],
+      registers,
+    });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  onEvent(event: TidewatchEvent): void {
+    switch (event.type) {
+      case 'scan_started':
+        this.#running.set(event.data.run_id, { kind: event.data.kind, startedAt: Date.parse(event.timestamp) });
+        break;
+      case 'scan_completed': {
+        const kind = this.#finish(event.data.run_id, event.timestamp, 'success');
+        if (kind === 'update') {
+          const data: Partial<Record<(typeof SUMMARY_FIELDS)[number], number>> = event.data;
+          for (const field of SUMMARY_FIELDS) this.#lastRun[field].set(data[field] ?? 0);
+        }
+        break;
+      }
+      case 'scan_failed':
+        this.#finish(event.data.run_id, event.timestamp, 'failure');
+        break;
+      case 'update_completed':
+        this.#updates.inc({ result: 'success' });
+        break;
+      case 'update_failed':
+        this.#updates.inc({ result: 'failure' });
+        break;
+      case 'registry_request':
+        this.#registryRequests.inc({ registry: event.data.registry, method: event.data.method, code: event.data.code });
+        break;
+      default:
+        break;
+    }
+  }
+
+  #finish(runId: string, timestamp: string, result: 'success' | 'failure'): string | undefined {
+    const run = this.#running.get(runId);
+    if (!run) return undefined;
+    this.#running.delete(runId);
+    this.#scans.inc({ kind: run.kind, result });
+    this.#duration.observe({ kind: run.kind }, Math.max(0, Date.parse(timestamp) - run.startedAt) / 1000);
+    return run.kind;
+  }
+}
