@@ -5,9 +5,12 @@
 //
 //   <name>--tidewatch-old-<short id>-running|stopped   the old container, moved aside (kept until proven)
 //   <name>--tidewatch-new-<short id of the old one>    a new container not yet under the name
+//   <name>--tidewatch-replaced-<short id>              an old container whose successor was proven but
+//                                                      which could not be removed: remove, never restore
 
 const OLD = /^(.+)--tidewatch-old-([0-9a-f]{12})-(running|stopped)$/;
 const NEW = /^(.+)--tidewatch-new-([0-9a-f]{12})$/;
+const REPLACED = /^(.+)--tidewatch-replaced-([0-9a-f]{12})$/;
 
 export interface AsideName {
   readonly originalName: string;
@@ -29,6 +32,16 @@ export function stagingName(name: string, oldId: string): string {
   return `${name}--tidewatch-new-${shortId(oldId)}`;
 }
 
+export function replacedName(name: string, id: string): string {
+  return `${name}--tidewatch-replaced-${shortId(id)}`;
+}
+
+export function parseReplacedName(name: string): AsideName | undefined {
+  const match = REPLACED.exec(name.replace(/^\//, ''));
+  if (!match) return undefined;
+  return { originalName: match[1] as string, shortId: match[2] as string, wasRunning: false };
+}
+
 export function parseOldAsideName(name: string): AsideName | undefined {
   const match = OLD.exec(name.replace(/^\//, ''));
   if (!match) return undefined;
@@ -43,5 +56,5 @@ export function parseStagingName(name: string): AsideName | undefined {
 
 /** True for any name a replacement in progress uses: such containers are never targets themselves. */
 export function isReplacementName(name: string): boolean {
-  return parseOldAsideName(name) !== undefined || parseStagingName(name) !== undefined;
+  return parseOldAsideName(name) !== undefined || parseStagingName(name) !== undefined || parseReplacedName(name) !== undefined;
 }

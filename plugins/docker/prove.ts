@@ -1,0 +1,49 @@
+// Proving a new container before its predecessor is removed: it must keep running for the grace period,
+// and when its image has a health check it must turn `healthy` within it (as soon as it does, it is
+// proven). An exit, a restart (a restart policy hides a crash loop behind `running`) or `unhealthy` fails
+// at once, so a broken image is rolled back without waiting out the grace period.
+import { setTimeout as sleep } from 'node:timers/promises';
+import Docker from 'dockerode';
+
+export interface ProveOptions {
+  readonly gracePeriodMs: number;
+  /** How often the container is inspected (default 100 ms). */
+  readonly pollMs?: number;
+}
+
+export class NotProvenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotProvenError';
+  }
+}
+
+function describeExit(state: Docker.ContainerInspectInfo['State']): string {
+  const detail = state.Error ? `: ${state.Error}` : '';
+  return `new container exited with code ${state.ExitCode}${detail}`;
+}
+
+export async function proveContainer(docker: Docker, id: string, options: ProveOptions): Promise<void> {
+  const handle = docker.getContainer(id);
+  const deadline = Date.now() + options.gracePeriodMs;
+  const pollMs = options.pollMs ?? 100;
+  let restarts: number | undefined;
+  for (;;) {
+    const info = await handle.inspect();
+    const { State: state } = info;
+    restarts ??= info.RestartCount;
+    if (state.Restarting || info.RestartCount > restarts) throw new NotProvenError('new container is restarting (it exited)');
+    if (!state.Running) throw new NotProvenError(describeExit(state));
+    const health = state.Health?.Status;
+    if (health === 'unhealthy') throw new NotProvenError('new container turned unhealthy');
+    if (health === 'healthy') return;
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      if (health !== undefined && health !== 'none') {
+        throw new NotProvenError(`new container not healthy within ${options.gracePeriodMs} ms (health: ${health})`);
+      }
+      return;
+    }
+    await sleep(Math.min(pollMs, left));
+  }
+}

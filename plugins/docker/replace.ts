@@ -1,0 +1,267 @@
+// Replacing one container without ever losing it. The old container is kept until the new one is
+// proven; ports stay free for the new one because the old is stopped (not removed) before the new starts:
+//
+//   pull → pre-update hook → create the new one under a staging name (the old still runs)
+//   → stop dependents (moved aside) → rename the old aside → stop it → give the new one the name
+//   → start it → post-update hook → prove it → remove the old one
+//
+// Any failure after staging removes the new container, renames the old one back, starts it if it ran,
+// and restores the dependents this replacement stopped: `{ outcome: 'failed', rolledBack: true }`.
+// Tidewatch's own container is replaced the same way, except that it is neither stopped nor removed:
+// the successor does that when it starts (repair.ts).
+import Docker from 'dockerode';
+import { errorMessage, type ApplyResult, type Logger, type UpdatePlan } from '../../core/index.js';
+import { moveDependentAside, restoreAll, restoreAside } from './aside.js';
+import { oldAsideName, parseOldAsideName, replacedName, stagingName } from './aside-names.js';
+import {
+  inspectOrUndefined,
+  isUp,
+  removeContainer,
+  renameContainer,
+  startContainer,
+  stopContainer,
+} from './container-ops.js';
+import { isConflict, isNotFound } from './engine-errors.js';
+import { EX_TEMPFAIL, runHook, type HookResult } from './lifecycle-hooks.js';
+import { proveContainer } from './prove.js';
+import { pullImage } from './pull.js';
+import { recreateOptions, splitNetworks, type ImageDefaults } from './recreate-config.js';
+import type { AsideContainer, RunState } from './run-state.js';
+import type { DockerRuntime } from './runtime.js';
+import { containerName, imageNameOf } from './target.js';
+
+export interface ReplaceRequest {
+  readonly plan: UpdatePlan;
+  readonly state: RunState;
+  /** Tidewatch's own container: replaced, but left running for the successor to remove. */
+  readonly isOwn: boolean;
+  readonly logger: Logger;
+}
+
+/** The container being replaced, as found when its turn came. */
+interface Subject {
+  readonly info: Docker.ContainerInspectInfo;
+  readonly aside: AsideContainer;
+  /** True when an earlier replacement already moved it aside as a dependent. */
+  readonly alreadyAside: boolean;
+  readonly imageName: string;
+}
+
+function subjectOf(info: Docker.ContainerInspectInfo): Subject {
+  const marker = parseOldAsideName(info.Name);
+  const originalName = marker?.originalName ?? containerName(info.Name);
+  return {
+    info,
+    aside: { id: info.Id, originalName, wasRunning: marker ? marker.wasRunning : isUp(info) },
+    alreadyAside: marker !== undefined,
+    imageName: imageNameOf(info.Config.Image, info.Config.Labels ?? {}),
+  };
+}
+
+async function imageDefaults(docker: Docker, imageId: string): Promise<ImageDefaults | undefined> {
+  try {
+    return (await docker.getImage(imageId).inspect()).Config as ImageDefaults;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+async function localImageExists(docker: Docker, id: string): Promise<boolean> {
+  return imageDefaults(docker, id).then((config) => config !== undefined);
+}
+
+/** The id of the image the new container will run, pulling first when the plan asks for a newer one. */
+async function newImageId(rt: DockerRuntime, plan: UpdatePlan, imageName: string): Promise<string> {
+  const { latestImageId } = plan.staleness;
+  // A no-pull source already found the newer image locally; a restart keeps the image it has.
+  const pull = !plan.restartOnly && !(latestImageId && (await localImageExists(rt.docker, latestImageId)));
+  if (pull) await pullImage(rt.docker, imageName, rt.options.authFor);
+  return (await rt.docker.getImage(imageName).inspect()).Id;
+}
+
+function hookFailure(result: HookResult): string {
+  const why = result.timedOut ? 'timed out' : `exited with code ${result.exitCode}`;
+  const output = result.output.trim() ? `: ${result.output.trim().slice(0, 500)}` : '';
+  return `pre-update command failed (${why})${output}`;
+}
+
+/** Creates the new container under its staging name; a leftover of the same name is removed first. */
+async function stageContainer(rt: DockerRuntime, subject: Subject): Promise<string> {
+  const apiVersion = await rt.apiVersion();
+  const defaults = await imageDefaults(rt.docker, subject.info.Image);
+  const options = recreateOptions(subject.info, defaults, { image: subject.imageName, apiVersion });
+  const { create, connectLater } = splitNetworks(options, apiVersion);
+  const name = stagingName(subject.aside.originalName, subject.info.Id);
+  let created: Docker.Container;
+  try {
+    created = await rt.docker.createContainer({ ...create, name });
+  } catch (err) {
+    if (!isConflict(err)) throw err;
+    await removeContainer(rt.docker, name);
+    created = await rt.docker.createContainer({ ...create, name });
+  }
+  try {
+    for (const [network, endpoint] of connectLater) {
+      await rt.docker.getNetwork(network).connect({ Container: created.id, EndpointConfig: endpoint });
+    }
+  } catch (err) {
+    await removeContainer(rt.docker, created.id);
+    throw err;
+  }
+  return created.id;
+}
+
+function shouldStart(rt: DockerRuntime, subject: Subject, isOwn: boolean): boolean {
+  const wanted = subject.aside.wasRunning || rt.options.reviveStopped;
+  return wanted && (!rt.options.noRestart || isOwn);
+}
+
+/** Undoes a swap: the new container goes, the old one and the stopped dependents come back. */
+async function rollBack(
+  rt: DockerRuntime,
+  subject: Subject,
+  newId: string,
+  dependents: AsideContainer[],
+  state: RunState,
+): Promise<string[]> {
+  const errors: string[] = [];
+  try {
+    await removeContainer(rt.docker, newId);
+  } catch (err) {
+    errors.push(`removing the new container: ${errorMessage(err)}`);
+  }
+  try {
+    await restoreAside(rt.docker, subject.aside);
+  } catch (err) {
+    errors.push(`restoring ${subject.aside.originalName}: ${errorMessage(err)}`);
+  }
+  errors.push(...(await restoreAll(rt.docker, dependents)));
+  for (const dependent of dependents) state.asideDependents.delete(dependent.id);
+  return errors;
+}
+
+export async function replaceContainer(rt: DockerRuntime, request: ReplaceRequest): Promise<ApplyResult> {
+  const { plan, state, isOwn, logger } = request;
+  const { target } = plan;
+  const info = await inspectOrUndefined(rt.docker, target.id);
+  if (!info) return { target, outcome: 'failed', error: 'container no longer exists', rolledBack: false };
+  const subject = subjectOf(info);
+  state.asideDependents.delete(info.Id);
+  const policy = { stopTimeoutMs: rt.options.stopTimeoutMs };
+
+  // Until the swap starts, a failure only has to put back a dependent an earlier replacement stopped.
+  const abandon = async (result: Omit<ApplyResult, 'target'>): Promise<ApplyResult> => {
+    if (subject.alreadyAside) await restoreAside(rt.docker, subject.aside);
+    return { target, ...result };
+  };
+
+  let imageId: string;
+  try {
+    imageId = await newImageId(rt, plan, subject.imageName);
+  } catch (err) {
+    return abandon({ outcome: 'failed', error: errorMessage(err), rolledBack: true });
+  }
+  if (!plan.restartOnly && imageId === info.Image) {
+    return abandon({ outcome: 'skipped', reason: 'no newer image after pull' });
+  }
+
+  if (rt.options.enableLifecycleHooks && info.State.Running && !info.State.Restarting && !isOwn) {
+    let result: HookResult | undefined;
+    try {
+      result = await runHook(rt.docker, info, 'pre-update', { uid: rt.options.lifecycleUid, gid: rt.options.lifecycleGid });
+    } catch (err) {
+      return abandon({ outcome: 'failed', error: `pre-update command failed: ${errorMessage(err)}`, rolledBack: true });
+    }
+    if (result?.exitCode === EX_TEMPFAIL) {
+      return abandon({ outcome: 'skipped', reason: `pre-update command exit code ${EX_TEMPFAIL} (EX_TEMPFAIL)` });
+    }
+    if (result && (result.timedOut || result.exitCode !== 0)) {
+      return abandon({ outcome: 'failed', error: hookFailure(result), rolledBack: true });
+    }
+  }
+
+  let newId: string;
+  try {
+    newId = await stageContainer(rt, subject);
+  } catch (err) {
+    return abandon({ outcome: 'failed', error: `creating the new container: ${errorMessage(err)}`, rolledBack: true });
+  }
+
+  const stoppedDependents: AsideContainer[] = [];
+  const started = shouldStart(rt, subject, isOwn);
+  try {
+    if (!rt.options.rollingRestart) {
+      for (const dependent of plan.dependents) {
+        if (dependent.runtime !== target.runtime || dependent.id === rt.ownId()) continue;
+        const aside = await moveDependentAside(rt.docker, dependent, policy);
+        if (!aside) continue;
+        stoppedDependents.push(aside);
+        state.asideDependents.set(aside.id, aside);
+      }
+    }
+    if (!subject.alreadyAside) {
+      await renameContainer(rt.docker, info.Id, oldAsideName(subject.aside.originalName, info.Id, subject.aside.wasRunning));
+    }
+    if (!isOwn) await stopContainer(rt.docker, info, policy);
+    await renameContainer(rt.docker, newId, subject.aside.originalName);
+    if (started) {
+      await startContainer(rt.docker, newId);
+      await postUpdate(rt, newId, logger);
+      await proveContainer(rt.docker, newId, { gracePeriodMs: rt.options.gracePeriodMs });
+    }
+  } catch (err) {
+    const problems = await rollBack(rt, subject, newId, stoppedDependents, state);
+    const error = errorMessage(err);
+    if (problems.length > 0) {
+      logger.error({ container: target.name, err: error, rollback: problems }, 'rollback incomplete');
+      return { target, outcome: 'failed', error: `${error}; rollback incomplete: ${problems.join('; ')}`, rolledBack: false };
+    }
+    logger.warn({ container: target.name, err: error }, 'replacement failed, old container restored');
+    return { target, outcome: 'failed', error, rolledBack: true };
+  }
+
+  if (!isOwn) {
+    await removeOld(rt, info.Id, logger, target.name);
+    if (!plan.restartOnly) state.replacedImages.push({ imageId: info.Image, imageName: subject.imageName });
+  }
+  return {
+    target,
+    outcome: plan.restartOnly ? 'restarted' : 'updated',
+    oldImageId: info.Image,
+    newImageId: imageId,
+    newContainerId: newId,
+  };
+}
+
+/** post-update runs in the new container once it started; like Watchtower, a failure is only logged. */
+async function postUpdate(rt: DockerRuntime, newId: string, logger: Logger): Promise<void> {
+  if (!rt.options.enableLifecycleHooks) return;
+  try {
+    const info = await rt.docker.getContainer(newId).inspect();
+    const result = await runHook(rt.docker, info, 'post-update', { uid: rt.options.lifecycleUid, gid: rt.options.lifecycleGid });
+    if (result && (result.timedOut || result.exitCode !== 0)) {
+      logger.warn({ container: containerName(info.Name), exit_code: result.exitCode, timed_out: result.timedOut }, 'post-update command failed');
+    }
+  } catch (err) {
+    logger.warn({ err: errorMessage(err) }, 'post-update command could not run');
+  }
+}
+
+/**
+ * The new container is proven. A failed removal of the old one is retried once; then the old one is
+ * renamed with the `replaced` marker so that a repair removes it instead of rolling the update back.
+ */
+async function removeOld(rt: DockerRuntime, id: string, logger: Logger, name: string): Promise<void> {
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    try {
+      await removeContainer(rt.docker, id, rt.options.removeVolumes);
+      return;
+    } catch (err) {
+      if (attempt === 2) logger.error({ container: name, err: errorMessage(err) }, 'could not remove the replaced container');
+    }
+  }
+  await renameContainer(rt.docker, id, replacedName(name, id)).catch((err: unknown) =>
+    logger.error({ container: name, err: errorMessage(err) }, 'could not mark the replaced container'),
+  );
+}

@@ -1,0 +1,99 @@
+// The Docker runtime's part of an update run: the monitor-only gate, the pre-check hooks (before a
+// target's staleness check), apply for Docker targets, and after the run: restoring anything an aborted
+// or partial run left aside, post-check hooks, and image cleanup.
+import { errorMessage, type ApplyResult, type RunContext, type Target, type TidewatchCore, type UpdatePlan } from '../../core/index.js';
+import { restoreAll } from './aside.js';
+import { inspectOrUndefined } from './container-ops.js';
+import { removeReplacedImages } from './image-cleanup.js';
+import { runHook, type HookPhase } from './lifecycle-hooks.js';
+import { monitorOnlyGate } from './monitor-only.js';
+import { replaceContainer } from './replace.js';
+import { RunStates, type RunState } from './run-state.js';
+import { runsInContainer, type DockerRuntime } from './runtime.js';
+import { ownership, selfUpdateBlocker } from './self-update.js';
+import { RUNTIME } from './target.js';
+
+/** Check hooks are only logged when they fail (Watchtower). */
+async function runCheckHook(rt: DockerRuntime, target: Target, phase: HookPhase, ctx: RunContext): Promise<void> {
+  try {
+    // By name: after a replacement the container the target named is gone, its successor is not.
+    const info = await inspectOrUndefined(rt.docker, phase === 'post-check' ? target.name : target.id);
+    if (!info?.State.Running) return;
+    const result = await runHook(rt.docker, info, phase, { uid: rt.options.lifecycleUid, gid: rt.options.lifecycleGid });
+    if (result && (result.timedOut || result.exitCode !== 0)) {
+      ctx.logger.warn({ container: target.name, exit_code: result.exitCode, timed_out: result.timedOut }, `${phase} command failed`);
+    }
+  } catch (err) {
+    ctx.logger.warn({ container: target.name, err: errorMessage(err) }, `${phase} command could not run`);
+  }
+}
+
+/** After an abort, the apply in flight finishes (or rolls back) first; then stopped dependents come back. */
+function restoreOnAbort(rt: DockerRuntime, ctx: RunContext, state: RunState): void {
+  if (state.abortHandled) return;
+  state.abortHandled = true;
+  const restore = async () => {
+    await state.inFlight;
+    const errors = await restoreAll(rt.docker, [...state.asideDependents.values()]);
+    state.asideDependents.clear();
+    if (errors.length > 0) ctx.logger.error({ errors }, 'could not restore every stopped dependent after the run was cancelled');
+  };
+  if (ctx.signal.aborted) void restore();
+  else ctx.signal.addEventListener('abort', () => void restore(), { once: true });
+}
+
+async function applyDocker(rt: DockerRuntime, plan: UpdatePlan, ctx: RunContext, state: RunState): Promise<ApplyResult> {
+  const { target } = plan;
+  const own = ownership(target, rt.ownId(), runsInContainer());
+  if (own === 'unknown') {
+    return { target, outcome: 'skipped', reason: "cannot tell whether this is Tidewatch's own container" };
+  }
+  if (own === 'own') {
+    const blocker = await selfUpdateBlocker(rt.docker, target, rt.options.selfUpdate);
+    if (blocker) return { target, outcome: 'skipped', reason: blocker };
+  }
+  return replaceContainer(rt, { plan, state, isOwn: own === 'own', logger: ctx.logger });
+}
+
+export function tapUpdates(core: TidewatchCore, rt: DockerRuntime): void {
+  const states = new RunStates();
+  const { options } = rt;
+
+  core.hooks.gate.tapPromise(RUNTIME, async (target) =>
+    target.runtime === RUNTIME ? monitorOnlyGate(target, options, RUNTIME) : undefined,
+  );
+
+  if (options.enableLifecycleHooks) {
+    // Before every staleness source, so the pre-check runs before the container is checked.
+    core.hooks.checkStaleness.tapPromise({ name: RUNTIME, stage: -100 }, async (target, ctx) => {
+      if (target.runtime !== RUNTIME || ctx.kind !== 'update') return undefined;
+      states.of(ctx).checkedTargets.set(target.name, target);
+      await runCheckHook(rt, target, 'pre-check', ctx);
+      return undefined;
+    });
+  }
+
+  core.hooks.apply.tapPromise(RUNTIME, async (plan, ctx) => {
+    if (plan.target.runtime !== RUNTIME) return undefined;
+    const state = states.of(ctx);
+    restoreOnAbort(rt, ctx, state);
+    const work = applyDocker(rt, plan, ctx, state);
+    state.inFlight = work.catch(() => undefined);
+    return work;
+  });
+
+  core.hooks.cleanup.tapPromise(RUNTIME, async (_results, ctx) => {
+    const state = states.of(ctx);
+    // Dependents whose own plan never came (it cannot, normally) must not stay stopped.
+    const errors = await restoreAll(rt.docker, [...state.asideDependents.values()]);
+    state.asideDependents.clear();
+    if (errors.length > 0) ctx.logger.error({ errors }, 'could not restore every stopped dependent');
+    if (options.enableLifecycleHooks) {
+      for (const target of state.checkedTargets.values()) await runCheckHook(rt, target, 'post-check', ctx);
+    }
+    if (options.cleanup) {
+      const images = await removeReplacedImages(rt.docker, state.replacedImages, ctx.logger);
+      if (images.length > 0) core.emit('image_cleanup', { run_id: ctx.runId, images });
+    }
+  });
+}
