@@ -33,6 +33,10 @@ export interface FakeRegistryOptions {
   tokenLifetime?: number;
   /** Omit `scope` from the challenge of 401s on manifests. */
   noScopeInChallenge?: boolean;
+  /** Delay before answering manifest requests, ms. */
+  delayMs?: number;
+  /** Answers a request itself when it returns true (redirects, rate limits, odd registries). */
+  override?: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean;
 }
 
 export function digestOf(body: string): string {
@@ -118,6 +122,10 @@ export class FakeRegistry {
     return this.#valid.get(authorization.slice(7))?.has(repo) ?? false;
   }
 
+  /** Requests being answered right now, and the most at once. */
+  inFlight = 0;
+  maxInFlight = 0;
+
   #handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', `http://${this.host}`);
     this.requests.push({
@@ -126,6 +134,21 @@ export class FakeRegistry {
       authorization: req.headers.authorization,
       accept: req.headers.accept,
     });
+    if (this.options.override?.(req, res, url)) return;
+    const delay = this.options.delayMs;
+    if (delay && url.pathname.includes('/manifests/')) {
+      this.inFlight++;
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+      setTimeout(() => {
+        this.inFlight--;
+        this.#answer(req, res, url);
+      }, delay);
+      return;
+    }
+    this.#answer(req, res, url);
+  }
+
+  #answer(req: IncomingMessage, res: ServerResponse, url: URL): void {
     if (url.pathname === '/token') return this.#token(req, res, url);
     if (url.pathname === '/v2/' || url.pathname === '/v2') {
       if (this.options.auth && this.options.auth !== 'none') {
