@@ -94,20 +94,17 @@ export class GitHubClient {
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
       userAgent: 'tidewatch',
       // octokit's debug line carries the request options, Authorization included: never log it.
+      // Its request log reports every non-2xx (each 304 included) at error level: those are one
+      // trace line per request here; real failures are reported per target by the source.
       log: {
         debug: () => {},
         info: (msg: string) => logger.trace({ github: msg }, 'GitHub API request'),
         warn: (msg: string) => logger.warn({ github: msg }, 'GitHub API warning'),
-        error: (msg: string) => logger.error({ github: msg }, 'GitHub API error'),
+        error: (msg: string) => logger.trace({ github: msg }, 'GitHub API request'),
       },
       // undici 7's fetch, the same client the smart-HTTP path uses (octokit defaults to the global one).
       request: { fetch: undiciFetch as unknown as typeof globalThis.fetch },
     });
-  }
-
-  /** Until when requests are held back, if a limit is in force. */
-  get rateLimitedUntil(): Date | undefined {
-    return this.#gate.blockedUntil;
   }
 
   async defaultBranch(repo: GitHubRepo, signal: AbortSignal): Promise<string> {

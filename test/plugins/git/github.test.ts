@@ -1,8 +1,10 @@
 // The GitHub path end to end through the engine: octokit against a loopback server that answers as
 // GitHub's REST API documents (ETag/304, x-ratelimit-* headers, 403/429 when the budget is spent).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { FakeGitHub, type FakeGitHubOptions } from '../../helpers/fake-github.js';
-import { gitTarget, harness } from './harness.js';
+import { capturingLogger, gitTarget, harness } from './harness.js';
 
 const R1 = '1111111111111111111111111111111111111111';
 const R2 = '2222222222222222222222222222222222222222';
@@ -186,4 +188,35 @@ t.test('an unreachable API is a per-target error with the cause', async (t) => {
   const h = await harness([gitTarget('w', REPO, { ref: 'main', commit: R1 })], { githubApiUrl: url });
   t.teardown(() => h.tw.close());
   t.match((await h.check()).get('w'), { stale: false, error: /GitHub API request failed: .*ECONNREFUSED/ });
+});
+
+t.test('a GitHub API that never answers times out per request', async (t) => {
+  const hanging = createServer(() => {});
+  await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    hanging.closeAllConnections();
+    hanging.close();
+  });
+  const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+  const h = await harness([gitTarget('w', REPO, { ref: 'main', commit: R1 })], { githubApiUrl: url, requestTimeoutMs: 200 });
+  t.teardown(() => h.tw.close());
+  t.match((await h.check()).get('w'), { stale: false, error: /GitHub API request failed: timed out after 200 ms/ });
+});
+
+t.test('logs: 304s are not errors, the token never appears, an unknown current commit is said', async (t) => {
+  const gh = await fake(t);
+  const logger = capturingLogger();
+  const h = await harness(
+    [gitTarget('w', REPO, { ref: 'main', commit: R1 }), gitTarget('no-current', REPO, { ref: 'dev' })],
+    { githubApiUrl: gh.url, token: 'ghp_supersecret' },
+    logger,
+  );
+  t.teardown(() => h.tw.close());
+  const first = await h.check();
+  t.match(first.get('no-current'), { stale: true, git: { commit: R2 }, requiredRevision: R2 });
+  await h.check();
+  t.ok(gh.requests.some((r) => r.status === 304), 'the second run was answered with 304s');
+  t.same(logger.lines.filter((l) => l.level === 'error'), [], 'no error lines');
+  t.notOk(logger.lines.some((l) => l.text.includes('ghp_supersecret')), 'the token is never logged');
+  t.ok(logger.lines.some((l) => l.level === 'warn' && /current commit unknown/.test(l.text) && l.text.includes('no-current')));
 });

@@ -2,7 +2,7 @@
 // given targets, the git plugin, and a stub registry source behind it that records what reaches it,
 // so every test also sees the watch split.
 import { createTidewatch, usePlugin } from '../../../core/index.js';
-import type { CheckResult, Staleness, Target, Tidewatch, TidewatchPlugin } from '../../../core/index.js';
+import type { CheckResult, Logger, Staleness, Target, Tidewatch, TidewatchPlugin } from '../../../core/index.js';
 import { gitPlugin, type GitPluginOptions } from '../../../plugins/git/index.js';
 import { fakeTarget } from '../../helpers/targets.js';
 
@@ -14,7 +14,11 @@ export interface Harness {
   check(): Promise<Map<string, Staleness>>;
 }
 
-export async function harness(targets: readonly Target[], options: GitPluginOptions = {}): Promise<Harness> {
+export async function harness(
+  targets: readonly Target[],
+  options: GitPluginOptions = {},
+  logger?: Logger,
+): Promise<Harness> {
   const registryAsked: string[] = [];
   const discovery: TidewatchPlugin<object> = {
     name: 'stub-discovery',
@@ -32,7 +36,10 @@ export async function harness(targets: readonly Target[], options: GitPluginOpti
     },
   };
   // The registry stub is listed first on purpose: the git plugin's stage -20 must still run first.
-  const tw = await createTidewatch({ plugins: [discovery, registry, usePlugin(gitPlugin, options)] });
+  const tw = await createTidewatch({
+    plugins: [discovery, registry, usePlugin(gitPlugin, options)],
+    ...(logger ? { logger } : {}),
+  });
   return {
     tw,
     registryAsked,
@@ -58,4 +65,27 @@ export function gitTarget(
     },
     imageLabels: extra.revision ? { 'org.opencontainers.image.revision': extra.revision } : {},
   });
+}
+
+export interface LogLine {
+  readonly level: string;
+  readonly text: string;
+}
+
+/** A logger that keeps every line, every level, bindings included, as text to search. */
+export function capturingLogger(lines: LogLine[] = [], bindings: Record<string, unknown> = {}): Logger & { lines: LogLine[] } {
+  const at =
+    (level: string) =>
+    (objOrMsg: object | string, msg?: string): void => {
+      lines.push({ level, text: JSON.stringify({ ...bindings, obj: objOrMsg, msg }) });
+    };
+  return {
+    lines,
+    trace: at('trace'),
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: (more) => capturingLogger(lines, { ...bindings, ...more }),
+  };
 }
