@@ -2,8 +2,8 @@
 // on one port, htpasswd Basic on the other.
 import './native-fetch-first.js';
 import t from 'tap';
-import { requireEnv } from '../../helpers/env.js';
-import { pushImage, testPrefix } from '../../helpers/images.js';
+import { docker, requireEnv } from '../../helpers/env.js';
+import { pullImage, pushImage, removeImages, testPrefix } from '../../helpers/images.js';
 import { harness, target } from './harness.js';
 
 const prefix = testPrefix('registry-real');
@@ -58,4 +58,22 @@ t.test('htpasswd registry: Basic through repoUser/repoPass', async (t) => {
   const wrong = await harness(targets, { repoUser: env.authUser, repoPass: 'not-the-password' });
   t.teardown(() => wrong.tw.close());
   t.match(wrong.byName(await wrong.check(), 'private').staleness.error, /refused the credentials/);
+});
+
+t.test('multi-arch: the index digest the engine recorded after a pull by tag is up to date', async (t) => {
+  const env = await requireEnv(t);
+  if (!env) return;
+  const engine = docker(env);
+  t.teardown(() => removeImages(engine, prefix));
+  for (const format of ['docker', 'oci'] as const) {
+    const pushed = await pushImage({ registry: env.registry, repo: `${prefix}/multi-${format}`, marker: format, index: true, format });
+    await pullImage(engine, pushed.ref);
+    const image = await engine.getImage(pushed.ref).inspect();
+    t.ok(image.RepoDigests.includes(pushed.digestRef), `the engine recorded the ${format} index digest`);
+    const h = await harness([{ ...target('multi', pushed.ref, image.RepoDigests), imageId: image.Id }]);
+    const s = h.byName(await h.check(), 'multi').staleness;
+    await h.tw.close();
+    t.same(s, { source: 'registry', stale: false, currentDigest: pushed.digest, latestDigest: pushed.digest }, format);
+    t.not(pushed.digest, pushed.manifestDigest, 'the platform manifest digest differs from the index digest');
+  }
 });
