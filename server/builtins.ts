@@ -13,8 +13,10 @@ import { configView, type ResolvedConfig } from './config/index.js';
 
 export type PluginPlacement = PluginUse<object>;
 
+/** Unset options are left out rather than passed as undefined, so each plugin's schema defaults apply. */
 function use<O extends object>(plugin: TidewatchPlugin<O>, options: O): PluginPlacement {
-  return { plugin, options } as PluginPlacement;
+  const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  return { plugin, options: defined } as PluginPlacement;
 }
 
 export function builtinPlugins(
