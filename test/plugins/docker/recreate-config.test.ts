@@ -1,0 +1,126 @@
+import t from 'tap';
+import type Docker from 'dockerode';
+import {
+  apiAtLeast,
+  normaliseLinks,
+  recreateOptions,
+  splitNetworks,
+  type ImageDefaults,
+} from '../../../plugins/docker/recreate-config.js';
+
+const ID = 'abcdef012345'.padEnd(64, '0');
+
+function inspected(overrides: { Config?: object; HostConfig?: object; Networks?: object } = {}): Docker.ContainerInspectInfo {
+  return {
+    Id: ID,
+    Name: '/web',
+    Image: 'sha256:old',
+    Config: {
+      Hostname: 'abcdef012345',
+      Env: ['PATH=/bin', 'FOO=bar'],
+      Cmd: ['/bin/sleep', '3600'],
+      Entrypoint: null,
+      Image: 'registry.local/web',
+      Labels: { 'from.image': 'x', 'user.label': 'y', 'overridden': 'mine', tidewatch: 'true' },
+      Volumes: { '/image-vol': {}, '/user-vol': {} },
+      ExposedPorts: { '80/tcp': {} },
+      WorkingDir: '/app',
+      User: '',
+      StopSignal: 'SIGQUIT',
+      Healthcheck: { Test: ['CMD', 'true'], Interval: 5, Retries: 7 },
+      ...overrides.Config,
+    },
+    HostConfig: {
+      NetworkMode: 'appnet',
+      RestartPolicy: { Name: 'always', MaximumRetryCount: 0 },
+      Binds: ['/srv:/srv'],
+      PortBindings: { '8080/tcp': [{ HostIp: '', HostPort: '8080' }] },
+      Links: ['/db:/web/db'],
+      ContainerIDFile: '/tmp/cid',
+      Devices: [{ PathOnHost: '/dev/fuse', PathInContainer: '/dev/fuse', CgroupPermissions: '' }],
+      ...overrides.HostConfig,
+    },
+    NetworkSettings: {
+      Networks: overrides.Networks ?? {
+        appnet: { Aliases: ['web', 'abcdef012345'], IPAMConfig: { IPv4Address: '10.0.0.9' }, MacAddress: '02:42:0a:00:00:09', NetworkID: 'n1' },
+        other: { Aliases: null, MacAddress: '5a:00:00:00:00:01', NetworkID: 'n2' },
+      },
+    },
+  } as unknown as Docker.ContainerInspectInfo;
+}
+
+const image: ImageDefaults = {
+  Env: ['PATH=/bin'],
+  Cmd: ['/bin/sleep', '3600'],
+  Entrypoint: null,
+  Labels: { 'from.image': 'x', overridden: 'image', tidewatch: 'true' },
+  Volumes: { '/image-vol': {} },
+  ExposedPorts: { '80/tcp': {} },
+  WorkingDir: '/app',
+  User: '',
+  StopSignal: 'SIGQUIT',
+  Healthcheck: { Test: ['CMD', 'true'], Interval: 5, Retries: 3 },
+};
+
+t.test("the image's defaults are taken out, the user's settings kept", async (t) => {
+  const create = recreateOptions(inspected(), image, { image: 'registry.local/web:latest', apiVersion: '1.41' });
+  t.equal(create.Image, 'registry.local/web:latest');
+  t.same(create.Env, ['FOO=bar']);
+  t.same(create.Labels, { 'user.label': 'y', overridden: 'mine', tidewatch: 'true' }, 'the own-container label always stays');
+  t.same(create.Volumes, { '/user-vol': {} });
+  t.same(create.ExposedPorts, { '8080/tcp': {} }, 'published ports stay exposed');
+  t.notOk('Cmd' in create, 'the image command is not pinned');
+  t.notOk('Entrypoint' in create);
+  t.notOk('WorkingDir' in create);
+  t.notOk('StopSignal' in create);
+  t.same(create.Healthcheck, { Retries: 7 }, 'only the overridden health check fields');
+  t.equal(create.Hostname, 'abcdef012345');
+});
+
+t.test('HostConfig whole, links normalised, CID file dropped, device permissions defaulted', async (t) => {
+  const create = recreateOptions(inspected(), image, { image: 'x:1', apiVersion: '1.41' });
+  t.match(create.HostConfig, { NetworkMode: 'appnet', RestartPolicy: { Name: 'always' }, Binds: ['/srv:/srv'] });
+  t.same(create.HostConfig?.Links, ['db:db']);
+  t.notOk(create.HostConfig && 'ContainerIDFile' in create.HostConfig);
+  t.equal((create.HostConfig?.Devices as Docker.DeviceMapping[])[0]?.CgroupPermissions, 'rwm');
+});
+
+t.test('networks keep aliases and static IPs; the old short id and generated MACs go', async (t) => {
+  const old = recreateOptions(inspected(), image, { image: 'x:1', apiVersion: '1.41' });
+  t.same(old.NetworkingConfig?.EndpointsConfig, {
+    appnet: { Aliases: ['web'], IPAMConfig: { IPv4Address: '10.0.0.9' } },
+    other: {},
+  });
+  const modern = recreateOptions(inspected(), image, { image: 'x:1', apiVersion: '1.44' });
+  t.equal(modern.NetworkingConfig?.EndpointsConfig?.['other']?.MacAddress, '5a:00:00:00:00:01', 'a chosen MAC stays on 1.44+');
+  t.notOk(modern.NetworkingConfig?.EndpointsConfig?.['appnet']?.MacAddress, 'a generated one never');
+
+  const split = splitNetworks(old, '1.41');
+  t.same(Object.keys(split.create.NetworkingConfig?.EndpointsConfig ?? {}), ['appnet'], 'the network mode is created with');
+  t.same(split.connectLater.map(([n]) => n), ['other']);
+  t.same(splitNetworks(modern, '1.44').connectLater, [], 'all at create time on 1.44+');
+});
+
+t.test('user commands and entrypoints stay; container networking drops the hostname', async (t) => {
+  const custom = recreateOptions(inspected({ Config: { Cmd: ['/bin/sh', '-c', 'run'], Entrypoint: ['/init'] } }), image, {
+    image: 'x:1',
+    apiVersion: '1.41',
+  });
+  t.same(custom.Cmd, ['/bin/sh', '-c', 'run']);
+  t.same(custom.Entrypoint, ['/init']);
+  const shared = recreateOptions(inspected({ HostConfig: { NetworkMode: 'container:vpn' }, Networks: {} }), image, {
+    image: 'x:1',
+    apiVersion: '1.41',
+  });
+  t.notOk('Hostname' in shared);
+  const noImage = recreateOptions(inspected(), undefined, { image: 'x:1', apiVersion: '1.41' });
+  t.same(noImage.Env, ['PATH=/bin', 'FOO=bar'], 'without the old image nothing is subtracted');
+});
+
+t.test('small helpers', async (t) => {
+  t.same(normaliseLinks(['/db:/web/db', 'cache:c', '']), ['db:db', 'cache:c']);
+  t.ok(apiAtLeast('1.44', '1.44'));
+  t.ok(apiAtLeast('v1.45', '1.44'));
+  t.notOk(apiAtLeast('1.41', '1.44'));
+  t.ok(apiAtLeast('2.0', '1.44'));
+});
