@@ -9,6 +9,7 @@ import {
   type Staleness,
   type Target,
   type Tidewatch,
+  type TidewatchEvent,
   type TidewatchPlugin,
   type UpdatePlan,
 } from '../../../../core/index.js';
@@ -147,3 +148,32 @@ export async function startApi(
 }
 
 export const bearer = (token = TOKEN): Record<string, string> => ({ authorization: `Bearer ${token}` });
+
+/** Every event the core emits, in order (tapped before anything runs). */
+export function recordEvents(tw: Tidewatch): TidewatchEvent[] {
+  const events: TidewatchEvent[] = [];
+  tw.hooks.event.tap('test-recorder', (event) => {
+    events.push(event);
+  });
+  return events;
+}
+
+/** A promise and the function that resolves it, to hold a stub in the middle of a run. */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open: () => void = () => undefined;
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls until `check` holds (or fails the test's expectation after `ms`). */
+export async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('condition not reached in time');
+    await sleep(10);
+  }
+}
