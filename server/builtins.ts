@@ -8,6 +8,7 @@ import { dockerPlugin } from '../plugins/docker/index.js';
 import { gitPlugin } from '../plugins/git/index.js';
 import { createHttpApiPlugin } from '../plugins/http-api/index.js';
 import { noPullPlugin } from '../plugins/no-pull/index.js';
+import { registryAuthFor } from '../plugins/registry/credentials.js';
 import { registryPlugin } from '../plugins/registry/index.js';
 import { configView, type ResolvedConfig } from './config/index.js';
 
@@ -25,6 +26,7 @@ export function builtinPlugins(
   thirdParty: readonly PluginPlacement[],
 ): PluginPlacement[] {
   const { config } = resolved;
+  const credentials = { repoUser: env['REPO_USER'] || undefined, repoPass: env['REPO_PASS'] || undefined };
   const plugins: PluginPlacement[] = [
     use(dockerPlugin, {
       host: config.host,
@@ -37,6 +39,23 @@ export function builtinPlugins(
       scope: config.scope || undefined,
       includeStopped: config.includeStopped,
       includeRestarting: config.includeRestarting,
+      useComposeDependsOn: config.useComposeDependsOn,
+      monitorOnly: config.monitorOnly,
+      labelTakePrecedence: config.labelTakePrecedence,
+      noRestart: config.noRestart,
+      reviveStopped: config.reviveStopped,
+      stopTimeoutMs: config.stopTimeout,
+      removeVolumes: config.removeVolumes,
+      rollingRestart: config.rollingRestart,
+      enableLifecycleHooks: config.enableLifecycleHooks,
+      lifecycleUid: config.lifecycleUid,
+      lifecycleGid: config.lifecycleGid,
+      cleanup: config.cleanup,
+      gracePeriodMs: config.updateGracePeriod,
+      // Watchtower skips self-update in run-once mode: the process is about to exit anyway.
+      selfUpdate: !config.runOnce,
+      // The engine's pull authenticates exactly as the registry source's checks do.
+      authFor: (imageRef: string) => registryAuthFor(imageRef, credentials),
     }),
     ...thirdParty,
     use(gitPlugin, {
@@ -48,8 +67,7 @@ export function builtinPlugins(
     use(registryPlugin, {
       tlsSkip: config.registryTlsSkip,
       concurrency: config.registryConcurrency,
-      repoUser: env['REPO_USER'] || undefined,
-      repoPass: env['REPO_PASS'] || undefined,
+      ...credentials,
     }),
     use(cooldownPlugin, { delayMs: config.cooldownDelay }),
   ];

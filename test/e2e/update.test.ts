@@ -1,0 +1,190 @@
+// Issue 3 through the real binary: POST /v1/update against the private engine and registry, its
+// concurrency rules, async runs whose events carry the run id, rollback as the API reports it, and a
+// service killed with SIGKILL in the middle of a replacement.
+import { EventSource } from 'eventsource';
+import t from 'tap';
+import { docker, requireEnv, waitFor, type TestEnv } from '../helpers/env.js';
+import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../helpers/images.js';
+import { call, startService, type RunningService } from '../helpers/service.js';
+
+const TOKEN = 'e2e-update-token-0123456789';
+const EVENTS_TOKEN = 'e2e-update-events-token-0123';
+// Containers that stop at once on SIGTERM keep the test quick (busybox sleep ignores SIGTERM as PID 1).
+const QUICK_STOP_CMD = ['/bin/sh', '-c', 'trap "exit 0" TERM; while true; do sleep 1; done'];
+
+interface StreamedEvent {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+function subscribe(service: RunningService): { events: StreamedEvent[]; close(): void } {
+  const events: StreamedEvent[] = [];
+  const source = new EventSource(`${service.url}/v1/events?access_token=${EVENTS_TOKEN}`);
+  for (const type of ['scan_started', 'scan_completed', 'scan_failed', 'update_started', 'update_completed', 'update_failed', 'image_cleanup']) {
+    source.addEventListener(type, (message) => events.push(JSON.parse(message.data) as StreamedEvent));
+  }
+  return { events, close: () => source.close() };
+}
+
+async function serviceFor(t: { teardown(fn: () => unknown): void }, env: TestEnv, prefix: string, extra: string[] = []): Promise<RunningService> {
+  const service = await startService([
+    '--host', env.dockerHost,
+    '--http-api-endpoints', 'update,events,history',
+    '--http-api-token', TOKEN,
+    '--http-api-events-token', EVENTS_TOKEN,
+    '--update-grace-period', '1s',
+    '--stop-timeout', '5s',
+    ...extra,
+    // Only this file's containers: other test files share the engine.
+    `${prefix}-.*`,
+  ]);
+  t.teardown(() => service.stop('SIGKILL'));
+  return service;
+}
+
+t.test('concurrency: a full update while busy is 429, a targeted one waits; async runs carry their id', async (t) => {
+  const env = await requireEnv(t);
+  if (!env) return;
+  const engine = docker(env);
+  const prefix = testPrefix('e2e-update');
+  t.teardown(async () => {
+    await removeContainers(engine, prefix);
+    await removeImages(engine, prefix);
+  });
+  const repo = `${prefix}/app`;
+  const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
+  await pullImage(engine, v1.ref);
+  // The pre-update hook holds the full run (and so the lock) for three seconds.
+  await runContainer(engine, {
+    name: `${prefix}-slow`,
+    image: v1.ref,
+    labels: { 'tidewatch.lifecycle.pre-update': 'sleep 3' },
+  });
+  await runContainer(engine, { name: `${prefix}-other`, image: v1.ref, env: ['KEEP=me'] });
+  const v2 = await pushImage({ registry: env.registry, repo, marker: 'v2', cmd: QUICK_STOP_CMD });
+
+  const service = await serviceFor(t, env, prefix, ['--enable-lifecycle-hooks']);
+  const stream = subscribe(service);
+  t.teardown(() => stream.close());
+  await new Promise((r) => setTimeout(r, 300));
+
+  const full = call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN }).then((res) => ({ res, at: Date.now() }));
+  await new Promise((r) => setTimeout(r, 1000));
+  const busy = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN });
+  t.equal(busy.status, 429, 'a second full update is refused at once');
+  t.equal(busy.headers.get('retry-after'), '30');
+  t.match(busy.body, { error: /already running/, api_version: 'v1', timestamp: String });
+
+  const targeted = call(`${service.url}/v1/update?container=${prefix}-other`, { method: 'POST', token: TOKEN }).then((res) => ({
+    res,
+    at: Date.now(),
+  }));
+  const [first, waited] = await Promise.all([full, targeted]);
+  t.equal(first.res.status, 200);
+  t.match(first.res.body, { summary: { scanned: 2, updated: 2, failed: 0, skipped: 0, restarted: 0 }, api_version: 'v1' });
+  t.match(first.res.body, { timing: { duration_ms: Number, duration: String } });
+  t.equal(waited.res.status, 200, 'the targeted update waited and then ran');
+  t.ok(waited.at >= first.at, 'it answered only after the full run released the lock');
+  t.match(waited.res.body, { summary: { scanned: 1, updated: 0 } }, 'nothing left to do for it');
+
+  const v2Id = (await engine.getImage(v2.ref).inspect()).Id;
+  for (const name of [`${prefix}-slow`, `${prefix}-other`]) {
+    const info = await engine.getContainer(name).inspect();
+    t.equal(info.Image, v2Id, `${name} runs the new image`);
+    t.ok(info.State.Running, `${name} is running`);
+  }
+  t.ok((await engine.getContainer(`${prefix}-other`).inspect()).Config.Env.includes('KEEP=me'), 'configuration kept');
+
+  await pushImage({ registry: env.registry, repo, marker: 'v3', cmd: QUICK_STOP_CMD });
+  const accepted = await call(`${service.url}/v1/update?async=true&container=${prefix}-other`, { method: 'POST', token: TOKEN });
+  t.equal(accepted.status, 202);
+  t.match(accepted.headers.get('content-type'), /application\/json/);
+  const body = accepted.body as { status: string; run_id: string; targeted: boolean };
+  t.match(body, { status: 'accepted', run_id: /^[0-9a-f-]{36}$/, targeted: true, api_version: 'v1' });
+  const runEvents = await waitFor(() => {
+    const mine = stream.events.filter((e) => e.data['run_id'] === body.run_id);
+    return mine.some((e) => e.type === 'scan_completed') ? mine : undefined;
+  }, 60_000);
+  t.same(
+    runEvents.map((e) => e.type),
+    ['scan_started', 'update_started', 'update_completed', 'scan_completed'],
+    'the async run streamed its events in order, each with the run id',
+  );
+  t.match(runEvents.at(-1)?.data, { updated: 1, failed: 0 });
+});
+
+t.test('a new image that exits at once is rolled back and reported as failed', async (t) => {
+  const env = await requireEnv(t);
+  if (!env) return;
+  const engine = docker(env);
+  const prefix = testPrefix('e2e-rollback');
+  t.teardown(async () => {
+    await removeContainers(engine, prefix);
+    await removeImages(engine, prefix);
+  });
+  const repo = `${prefix}/app`;
+  const good = await pushImage({ registry: env.registry, repo, marker: 'good', cmd: QUICK_STOP_CMD });
+  await pullImage(engine, good.ref);
+  const name = `${prefix}-app`;
+  const old = await runContainer(engine, { name, image: good.ref, restartPolicy: 'unless-stopped' });
+  await pushImage({ registry: env.registry, repo, marker: 'bad', cmd: ['/bin/false'] });
+
+  const service = await serviceFor(t, env, prefix);
+  const stream = subscribe(service);
+  t.teardown(() => stream.close());
+  await new Promise((r) => setTimeout(r, 300));
+
+  const res = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN });
+  t.equal(res.status, 200);
+  t.match(res.body, { summary: { failed: 1, updated: 0 } });
+  const failed = await waitFor(() => stream.events.find((e) => e.type === 'update_failed'), 10_000);
+  t.match(failed.data, { container: name, rolled_back: true, error: String });
+
+  const now = await engine.getContainer(name).inspect();
+  t.equal(now.Id, old.id, 'the old container is back under its name');
+  t.ok(now.State.Running, 'and running');
+  const all = await engine.listContainers({ all: true });
+  t.equal(all.filter((c) => c.Names.some((n) => n.includes(prefix))).length, 1, 'no leftover container');
+});
+
+t.test('SIGKILL of the service in the middle of a replacement loses no container', async (t) => {
+  const env = await requireEnv(t);
+  if (!env) return;
+  const engine = docker(env);
+  const prefix = testPrefix('e2e-killed');
+  t.teardown(async () => {
+    await removeContainers(engine, prefix);
+    await removeImages(engine, prefix);
+  });
+  const repo = `${prefix}/app`;
+  const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
+  await pullImage(engine, v1.ref);
+  const name = `${prefix}-app`;
+  const old = await runContainer(engine, { name, image: v1.ref, env: ['KEEP=1'] });
+  // The new container never becomes healthy within the grace period: the service sits in the proof.
+  const hour = 3600 * 1_000_000_000;
+  await pushImage({
+    registry: env.registry,
+    repo,
+    marker: 'v2',
+    cmd: QUICK_STOP_CMD,
+    healthcheck: { Test: ['CMD', '/bin/true'], Interval: hour, StartPeriod: hour },
+  });
+
+  const first = await serviceFor(t, env, prefix, ['--update-grace-period', '2m']);
+  void call(`${first.url}/v1/update`, { method: 'POST', token: TOKEN }).catch(() => undefined);
+  await waitFor(async () => {
+    const holder = await engine.getContainer(name).inspect().catch(() => undefined);
+    return holder !== undefined && holder.Id !== old.id;
+  }, 30_000);
+  await first.stop('SIGKILL');
+
+  const second = await serviceFor(t, env, prefix);
+  await second.stop('SIGTERM');
+  const now = await engine.getContainer(name).inspect();
+  t.equal(now.Id, old.id, 'the old container is back under its name');
+  t.ok(now.State.Running, 'running as before');
+  t.ok(now.Config.Env.includes('KEEP=1'));
+  const left = (await engine.listContainers({ all: true })).filter((c) => c.Names.some((n) => n.includes(prefix)));
+  t.equal(left.length, 1, 'nothing left renamed, staged or duplicated');
+});
