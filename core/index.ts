@@ -37,6 +37,7 @@ export {
   targetLabel,
 } from './labels.js';
 export { silentLogger } from './logger.js';
+export { OCI_REVISION, sameCommit } from './revision.js';
 export { LOCAL_IMAGES, REMOTE_IMAGES, defineService, getService, provideService } from './services.js';
 export type { LocalImages, RemoteImages, ServiceKey } from './services.js';
 export type {

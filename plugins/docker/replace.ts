@@ -10,7 +10,7 @@
 // Tidewatch's own container is replaced the same way, except that it is neither stopped nor removed:
 // the successor does that when it starts (repair.ts).
 import Docker from 'dockerode';
-import { errorMessage, type ApplyResult, type Logger, type UpdatePlan } from '../../core/index.js';
+import { OCI_REVISION, errorMessage, sameCommit, type ApplyResult, type Logger, type UpdatePlan } from '../../core/index.js';
 import { moveDependentAside, restoreAll, restoreAside } from './aside.js';
 import { oldAsideName, parseOldAsideName, replacedName, stagingName } from './aside-names.js';
 import {
@@ -71,13 +71,14 @@ async function localImageExists(docker: Docker, id: string): Promise<boolean> {
   return imageDefaults(docker, id).then((config) => config !== undefined);
 }
 
-/** The id of the image the new container will run, pulling first when the plan asks for a newer one. */
-async function newImageId(rt: DockerRuntime, plan: UpdatePlan, imageName: string): Promise<string> {
+/** The image the new container will run (id and labels), pulling first when the plan asks for a newer one. */
+async function newImage(rt: DockerRuntime, plan: UpdatePlan, imageName: string): Promise<{ id: string; labels: Record<string, string> }> {
   const { latestImageId } = plan.staleness;
   // A no-pull source already found the newer image locally; a restart keeps the image it has.
   const pull = !plan.restartOnly && !(latestImageId && (await localImageExists(rt.docker, latestImageId)));
   if (pull) await pullImage(rt.docker, imageName, rt.options.authFor);
-  return (await rt.docker.getImage(imageName).inspect()).Id;
+  const image = await rt.docker.getImage(imageName).inspect();
+  return { id: image.Id, labels: image.Config.Labels ?? {} };
 }
 
 function hookFailure(result: HookResult): string {
@@ -157,10 +158,18 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
   };
 
   let imageId: string;
+  let imageLabels: Record<string, string>;
   try {
-    imageId = await newImageId(rt, plan, subject.imageName);
+    ({ id: imageId, labels: imageLabels } = await newImage(rt, plan, subject.imageName));
   } catch (err) {
     return abandon({ outcome: 'failed', error: errorMessage(err), rolledBack: true });
+  }
+  const required = plan.staleness.requiredRevision;
+  if (!plan.restartOnly && required) {
+    // A Git-watched container moves only onto the image built from the new head (decisions.md §9).
+    if (!sameCommit(required, imageLabels[OCI_REVISION])) {
+      return abandon({ outcome: 'skipped', reason: `image for ${required} not published yet` });
+    }
   }
   if (!plan.restartOnly && imageId === info.Image) {
     return abandon({ outcome: 'skipped', reason: 'no newer image after pull' });

@@ -1,7 +1,7 @@
 // The Git staleness source (decisions.md §8–9): claims exactly the targets with a `git.repo` label
 // (the watch split), resolves the head of the ref they follow on the remote, and compares it with the
 // commit the running image was built from. It never clones and never builds.
-import { errorMessage, parseBoolLabel, readLabel } from '../../core/index.js';
+import { OCI_REVISION, errorMessage, parseBoolLabel, readLabel, sameCommit } from '../../core/index.js';
 import type { GitStaleness, Logger, RunContext, Staleness, Target } from '../../core/index.js';
 import { GitHubClient } from './github.js';
 import { selectRef } from './refs.js';
@@ -9,7 +9,7 @@ import { parseRepoUrl, type GitHubRepo, type RepoLocation, type SmartHttpRepo } 
 import { SmartHttpClient } from './smart-http.js';
 
 /** OCI annotation carrying the commit an image was built from. */
-export const OCI_REVISION = 'org.opencontainers.image.revision';
+export { OCI_REVISION };
 
 export interface GitSourceSettings {
   readonly token?: string;
@@ -50,15 +50,7 @@ export function currentCommitOf(target: Target): string | undefined {
   return commit ? commit.toLowerCase() : undefined;
 }
 
-const ABBREVIATED = /^[0-9a-f]{7,}$/;
-
-/** Same commit: equal ids, or an abbreviated id (at least 7 hex digits, as git prints) of the head. */
-export function sameCommit(head: string, current: string | undefined): boolean {
-  if (!current) return false;
-  const h = head.toLowerCase();
-  const c = current.toLowerCase();
-  return h === c || (ABBREVIATED.test(c) && h.startsWith(c));
-}
+export { sameCommit };
 
 /** Where to read what changed: GitHub's compare view, or the repository page elsewhere. */
 export function changelogFor(repo: RepoLocation, head: string, current: string | undefined): string {
