@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { ImageReference } from '../../core/index.js';
 import { pullScope, type Authorizer } from './auth.js';
 import { registryEndpoint, type RegistryEndpoint } from './endpoint.js';
-import { MANIFEST_MAX_BYTES, RegistryHttpError, header, type RegistryReply, type RegistryTransport } from './transport.js';
+import { MANIFEST_MAX_BYTES, header, type RegistryReply, type RegistryTransport } from './transport.js';
 
 export const MEDIA_TYPES = Object.freeze({
   dockerManifestList: 'application/vnd.docker.distribution.manifest.list.v2+json',
@@ -162,4 +162,3 @@ export class RegistryClient {
   }
 }
 
-export { RegistryHttpError };

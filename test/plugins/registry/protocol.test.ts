@@ -131,7 +131,8 @@ t.test('requests in flight never exceed `concurrency`', async (t) => {
   const report = await h.check();
   t.notOk(report.results.some((r) => r.staleness.error));
   t.equal(reg.manifestRequests(), 30);
-  t.equal(reg.maxInFlight, 3);
+  t.ok(reg.maxInFlight <= 3, `at most 3 in flight (${reg.maxInFlight})`);
+  t.ok(reg.maxInFlight >= 2, 'and the bound is actually used');
 });
 
 t.test('an aborted run stops waiting', async (t) => {
