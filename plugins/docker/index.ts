@@ -1,9 +1,10 @@
 // The Docker runtime plugin: discovers containers as targets, applies the Watchtower fork's selection
 // filters, and replaces stale containers without ever losing one (replace.ts). At start it repairs what
 // an interrupted replacement left behind (repair.ts) before any run can begin.
-import { errorMessage, type Target, type TidewatchCore, type TidewatchPlugin } from '../../core/index.js';
+import { LOCAL_IMAGES, errorMessage, provideService, type Target, type TidewatchCore, type TidewatchPlugin } from '../../core/index.js';
 import { createDockerClient, pingEngine } from './client.js';
 import { discoverContainers } from './discovery.js';
+import { localImages } from './local-images.js';
 import { dockerOptionsSchema, resolveOptions, type DockerPluginOptions } from './options.js';
 import { repairInterrupted } from './repair.js';
 import { createRuntime } from './runtime.js';
@@ -36,6 +37,7 @@ class DockerPlugin implements TidewatchPlugin<DockerPluginOptions> {
     const runtime = createRuntime(docker, options, logger, () => ownId);
 
     core.health.addReadinessCheck(PLUGIN_NAME, (signal) => pingEngine(docker, signal));
+    provideService(core, LOCAL_IMAGES, localImages(docker));
 
     // Repair must happen before anything is replaced. When the engine is not reachable at start, the
     // service still starts (readiness reports the engine) and the repair runs before the first discovery.

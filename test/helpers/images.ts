@@ -358,7 +358,7 @@ export async function pushBlob(registry: string, repo: string, blob: Buffer, dig
   url.searchParams.set('digest', digest)
   const put = await fetch(url, {
     method: 'PUT',
-    headers: headersFor(auth, { 'content-type': 'application/octet-stream', 'content-length': String(blob.length) }),
+    headers: headersFor(auth, { 'content-type': 'application/octet-stream' }),
     body: blob,
   })
   await (await check(put, [201], `upload ${digest} to ${repo}`)).arrayBuffer()
