@@ -1,0 +1,165 @@
+// GET /v1/metrics, /v1/containers, /v1/config, /v1/history over real HTTP (decisions.md §4).
+import t from 'tap';
+import type { Staleness } from '../../../core/index.js';
+import { bearer, sleep, startApi, target } from './helpers/harness.js';
+
+const STALE: Staleness = { source: 'registry', stale: true };
+const get = (url: string, headers: Record<string, string> = bearer()) => fetch(url, { headers });
+
+t.test('metrics: Prometheus text with the tidewatch_ metrics and the Node.js defaults', async (t) => {
+  const h = await startApi(
+    {},
+    {
+      targets: [target('web'), target('db'), target('cache')],
+      staleness: new Map([
+        ['web', STALE],
+        ['db', STALE],
+      ]),
+      apply: async (plan) =>
+        plan.target.name === 'db'
+          ? { target: plan.target, outcome: 'failed', error: 'boom', rolledBack: true }
+          : { target: plan.target, outcome: 'updated', newImageId: 'sha256:new' },
+    },
+  );
+  t.teardown(() => h.close());
+  await fetch(`${h.url}/v1/update`, { method: 'POST', headers: bearer() });
+  await fetch(`${h.url}/v1/check`, { method: 'POST', headers: bearer() });
+  h.tw.emit('registry_request', { registry: '127.0.0.1:5101', method: 'HEAD', code: '200' });
+  h.tw.emit('registry_request', { registry: '127.0.0.1:5101', method: 'HEAD', code: '200' });
+  h.tw.emit('registry_request', { registry: '127.0.0.1:5101', method: 'GET', code: '401' });
+
+  const res = await get(`${h.url}/v1/metrics`);
+  t.equal(res.status, 200);
+  t.match(res.headers.get('content-type'), /^text\/plain/);
+  const text = await res.text();
+  const value = (line: string) => {
+    const found = text.split('\n').find((l) => l.startsWith(`${line} `));
+    return found === undefined ? undefined : Number(found.slice(line.length + 1));
+  };
+  t.equal(value('tidewatch_scans_total{kind="update",result="success"}'), 1);
+  t.equal(value('tidewatch_scans_total{kind="check",result="success"}'), 1);
+  t.equal(value('tidewatch_containers_scanned'), 3);
+  t.equal(value('tidewatch_containers_updated'), 1);
+  t.equal(value('tidewatch_containers_failed'), 1);
+  t.equal(value('tidewatch_containers_restarted'), 0);
+  t.equal(value('tidewatch_containers_skipped'), 0);
+  t.equal(value('tidewatch_container_updates_total{result="success"}'), 1);
+  t.equal(value('tidewatch_container_updates_total{result="failure"}'), 1);
+  t.equal(value('tidewatch_registry_requests_total{registry="127.0.0.1:5101",method="HEAD",code="200"}'), 2);
+  t.equal(value('tidewatch_registry_requests_total{registry="127.0.0.1:5101",method="GET",code="401"}'), 1);
+  t.equal(value('tidewatch_scan_duration_seconds_count{kind="update"}'), 1);
+  t.match(text, /# TYPE tidewatch_scan_duration_seconds histogram/);
+  t.match(text, /^process_cpu_user_seconds_total /m, 'process defaults');
+  t.match(text, /^nodejs_heap_size_total_bytes /m, 'Node.js defaults');
+
+  const failing = await startApi({}, { beforeDiscover: async () => Promise.reject(new Error('down')) });
+  t.teardown(() => failing.close());
+  await fetch(`${failing.url}/v1/update`, { method: 'POST', headers: bearer() });
+  t.match(await (await get(`${failing.url}/v1/metrics`)).text(), /tidewatch_scans_total\{kind="update",result="failure"\} 1/);
+
+  t.equal((await get(`${h.url}/v1/metrics`, {})).status, 401, 'main token required');
+});
+
+t.test('containers: the selected targets, exact name and image filters, [] when none', async (t) => {
+  const digest = `sha256:${'a'.repeat(64)}`;
+  const h = await startApi(
+    {},
+    {
+      targets: [
+        target('web', {
+          image: 'nginx:1.25',
+          repoDigests: [`nginx@${digest}`],
+          labels: { 'tidewatch.monitor-only': 'true', 'com.centurylinklabs.watchtower.scope': 'prod' },
+        }),
+        target('site', { labels: { 'tidewatch.git.repo': 'https://git.example/site', 'tidewatch.no-pull': '1' }, state: 'exited' }),
+      ],
+    },
+  );
+  t.teardown(() => h.close());
+  let res = await get(`${h.url}/v1/containers`);
+  t.equal(res.status, 200);
+  const body = (await res.json()) as { containers: Record<string, unknown>[]; count: number; api_version: string };
+  t.equal(body.count, 2);
+  t.equal(body.api_version, 'v1');
+  t.same(body.containers[0], {
+    name: 'web',
+    id: 'id-web',
+    image: 'nginx:1.25',
+    image_id: body.containers[0]?.image_id,
+    digest,
+    state: 'running',
+    update_source: 'registry',
+    monitor_only: true,
+    no_pull: false,
+    scope: 'prod',
+  });
+  t.match(body.containers[1], { name: 'site', state: 'exited', update_source: 'git', monitor_only: false, no_pull: true, scope: '', digest: '' });
+
+  const names = async (query: string) =>
+    ((await (await get(`${h.url}/v1/containers${query}`)).json()) as { containers: { name: string }[] }).containers.map((c) => c.name);
+  t.same(await names('?name=web'), ['web']);
+  t.same(await names('?name=we'), [], 'exact, not a pattern');
+  t.same(await names('?image=nginx:1.25'), ['web']);
+  t.same(await names('?image=nginx'), [], 'exact image reference');
+  t.same(await names('?name=web&name=site'), ['web', 'site']);
+  res = await get(`${h.url}/v1/containers?name=nobody`);
+  const none = (await res.json()) as { containers: unknown; count: number };
+  t.same(none.containers, [], 'an empty result is [], never null');
+  t.equal(none.count, 0);
+  t.equal((await get(`${h.url}/v1/containers`, {})).status, 401);
+});
+
+t.test('config: the view the server gave, as is', async (t) => {
+  const view = { interval: '24h0m0s', http_api_token: '<redacted>', cleanup: true, scope: '' };
+  const h = await startApi({ configView: view });
+  t.teardown(() => h.close());
+  const res = await get(`${h.url}/v1/config`);
+  t.equal(res.status, 200);
+  t.match(await res.json(), { config: view, api_version: 'v1', timestamp: String });
+  t.equal((await get(`${h.url}/v1/config`, {})).status, 401);
+});
+
+t.test('history: oldest first, since/until inclusive, limit, 400 on bad values', async (t) => {
+  const h = await startApi({}, { targets: [target('web')] });
+  t.teardown(() => h.close());
+  for (let i = 0; i < 3; i++) {
+    await fetch(`${h.url}/v1/update`, { method: 'POST', headers: bearer() });
+    await sleep(20);
+  }
+  await fetch(`${h.url}/v1/check`, { method: 'POST', headers: bearer() });
+  let res = await get(`${h.url}/v1/history`);
+  t.equal(res.status, 200);
+  const all = (await res.json()) as { entries: Record<string, never>[]; count: number };
+  t.equal(all.count, 4);
+  t.same(all.entries.map((e) => e.kind), ['update', 'update', 'update', 'check']);
+  t.same(Object.keys(all.entries[0] ?? {}).sort(), ['finished_at', 'kind', 'run_id', 'started_at', 'summary', 'targeted']);
+  t.same(all.entries[0]?.summary, { scanned: 1, updated: 0, failed: 0, restarted: 0, skipped: 0 });
+
+  const second = all.entries[1]?.started_at as string;
+  const third = all.entries[2]?.started_at as string;
+  const runIds = async (query: string) =>
+    ((await (await get(`${h.url}/v1/history${query}`)).json()) as { entries: { run_id: string }[] }).entries.map((e) => e.run_id);
+  const ids = all.entries.map((e) => e.run_id as string);
+  t.same(await runIds(`?since=${encodeURIComponent(second)}`), ids.slice(1), 'since is inclusive');
+  t.same(await runIds(`?until=${encodeURIComponent(third)}`), ids.slice(0, 3), 'until is inclusive');
+  t.same(await runIds(`?since=${encodeURIComponent(second)}&until=${encodeURIComponent(third)}`), ids.slice(1, 3));
+  t.same(await runIds('?limit=2'), ids.slice(2), 'limit keeps the most recent');
+  t.same(await runIds('?limit=0'), []);
+  t.same(await runIds('?since=2000-01-01T00:00:00%2B02:00'), ids, 'offsets are accepted');
+
+  for (const bad of ['since=yesterday', 'since=2025-01-20', 'until=2025-13-45T99:00:00Z', 'since=', 'limit=-1', 'limit=abc', 'limit=1.5']) {
+    res = await get(`${h.url}/v1/history?${bad}`);
+    t.equal(res.status, 400, bad);
+    t.match(await res.json(), { error: /^invalid '(since|until|limit)' parameter/, api_version: 'v1', timestamp: String });
+  }
+  res = await get(`${h.url}/v1/history?since=2025-02-01T00:00:00Z&until=2025-01-01T00:00:00Z`);
+  t.equal(res.status, 400);
+  t.match(await res.json(), { error: "invalid time range: 'since' must not be after 'until'" });
+  t.equal((await get(`${h.url}/v1/history`, {})).status, 401);
+
+  const failing = await startApi({}, { beforeDiscover: async () => Promise.reject(new Error('down')) });
+  t.teardown(() => failing.close());
+  await fetch(`${failing.url}/v1/update`, { method: 'POST', headers: bearer() });
+  const failed = (await (await get(`${failing.url}/v1/history`)).json()) as { entries: { error?: string }[] };
+  t.match(failed.entries[0]?.error, /down/, 'a failed run carries its error');
+});
