@@ -1,5 +1,6 @@
 // Discovery: list the containers in the watched states, inspect each with its image (bounded, one image
 // inspect per distinct image), and build Targets with their dependencies and the own-container flag.
+import { setMaxListeners } from 'node:events';
 import Docker from 'dockerode';
 import { isSelfLabelled, mapBounded, type Target } from '../../core/index.js';
 import { containerDirectory, dependenciesOf, type DependencyFacts } from './dependencies.js';
@@ -49,18 +50,42 @@ export interface Discovery {
   readonly ownId: string | undefined;
 }
 
+/**
+ * A signal for the discovery's requests that follows the run's. docker-modem adds an abort listener per
+ * request; on a signal of our own that many listeners are expected, on the run's they would warn.
+ */
+function requestSignal(signal: AbortSignal | undefined): { signal: AbortSignal | undefined; done: () => void } {
+  if (!signal) return { signal: undefined, done: () => undefined };
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  const abort = () => controller.abort(signal.reason);
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+  return { signal: controller.signal, done: () => signal.removeEventListener('abort', abort) };
+}
+
 export async function discoverContainers(
   docker: Docker,
   options: DiscoveryOptions,
   knownOwnId: string | undefined,
 ): Promise<Discovery> {
-  const listed = await docker.listContainers({
-    all: true,
-    filters: { status: statusFilter(options) },
-    abortSignal: options.signal,
-  });
+  const { signal, done } = requestSignal(options.signal);
+  try {
+    return await discover(docker, options, signal, knownOwnId);
+  } finally {
+    done();
+  }
+}
+
+async function discover(
+  docker: Docker,
+  options: DiscoveryOptions,
+  signal: AbortSignal | undefined,
+  knownOwnId: string | undefined,
+): Promise<Discovery> {
+  const listed = await docker.listContainers({ all: true, filters: { status: statusFilter(options) }, abortSignal: signal });
   const inspected = (
-    await mapBounded(listed, options.inspectConcurrency, (entry) => inspectOrSkip(docker, entry.Id, options.signal))
+    await mapBounded(listed, options.inspectConcurrency, (entry) => inspectOrSkip(docker, entry.Id, signal))
   ).filter((c): c is Docker.ContainerInspectInfo => c !== undefined);
 
   const images = new Map<string, Promise<Docker.ImageInspectInfo | undefined>>();

@@ -1,6 +1,6 @@
 // Proving a new container before its predecessor is removed: it must keep running for the grace period,
 // and when its image has a health check it must turn `healthy` within it (as soon as it does, it is
-// proven). An exit, a restart (a restart policy hides a crash loop behind `running`) or `unhealthy` fails
+// proven); with a grace period of 0, running once is enough. An exit, a restart (a restart policy hides a crash loop behind `running`) or `unhealthy` fails
 // at once, so a broken image is rolled back without waiting out the grace period.
 import { setTimeout as sleep } from 'node:timers/promises';
 import Docker from 'dockerode';
@@ -39,7 +39,8 @@ export async function proveContainer(docker: Docker, id: string, options: ProveO
     if (health === 'healthy') return;
     const left = deadline - Date.now();
     if (left <= 0) {
-      if (health !== undefined && health !== 'none') {
+      // A grace period of 0 asks for no wait: running is enough, whatever the health check says yet.
+      if (options.gracePeriodMs > 0 && health !== undefined && health !== 'none') {
         throw new NotProvenError(`new container not healthy within ${options.gracePeriodMs} ms (health: ${health})`);
       }
       return;

@@ -7,7 +7,6 @@
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 
-const CONTAINER_ID = /[0-9a-f]{64}/;
 const OWN_FILES = new Set(['/etc/hostname', '/etc/hosts', '/etc/resolv.conf']);
 
 /** The container id from /proc/self/mountinfo text, or undefined. */
@@ -54,8 +53,4 @@ export function containerIdFromHostname(ids: readonly string[], name = hostname(
   if (!/^[0-9a-f]{12}$/.test(name)) return undefined;
   const matches = ids.filter((id) => id.startsWith(name));
   return matches.length === 1 ? matches[0] : undefined;
-}
-
-export function isContainerId(value: string): boolean {
-  return CONTAINER_ID.test(value);
 }

@@ -64,7 +64,8 @@ t.test('discover + select through createTidewatch', async (t) => {
   t.same(names(asSelf), ['blue']);
   t.equal(asSelf[0]?.isSelf, true);
 
-  const tw = await createTidewatch({ plugins: [{ plugin: dockerPlugin, options: { host: env.dockerHost } }] });
+  // Always a names filter: an instance repairs leftovers of what it selects, and other test files share the engine.
+  const tw = await createTidewatch({ plugins: [{ plugin: dockerPlugin, options: { host: env.dockerHost, names: [`${prefix}-.*`] } }] });
   await t.resolves(tw.health.ready(), 'the engine ping answers');
   await tw.close();
   const dead = await createTidewatch({ plugins: [{ plugin: dockerPlugin, options: { host: 'unix:///nonexistent/docker.sock' } }] });

@@ -106,3 +106,17 @@ t.test('the stop-signal label is the signal a container is stopped with', async 
   t.match(report.summary, { updated: 1 });
   t.ok(Date.now() - started < 10_000, `stopped by the label's signal, not killed after the timeout (${Date.now() - started} ms)`);
 });
+
+t.test('pre-check and post-check run in every checked container of an update run', async (t) => {
+  const s = await staleContainer(t, 'checks', {
+    labels: {
+      'tidewatch.lifecycle.pre-check': 'echo pre >> /tmp/checks',
+      'com.centurylinklabs.watchtower.lifecycle.post-check': 'echo post >> /tmp/checks',
+    },
+    cmd: QUICK_STOP_CMD,
+  });
+  if (!s) return;
+  const report = await update(s, { enableLifecycleHooks: true, monitorOnly: true });
+  t.match(report.summary, { scanned: 1, updated: 0 });
+  t.equal(await execExitCode(s.engine, s.name, ['sh', '-c', 'test "$(cat /tmp/checks)" = "$(printf "pre\\npost")"']), 0, 'pre-check, then post-check');
+});
