@@ -38,6 +38,12 @@ export {
 } from './labels.js';
 export { silentLogger } from './logger.js';
 export { OCI_REVISION, sameCommit } from './revision.js';
+export {
+  formatGoDuration,
+  parseCooldownDuration,
+  parseEnvDuration,
+  parseGoDuration,
+} from './go-duration.js';
 export { LOCAL_IMAGES, REMOTE_IMAGES, defineService, getService, provideService } from './services.js';
 export type { LocalImages, RemoteImages, ServiceKey } from './services.js';
 export type {

@@ -1,7 +1,7 @@
 // `tidewatch --help`, generated from the option table so it can never disagree with what is parsed.
 // Each option gets two lines: the flag(s) and description, then the variables read and the default.
 
-import { formatGoDuration } from './go-duration.js';
+import { formatGoDuration } from '../../core/go-duration.js';
 import { envNames, OPTIONS } from './options.js';
 import type { AnyOptionSpec, OptionGroup } from './types.js';
 

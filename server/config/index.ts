@@ -7,7 +7,7 @@ export {
   parseCooldownDuration,
   parseEnvDuration,
   parseGoDuration,
-} from './go-duration.js';
+} from '../../core/go-duration.js';
 export { renderHelp } from './help.js';
 export {
   defaultConfig,

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import { resolve as resolvePath } from 'node:path';
 
 import { parseGoBool } from './go-bool.js';
-import { parseCooldownDuration, parseEnvDuration } from './go-duration.js';
+import { parseCooldownDuration, parseEnvDuration } from '../../core/go-duration.js';
 import { HTTP_API_ENDPOINTS, type HttpApiEndpoint, type ParseContext } from './types.js';
 
 export type Parser<T> = (raw: string, ctx: ParseContext) => T;

@@ -4,7 +4,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 
 import { ConfigError, quoteValue } from './errors.js';
-import { formatGoDuration } from './go-duration.js';
+import { formatGoDuration } from '../../core/go-duration.js';
 import { optionByName, optionLabel } from './options.js';
 import type { HttpApiEndpoint, OptionName, TidewatchConfig, ValueSource } from './types.js';
 

@@ -2,7 +2,7 @@
 // durations in Go form (`24h0m0s`), secrets as "<redacted>" when set and empty when not. Nothing here may
 // ever carry a secret's value.
 
-import { formatGoDuration } from './go-duration.js';
+import { formatGoDuration } from '../../core/go-duration.js';
 import { OPTIONS } from './options.js';
 import type { ResolvedConfig } from './resolve.js';
 

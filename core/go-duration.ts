@@ -2,7 +2,8 @@
 // meant to Watchtower's Go code: `parseGoDuration` follows Go's `time.ParseDuration` step by step (including
 // its int64 nanosecond overflow checks and its float handling of fractions) and `formatGoDuration` follows
 // `time.Duration.String()`. Values are handed around in milliseconds (a JS number, possibly fractional for
-// sub-millisecond durations) because that is what timers and fastify take.
+// sub-millisecond durations) because that is what timers and fastify take. It lives in core because the
+// server (options), the HTTP API (`timeout` queries) and the cooldown gate (its label) must agree.
 
 const NS_PER_MS = 1_000_000n;
 // Go accumulates in a uint64 and allows up to 1<<63 (so that -1<<63, the smallest Duration, parses).

@@ -7,7 +7,7 @@ import {
   parseEnvDuration,
   parseGoDuration,
   parseGoDurationNs,
-} from '../../server/config/go-duration.js';
+} from '../../core/go-duration.js';
 
 const NS = 1n;
 const US = 1000n * NS;
