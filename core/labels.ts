@@ -29,3 +29,26 @@ export function parseBoolLabel(value: string | undefined): boolean | undefined {
 export function isSelfLabelled(labels: Readonly<Record<string, string>>): boolean {
   return SELF_LABELS.some((key) => parseBoolLabel(labels[key]) === true);
 }
+
+/**
+ * A per-container switch with a global flag (`monitor-only`, `no-pull`), as Watchtower combines them:
+ * label OR flag; with `labelTakePrecedence`, a label that is set decides alone.
+ */
+export function labelOrGlobal(
+  labels: Readonly<Record<string, string>>,
+  key: string,
+  global: boolean,
+  labelTakePrecedence: boolean,
+): boolean {
+  const label = parseBoolLabel(readLabel(labels, key));
+  if (labelTakePrecedence && label !== undefined) return label;
+  return label === true || global;
+}
+
+/**
+ * The watch split (decisions.md §9): a container with a non-blank `git.repo` label is Git-watched,
+ * every other one registry-watched. A blank value (an unset compose variable) counts as absent.
+ */
+export function isGitWatched(labels: Readonly<Record<string, string>>): boolean {
+  return (readLabel(labels, 'git.repo') ?? '').trim() !== '';
+}

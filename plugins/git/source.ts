@@ -1,7 +1,7 @@
 // The Git staleness source (decisions.md §8–9): claims exactly the targets with a `git.repo` label
 // (the watch split), resolves the head of the ref they follow on the remote, and compares it with the
 // commit the running image was built from. It never clones and never builds.
-import { OCI_REVISION, errorMessage, parseBoolLabel, readLabel, sameCommit } from '../../core/index.js';
+import { OCI_REVISION, errorMessage, isGitWatched, labelOrGlobal, readLabel, sameCommit } from '../../core/index.js';
 import type { GitStaleness, Logger, RunContext, Staleness, Target } from '../../core/index.js';
 import { GitHubClient } from './github.js';
 import { selectRef } from './refs.js';
@@ -27,21 +27,12 @@ interface Head {
   readonly commit: string;
 }
 
-/**
- * True when the target is Git-watched: it carries a non-blank `git.repo` label (either prefix). A
- * blank value (an unset compose variable, typically) leaves the container registry-watched, as the
- * no-pull plugin also reads it.
- */
-export function isGitWatched(labels: Readonly<Record<string, string>>): boolean {
-  return (readLabel(labels, 'git.repo') ?? '').trim() !== '';
-}
-
 /** Watchtower's rule: label OR global flag; with label-take-precedence a set label decides alone. */
 export function isNoPull(target: Target, globalNoPull: boolean, labelTakePrecedence: boolean): boolean {
-  const label = parseBoolLabel(readLabel(target.labels, 'no-pull'));
-  if (labelTakePrecedence && label !== undefined) return label;
-  return label === true || globalNoPull;
+  return labelOrGlobal(target.labels, 'no-pull', globalNoPull, labelTakePrecedence);
 }
+
+export { isGitWatched };
 
 /** The commit the running image was built from: the `git.commit` label, else the OCI revision. */
 export function currentCommitOf(target: Target): string | undefined {

@@ -7,8 +7,8 @@ import {
   LOCAL_IMAGES,
   errorMessage,
   getService,
-  parseBoolLabel,
-  targetLabel,
+  isGitWatched,
+  labelOrGlobal,
   type JsonSchema,
   type RunContext,
   type Staleness,
@@ -41,13 +41,7 @@ const optionsSchema: JsonSchema = Object.freeze({
 
 /** Watchtower's rule: label OR flag; with label precedence a set label wins. */
 export function isNoPull(target: Target, options: NoPullPluginOptions): boolean {
-  const label = parseBoolLabel(targetLabel(target, 'no-pull'));
-  if (options.labelTakePrecedence && label !== undefined) return label;
-  return label === true || options.noPull === true;
-}
-
-export function isGitWatched(target: Target): boolean {
-  return (targetLabel(target, 'git.repo') ?? '').trim() !== '';
+  return labelOrGlobal(target.labels, 'no-pull', options.noPull === true, options.labelTakePrecedence === true);
 }
 
 async function localStaleness(core: TidewatchCore, target: Target, ctx: RunContext): Promise<Staleness> {
@@ -72,7 +66,7 @@ export const noPullPlugin: TidewatchPlugin<NoPullPluginOptions> = {
   optionsSchema,
   apply(core, options) {
     core.hooks.checkStaleness.tapPromise({ name: PLUGIN_NAME, stage: NO_PULL_STAGE }, async (target, ctx) => {
-      if (isGitWatched(target) || !isNoPull(target, options)) return undefined;
+      if (isGitWatched(target.labels) || !isNoPull(target, options)) return undefined;
       return localStaleness(core, target, ctx);
     });
   },
