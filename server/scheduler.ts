@@ -12,7 +12,9 @@ export interface Schedule {
 
 export type ScheduleSpec = { readonly cron: string } | { readonly everyMs: number };
 
-export class InvalidScheduleError extends Error {}
+export class InvalidScheduleError extends Error {
+  override readonly name = 'InvalidScheduleError';
+}
 
 /** Parses --schedule; `@every 5m` becomes an interval through the given duration parser. */
 export function parseSchedule(text: string, parseDuration: (d: string) => number): ScheduleSpec {
