@@ -9,7 +9,7 @@ import { containerName } from './target.js';
 
 /**
  * Stops a running dependent before what it depends on is replaced: renamed aside (marked running), then
- * stopped. Returns undefined when there is nothing to stop (gone, stopped, or already aside).
+ * stopped. Returns undefined when there is nothing to stop (gone, stopped, already aside, AutoRemove).
  */
 export async function moveDependentAside(
   docker: Docker,
@@ -18,6 +18,8 @@ export async function moveDependentAside(
 ): Promise<AsideContainer | undefined> {
   const info = await inspectOrUndefined(docker, dependent.id);
   if (!info || !isUp(info) || parseOldAsideName(info.Name)) return undefined;
+  // Stopping an AutoRemove container removes it: it is left running and replaced by its own plan.
+  if (info.HostConfig.AutoRemove) return undefined;
   const originalName = containerName(info.Name);
   await renameContainer(docker, info.Id, oldAsideName(originalName, info.Id, true));
   const aside = { id: info.Id, originalName, wasRunning: true };

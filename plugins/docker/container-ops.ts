@@ -1,9 +1,10 @@
 // The single Engine operations a replacement is made of, each tolerant of the state it wants already
 // being there (a start of a running container, a removal of a removed one): a rollback and a repair
 // repeat steps that may or may not have happened.
+import { setTimeout as sleep } from 'node:timers/promises';
 import Docker from 'dockerode';
 import { readLabel } from '../../core/index.js';
-import { isNotFound, isNotModified } from './engine-errors.js';
+import { engineMessage, isConflict, isNotFound, isNotModified } from './engine-errors.js';
 import type { InspectedConfig } from './recreate-config.js';
 
 export function isUp(container: Docker.ContainerInspectInfo): boolean {
@@ -31,11 +32,23 @@ export async function renameContainer(docker: Docker, id: string, name: string):
   await docker.getContainer(id).rename({ name });
 }
 
+/** Waits until the container no longer exists (an AutoRemove container removing itself). */
+async function waitGone(docker: Docker, id: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await inspectOrUndefined(docker, id)) !== undefined) {
+    if (Date.now() > deadline) throw new Error(`container ${id} is still being removed after ${timeoutMs} ms`);
+    await sleep(50);
+  }
+}
+
 export async function removeContainer(docker: Docker, id: string, removeVolumes = false): Promise<void> {
   try {
     await docker.getContainer(id).remove({ force: true, v: removeVolumes });
   } catch (err) {
-    if (!isNotFound(err)) throw err;
+    if (isNotFound(err)) return;
+    // AutoRemove got there first: done once the engine has finished.
+    if (isConflict(err) && /already in progress/.test(engineMessage(err))) return waitGone(docker, id);
+    throw err;
   }
 }
 

@@ -15,7 +15,10 @@ export interface RegistryAuth {
 export type AuthFor = (imageRef: string) => Promise<RegistryAuth | undefined>;
 
 export interface DockerPluginOptions {
-  /** `unix:///path` or `tcp://host:port` (DOCKER_HOST semantics). Default `unix:///var/run/docker.sock`. */
+  /**
+   * `unix:///path` or `tcp://host:port` (DOCKER_HOST semantics). Default: the DOCKER_HOST variable, else
+   * `unix:///var/run/docker.sock` (the server passes its resolved --host; embedders get Docker's own rule).
+   */
   host?: string;
   /** Use TLS and verify the daemon; `tcp://` becomes `https://`. */
   tlsVerify?: boolean;
@@ -123,7 +126,7 @@ export function resolveOptions(options: DockerPluginOptions): ResolvedDockerOpti
     throw new TypeError('options.authFor must be a function');
   }
   return {
-    host: options.host || 'unix:///var/run/docker.sock',
+    host: options.host || process.env['DOCKER_HOST'] || 'unix:///var/run/docker.sock',
     tlsVerify: options.tlsVerify ?? false,
     certPath: options.certPath || undefined,
     apiVersion: options.apiVersion || undefined,

@@ -28,7 +28,7 @@ import { pullImage } from './pull.js';
 import { recreateOptions, splitNetworks, type ImageDefaults } from './recreate-config.js';
 import type { AsideContainer, RunState } from './run-state.js';
 import type { DockerRuntime } from './runtime.js';
-import { containerName, imageNameOf } from './target.js';
+import { ZODIAC_IMAGE_LABEL, containerName, imageNameOf } from './target.js';
 
 export interface ReplaceRequest {
   readonly plan: UpdatePlan;
@@ -87,13 +87,19 @@ function hookFailure(result: HookResult): string {
   return `pre-update command failed (${why})${output}`;
 }
 
-/** Creates the new container under its staging name; a leftover of the same name is removed first. */
-async function stageContainer(rt: DockerRuntime, subject: Subject): Promise<string> {
+/** Creates a container with `container`'s configuration on `image`; a leftover of the same name is removed first. */
+async function createLike(
+  rt: DockerRuntime,
+  container: Docker.ContainerInspectInfo,
+  defaults: ImageDefaults | undefined,
+  image: string,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<string> {
   const apiVersion = await rt.apiVersion();
-  const defaults = await imageDefaults(rt.docker, subject.info.Image);
-  const options = recreateOptions(subject.info, defaults, { image: subject.imageName, apiVersion });
+  const options = recreateOptions(container, defaults, { image, apiVersion });
+  options.Labels = { ...options.Labels, ...labels };
   const { create, connectLater } = splitNetworks(options, apiVersion);
-  const name = stagingName(subject.aside.originalName, subject.info.Id);
   let created: Docker.Container;
   try {
     created = await rt.docker.createContainer({ ...create, name });
@@ -111,6 +117,24 @@ async function stageContainer(rt: DockerRuntime, subject: Subject): Promise<stri
     throw err;
   }
   return created.id;
+}
+
+/** The new container, under its staging name while the old one still runs. */
+async function stageContainer(rt: DockerRuntime, subject: Subject): Promise<string> {
+  const defaults = await imageDefaults(rt.docker, subject.info.Image);
+  const name = stagingName(subject.aside.originalName, subject.info.Id);
+  return createLike(rt, subject.info, defaults, subject.imageName, name);
+}
+
+/**
+ * The old container, when it is gone (an AutoRemove container removes itself when stopped): recreated
+ * exactly as inspected on the image id it ran, with Watchtower's zodiac label keeping its image name.
+ */
+async function recreateOld(rt: DockerRuntime, subject: Subject): Promise<void> {
+  const { info, aside } = subject;
+  const labels = { [ZODIAC_IMAGE_LABEL]: subject.imageName };
+  const id = await createLike(rt, info, undefined, info.Image, aside.originalName, labels);
+  if (aside.wasRunning) await startContainer(rt.docker, id);
 }
 
 function shouldStart(rt: DockerRuntime, subject: Subject, isOwn: boolean): boolean {
@@ -133,7 +157,8 @@ async function rollBack(
     errors.push(`removing the new container: ${errorMessage(err)}`);
   }
   try {
-    await restoreAside(rt.docker, subject.aside);
+    if (await inspectOrUndefined(rt.docker, subject.info.Id)) await restoreAside(rt.docker, subject.aside);
+    else await recreateOld(rt, subject);
   } catch (err) {
     errors.push(`restoring ${subject.aside.originalName}: ${errorMessage(err)}`);
   }

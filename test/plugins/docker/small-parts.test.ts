@@ -63,7 +63,14 @@ t.test('own container: by id; unknown only for a labelled target inside a contai
 t.test('status filters and defaults', async (t) => {
   t.same(statusFilter({ includeStopped: false, includeRestarting: false }), ['running']);
   t.same(statusFilter({ includeStopped: true, includeRestarting: true }), ['running', 'created', 'exited', 'restarting']);
+  const saved = process.env['DOCKER_HOST'];
+  delete process.env['DOCKER_HOST'];
   const options = resolveOptions({});
+  process.env['DOCKER_HOST'] = 'tcp://127.0.0.1:2375';
+  t.equal(resolveOptions({}).host, 'tcp://127.0.0.1:2375', 'DOCKER_HOST when no host is given');
+  t.equal(resolveOptions({ host: 'unix:///x.sock' }).host, 'unix:///x.sock');
+  if (saved === undefined) delete process.env['DOCKER_HOST'];
+  else process.env['DOCKER_HOST'] = saved;
   t.match(options, { host: 'unix:///var/run/docker.sock', stopTimeoutMs: 30_000, gracePeriodMs: 30_000, selfUpdate: true, useComposeDependsOn: true });
   t.throws(() => resolveOptions({ authFor: 'nope' as never }), /authFor must be a function/);
 });

@@ -127,3 +127,63 @@ t.test('a new image that exits at once or turns unhealthy is rolled back', async
     });
   }
 });
+
+t.test('pulls from a registry that wants credentials, through authFor', async (t) => {
+  const env = await requireEnv(t);
+  if (!env) return;
+  const engine = docker(env);
+  const prefix = testPrefix('docker-auth');
+  t.teardown(async () => {
+    await removeContainers(engine, prefix);
+    await removeImages(engine, prefix);
+  });
+  const auth = { username: env.authUser, password: env.authPassword };
+  const repo = `${prefix}/private`;
+  const v1 = await pushImage({ registry: env.authRegistry, repo, marker: 'v1', cmd: QUICK_STOP_CMD, auth });
+  await pullImage(engine, v1.ref, auth);
+  const name = `${prefix}-private`;
+  await runContainer(engine, { name, image: v1.ref });
+  const v2 = await pushImage({ registry: env.authRegistry, repo, marker: 'v2', cmd: QUICK_STOP_CMD, auth });
+
+  const asked: string[] = [];
+  const authFor = async (imageRef: string) => {
+    asked.push(imageRef);
+    return { ...auth, serveraddress: env.authRegistry };
+  };
+  const { tw } = await tidewatchFor(env, prefix, { authFor }, { repoUser: env.authUser, repoPass: env.authPassword });
+  t.teardown(() => tw.close());
+  const report = await tw.update();
+  t.match(report.summary, { updated: 1, failed: 0 });
+  t.same(asked, [v1.ref], 'credentials were asked for the image');
+  t.equal((await engine.getContainer(name).inspect()).Image, v2.configDigest);
+});
+
+t.test('an AutoRemove container (gone once stopped) is recreated as it was when the new one fails', async (t) => {
+  const env = await requireEnv(t);
+  if (!env) return;
+  const engine = docker(env);
+  const prefix = testPrefix('docker-autoremove');
+  t.teardown(async () => {
+    await removeContainers(engine, prefix);
+    await removeImages(engine, prefix);
+  });
+  const repo = `${prefix}/app`;
+  const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
+  await pullImage(engine, v1.ref);
+  const name = `${prefix}-app`;
+  await runContainer(engine, { name, image: v1.ref, env: ['KEEP=1'], hostConfig: { AutoRemove: true } });
+  await pushImage({ registry: env.registry, repo, marker: 'v2', cmd: ['/bin/sh', '-c', 'exit 4'] });
+
+  const { tw } = await tidewatchFor(env, prefix, { gracePeriodMs: 3000 });
+  t.teardown(() => tw.close());
+  const report = await tw.update();
+  t.match(report.results, [{ outcome: 'failed', rolledBack: true }]);
+  const now = await engine.getContainer(name).inspect();
+  t.ok(now.State.Running, 'running again under its name');
+  t.equal(now.Image, v1.configDigest, 'on the old image');
+  t.ok(now.Config.Env.includes('KEEP=1'));
+  t.equal(now.Config.Labels['com.centurylinklabs.zodiac.original-image'], v1.ref, 'its image name is kept for the next update');
+  t.same(await containerNames(engine, prefix), [name]);
+  const listed = await tw.targets();
+  t.equal(listed.find((x) => x.name === name)?.image, v1.ref, 'discovered under its image name');
+});
