@@ -1,5 +1,6 @@
 // Builds the RunContext every tap of one run shares.
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { isTargeted, splitFilterValues } from './request-filter.js';
 import type { ContextKind, Logger, RunContext, RunFilters, RunRequest } from './types.js';
 
@@ -14,12 +15,16 @@ export function createRunContext(kind: ContextKind, request: RunRequest, logger:
   const runId = request.runId ?? randomUUID();
   const filters = normaliseFilters(request.filters);
   const memo = new Map<string, Promise<unknown>>();
+  const signal = request.signal ?? new AbortController().signal;
+  // Every concurrent check and request of the run listens on this one signal: dozens of listeners are
+  // the design, not a leak.
+  setMaxListeners(0, signal);
   return {
     runId,
     kind,
     targeted: isTargeted(filters),
     filters,
-    signal: request.signal ?? new AbortController().signal,
+    signal,
     logger: logger.child({ run_id: runId, kind }),
     startedAt: new Date(),
     memo<T>(key: string, compute: () => Promise<T>): Promise<T> {
