@@ -43,7 +43,7 @@ t.test('a ping comment on the interval', async (t) => {
 
 t.test('a stalled subscriber is dropped after the delay; the others get every event at once', async (t) => {
   const logger = memoryLogger();
-  const hub = new EventHub({ logger, slowAfterMs: 2500 });
+  const hub = new EventHub({ logger, slowAfterMs: 5000 });
   const srv = await hubServer(hub);
   t.teardown(() => srv.close());
 
@@ -68,15 +68,15 @@ t.test('a stalled subscriber is dropped after the delay; the others get every ev
   for (let i = 0; i < total; i++) hub.publish(makeEvent('scan_failed', { run_id: `r${i}`, error: padding }));
   await waitFor(() => reader.ids.length === total, 10_000);
   const elapsed = Date.now() - started;
-  t.ok(elapsed < 2500, `the reading subscriber had everything in ${elapsed} ms, before the stalled one was dropped`);
+  t.ok(elapsed < 5000, `the reading subscriber had everything in ${elapsed} ms, before the stalled one was dropped`);
   t.equal(hub.size, 2, 'the stalled one is still connected at that point');
   t.ok((srv.responses[0]?.writableLength ?? 0) > 0, 'with a backlog the hub does not wait for');
   const ids = reader.ids;
   t.equal(ids.length, total);
   t.ok(ids.every((id, i) => id === i + 1), 'in order, none missing');
 
-  await waitFor(() => hub.size === 1, 6000);
-  t.ok(Date.now() - started >= 2500, 'dropped only after the allowed delay');
+  await waitFor(() => hub.size === 1, 9000);
+  t.ok(Date.now() - started >= 5000, 'dropped only after the allowed delay');
   t.ok(srv.responses[0]?.destroyed, 'its connection was closed');
   // The client notices once it reads again.
   stalled.resume();
