@@ -2,6 +2,7 @@
 // left out rather than sent empty, as the spec says "present only when known"; the strings the spec
 // types as always present (`digest`, `latest_image_id`, `latest_digest`) are empty when unknown.
 import {
+  isGitWatched,
   readLabel,
   repositoryName,
   tryParseImageReference,
@@ -60,7 +61,7 @@ export function currentDigest(target: Target, staleness?: Staleness): string {
 /** The watch split (decisions.md §9): a target with a `git.repo` label is Git-watched. */
 export function updateSource(target: Target, staleness?: Staleness): 'registry' | 'git' {
   if (staleness?.source === 'registry' || staleness?.source === 'git') return staleness.source;
-  return readLabel(target.labels, 'git.repo') !== undefined ? 'git' : 'registry';
+  return isGitWatched(target.labels) ? 'git' : 'registry';
 }
 
 const OCI = 'org.opencontainers.image.';

@@ -1,9 +1,8 @@
 // Query parameters shared by the run endpoints (spec 4.1, 4.2; decisions.md §5): repeatable,
 // comma-separated filters, Go's ParseBool subset for `async`, and a Go-duration `timeout` that is
 // capped at the configured maximum rather than refused.
-import { splitFilterValues, type RunFilters } from '../../core/index.js';
+import { formatGoDuration, parseGoDuration, splitFilterValues, type RunFilters } from '../../core/index.js';
 import { httpErrors } from './errors.js';
-import { formatGoDurationNs, msToNs, nsToMs, parseGoDurationNs } from './go-duration.js';
 
 export type Query = Readonly<Record<string, unknown>>;
 
@@ -47,17 +46,16 @@ export interface RequestTimeout {
 /** The `timeout` parameter: a Go duration > 0, capped at `maxMs`; `maxMs` when absent. */
 export function parseTimeout(query: Query | undefined, maxMs: number): RequestTimeout {
   const value = querySingle(query, 'timeout');
-  const maxNs = msToNs(maxMs);
-  if (value === undefined) return { ms: maxMs, text: formatGoDurationNs(maxNs) };
-  let ns: bigint;
+  if (value === undefined) return { ms: maxMs, text: formatGoDuration(maxMs) };
+  let ms: number;
   try {
-    ns = parseGoDurationNs(value);
+    ms = parseGoDuration(value);
   } catch (err) {
     throw httpErrors.badQuery('timeout', (err as Error).message);
   }
-  if (ns <= 0n) throw httpErrors.badQuery('timeout', `must be greater than 0, got ${JSON.stringify(value)}`);
-  const capped = ns > maxNs ? maxNs : ns;
-  return { ms: nsToMs(capped), text: formatGoDurationNs(capped) };
+  if (!(ms > 0)) throw httpErrors.badQuery('timeout', `must be greater than 0, got ${JSON.stringify(value)}`);
+  const capped = Math.min(ms, maxMs);
+  return { ms: capped, text: formatGoDuration(capped) };
 }
 
 /** JSON schemas of the shared parameters, so the Swagger description lists them. */

@@ -1,17 +1,17 @@
 // POST /v1/check (spec 4.2): staleness of every selected container, nothing pulled, nothing applied,
 // no lock taken. Per-container failures are records with `error`, never a failed request (spec §7.4).
 import type { FastifyPluginAsync } from 'fastify';
+import { formatGoDuration } from '../../core/index.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { checkRecord, checkRecordSchema } from './check-record.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
-import { formatGoDurationNs, msToNs } from './go-duration.js';
 import { filterQuerySchema, parseTimeout, runFilters, timeoutQuerySchema, type Query } from './query.js';
 import { RunDeadline } from './run-deadline.js';
 
 export function checkRoutes(ctx: RouteContext): FastifyPluginAsync {
   const { core, options } = ctx;
   const guard = requireMainGuard(ctx);
-  const maximum = formatGoDurationNs(msToNs(options.checkTimeoutMs));
+  const maximum = formatGoDuration(options.checkTimeoutMs);
   return async (app) => {
     app.post(
       '/v1/check',

@@ -4,10 +4,9 @@
 // timeout does, and the core honours that between containers, never in the middle of one.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { errorMessage, errors, isTargeted, isTidewatchError, type UpdateReport } from '../../core/index.js';
+import { errorMessage, errors, formatGoDuration, isTargeted, isTidewatchError, type UpdateReport } from '../../core/index.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse, sendError } from './envelope.js';
-import { formatGoDurationNs, msToNs } from './go-duration.js';
 import { filterQuerySchema, parseAsync, parseTimeout, runFilters, timeoutQuerySchema, type Query } from './query.js';
 import { RunDeadline } from './run-deadline.js';
 import type { RunStarts } from './run-starts.js';
@@ -94,7 +93,7 @@ export function updateRoutes(ctx: RouteContext, starts: RunStarts): FastifyPlugi
   const guard = requireMainGuard(ctx);
   const logger = core.logger.child({ plugin: 'http-api' });
   return async (app) => {
-    app.post('/v1/update', { onRequest: guard.hook, schema: schema(formatGoDurationNs(msToNs(options.updateTimeoutMs))) }, async (request, reply) => {
+    app.post('/v1/update', { onRequest: guard.hook, schema: schema(formatGoDuration(options.updateTimeoutMs)) }, async (request, reply) => {
       const query = request.query as Query;
       const filters = runFilters(query);
       const background = parseAsync(query);
@@ -121,7 +120,7 @@ export function updateRoutes(ctx: RouteContext, starts: RunStarts): FastifyPlugi
         const ns = process.hrtime.bigint() - begun;
         return envelope({
           summary: report.summary,
-          timing: { duration_ms: Number(ns / 1_000_000n), duration: formatGoDurationNs(ns) },
+          timing: { duration_ms: Number(ns / 1_000_000n), duration: formatGoDuration(Number(ns) / 1e6) },
         });
       } catch (err) {
         if (isTidewatchError(err, errors.busy)) return sendBusy(reply, err);
