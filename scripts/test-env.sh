@@ -36,7 +36,8 @@ die() { log "error: $*"; exit 1; }
 # ---------------------------------------------------------------- packages
 
 # docker.io: dockerd + containerd + runc; docker-registry: CNCF distribution 2.8; busybox-static: the
-# one binary in every test image; apache2-utils: htpasswd; curl: readiness checks; git: the Git tests.
+# one binary in every test image; apache2-utils: htpasswd; curl: readiness checks; git: the Git tests;
+# chromium: the Swagger page test drives it headless; openssl: the TLS test's certificate.
 install_packages() {
   local missing=()
   command -v dockerd >/dev/null 2>&1 && command -v containerd >/dev/null 2>&1 || missing+=(docker.io)
@@ -45,6 +46,8 @@ install_packages() {
   command -v htpasswd >/dev/null 2>&1 || missing+=(apache2-utils)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v git >/dev/null 2>&1 || missing+=(git)
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  command -v openssl >/dev/null 2>&1 || missing+=(openssl)
   [ ${#missing[@]} -eq 0 ] && return 0
   [ "$(id -u)" -eq 0 ] || die "missing Debian packages (${missing[*]}) and not root: cannot apt-get install"
   log "installing ${missing[*]}"
