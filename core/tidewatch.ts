@@ -138,13 +138,7 @@ class TidewatchEngine implements Tidewatch {
   ): Promise<R> {
     this.emit('scan_started', { run_id: ctx.runId, kind, targeted: ctx.targeted });
     ctx.logger.info({ targeted: ctx.targeted }, `${kind} run started`);
-    try {
-      const { report, summary } = await body();
-      const data =
-        kind === 'check'
-          ? { run_id: ctx.runId, scanned: summary.scanned, updated: 0, failed: summary.failed }
-          : { run_id: ctx.runId, ...summary };
-      this.emit('scan_completed', data);
+    const record = (summary: UpdateReport['summary'], error?: string) =>
       this.history.add({
         runId: ctx.runId,
         kind,
@@ -152,22 +146,23 @@ class TidewatchEngine implements Tidewatch {
         startedAt: ctx.startedAt,
         finishedAt: new Date(),
         summary,
+        ...(error === undefined ? {} : { error }),
       });
+    try {
+      const { report, summary } = await body();
+      const data =
+        kind === 'check'
+          ? { run_id: ctx.runId, scanned: summary.scanned, updated: 0, failed: summary.failed }
+          : { run_id: ctx.runId, ...summary };
+      this.emit('scan_completed', data);
+      record(summary);
       ctx.logger.info(summary, `${kind} run completed`);
       return report;
     } catch (err) {
       const reason = ctx.signal.aborted && ctx.signal.reason instanceof Error ? ctx.signal.reason : err;
       const error = errorMessage(reason);
       this.emit('scan_failed', { run_id: ctx.runId, error });
-      this.history.add({
-        runId: ctx.runId,
-        kind,
-        targeted: ctx.targeted,
-        startedAt: ctx.startedAt,
-        finishedAt: new Date(),
-        summary: { scanned: 0, updated: 0, failed: 0, restarted: 0, skipped: 0 },
-        error,
-      });
+      record({ scanned: 0, updated: 0, failed: 0, restarted: 0, skipped: 0 }, error);
       ctx.logger.error({ err: error }, `${kind} run failed`);
       throw reason;
     }

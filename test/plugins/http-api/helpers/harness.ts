@@ -14,6 +14,7 @@ import {
   type UpdatePlan,
 } from '../../../../core/index.js';
 import { createHttpApiPlugin, type HttpApiOptions, type HttpApiPlugin } from '../../../../plugins/http-api/index.js';
+import { fakeTarget } from '../../../helpers/targets.js';
 
 export const TOKEN = 'main-token-for-tests';
 export const EVENTS_TOKEN = 'events-token-for-tests';
@@ -30,20 +31,7 @@ export const ALL_ENDPOINTS: NonNullable<HttpApiOptions['endpoints']> = [
 ];
 
 export function target(name: string, overrides: Partial<Target> = {}): Target {
-  return {
-    runtime: 'stub',
-    id: `id-${name}`,
-    name,
-    image: `127.0.0.1:5101/demo/${name}:latest`,
-    imageId: `sha256:${Buffer.from(name).toString('hex').padEnd(64, '0').slice(0, 64)}`,
-    repoDigests: [],
-    labels: {},
-    imageLabels: {},
-    state: 'running',
-    dependsOn: [],
-    isSelf: false,
-    ...overrides,
-  };
+  return fakeTarget(name, { runtime: 'stub', ...overrides });
 }
 
 export interface StubWorld {
