@@ -2,6 +2,7 @@
 // the progress stream, not as an HTTP status, so the whole stream is read. Credentials the registry
 // refuses are retried anonymously once (a public image behind a stale password), as Watchtower does.
 import Docker from 'dockerode';
+import type { RunContext } from '../../core/index.js';
 import type { AuthFor, RegistryAuth } from './options.js';
 
 interface ProgressEvent {
@@ -33,4 +34,43 @@ export async function pullImage(docker: Docker, image: string, authFor: AuthFor 
     if (!auth || !isUnauthorized(err)) throw err;
     await pullOnce(docker, image, undefined);
   }
+}
+
+/** Pulls in flight at once for one engine: enough to overlap transfers, few enough for registry limits. */
+export const PULL_CONCURRENCY = 4;
+
+/** A tiny semaphore: pulls started ahead of their replacement queue here. */
+export class PullSlots {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(slots = PULL_CONCURRENCY) {
+    this.#free = slots;
+  }
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    }
+  }
+}
+
+/**
+ * The run's one pull of an image: started early for every stale target that passed all gates (so
+ * transfers overlap while containers are replaced one by one), awaited by the replacement.
+ */
+export function pullForRun(
+  docker: Docker,
+  image: string,
+  authFor: AuthFor | undefined,
+  ctx: RunContext,
+  slots: PullSlots,
+): Promise<void> {
+  return ctx.memo(`docker-pull:${image}`, () => slots.run(() => pullImage(docker, image, authFor)));
 }

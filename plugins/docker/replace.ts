@@ -24,7 +24,6 @@ import {
 import { isConflict, isNotFound } from './engine-errors.js';
 import { EX_TEMPFAIL, runHook, type HookResult } from './lifecycle-hooks.js';
 import { proveContainer } from './prove.js';
-import { pullImage } from './pull.js';
 import { recreateOptions, splitNetworks, type ImageDefaults } from './recreate-config.js';
 import type { AsideContainer, RunState } from './run-state.js';
 import type { DockerRuntime } from './runtime.js';
@@ -36,6 +35,8 @@ export interface ReplaceRequest {
   /** Tidewatch's own container: replaced, but left running for the successor to remove. */
   readonly isOwn: boolean;
   readonly logger: Logger;
+  /** Pulls an image (the run's shared pull, which may already be under way). */
+  readonly pull: (image: string) => Promise<void>;
 }
 
 /** The container being replaced, as found when its turn came. */
@@ -71,12 +72,19 @@ async function localImageExists(docker: Docker, id: string): Promise<boolean> {
   return imageDefaults(docker, id).then((config) => config !== undefined);
 }
 
-/** The image the new container will run (id and labels), pulling first when the plan asks for a newer one. */
-async function newImage(rt: DockerRuntime, plan: UpdatePlan, imageName: string): Promise<{ id: string; labels: Record<string, string> }> {
+/** Whether the plan needs a pull: not for a restart, nor when a no-pull source found the image locally. */
+export async function needsPull(docker: Docker, plan: Pick<UpdatePlan, 'restartOnly' | 'staleness'>): Promise<boolean> {
   const { latestImageId } = plan.staleness;
-  // A no-pull source already found the newer image locally; a restart keeps the image it has.
-  const pull = !plan.restartOnly && !(latestImageId && (await localImageExists(rt.docker, latestImageId)));
-  if (pull) await pullImage(rt.docker, imageName, rt.options.authFor);
+  return !plan.restartOnly && !(latestImageId && (await localImageExists(docker, latestImageId)));
+}
+
+/** The image the new container will run (id and labels), pulling first when the plan asks for a newer one. */
+async function newImage(
+  rt: DockerRuntime,
+  request: ReplaceRequest,
+  imageName: string,
+): Promise<{ id: string; labels: Record<string, string> }> {
+  if (await needsPull(rt.docker, request.plan)) await request.pull(imageName);
   const image = await rt.docker.getImage(imageName).inspect();
   return { id: image.Id, labels: image.Config.Labels ?? {} };
 }
@@ -185,7 +193,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
   let imageId: string;
   let imageLabels: Record<string, string>;
   try {
-    ({ id: imageId, labels: imageLabels } = await newImage(rt, plan, subject.imageName));
+    ({ id: imageId, labels: imageLabels } = await newImage(rt, request, subject.imageName));
   } catch (err) {
     return abandon({ outcome: 'failed', error: errorMessage(err), rolledBack: true });
   }

@@ -7,7 +7,8 @@ import { inspectOrUndefined } from './container-ops.js';
 import { removeReplacedImages } from './image-cleanup.js';
 import { runHook, type HookPhase } from './lifecycle-hooks.js';
 import { monitorOnlyGate } from './monitor-only.js';
-import { replaceContainer } from './replace.js';
+import { PullSlots, pullForRun } from './pull.js';
+import { needsPull, replaceContainer } from './replace.js';
 import { RunStates, type RunState } from './run-state.js';
 import { runsInContainer, type DockerRuntime } from './runtime.js';
 import { ownership, selfUpdateBlocker } from './self-update.js';
@@ -42,7 +43,13 @@ function restoreOnAbort(rt: DockerRuntime, ctx: RunContext, state: RunState): vo
   else ctx.signal.addEventListener('abort', () => void restore(), { once: true });
 }
 
-async function applyDocker(rt: DockerRuntime, plan: UpdatePlan, ctx: RunContext, state: RunState): Promise<ApplyResult> {
+async function applyDocker(
+  rt: DockerRuntime,
+  plan: UpdatePlan,
+  ctx: RunContext,
+  state: RunState,
+  slots: PullSlots,
+): Promise<ApplyResult> {
   const { target } = plan;
   const own = ownership(target, rt.ownId(), runsInContainer());
   if (own === 'unknown') {
@@ -52,7 +59,8 @@ async function applyDocker(rt: DockerRuntime, plan: UpdatePlan, ctx: RunContext,
     const blocker = await selfUpdateBlocker(rt.docker, target, rt.options.selfUpdate);
     if (blocker) return { target, outcome: 'skipped', reason: blocker };
   }
-  return replaceContainer(rt, { plan, state, isOwn: own === 'own', logger: ctx.logger });
+  const pull = (image: string) => pullForRun(rt.docker, image, rt.options.authFor, ctx, slots);
+  return replaceContainer(rt, { plan, state, isOwn: own === 'own', logger: ctx.logger, pull });
 }
 
 export function tapUpdates(core: TidewatchCore, rt: DockerRuntime): void {
@@ -62,6 +70,20 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime): void {
   core.hooks.gate.tapPromise(RUNTIME, async (target) =>
     target.runtime === RUNTIME ? monitorOnlyGate(target, options, RUNTIME) : undefined,
   );
+
+  // Last of all gates (after cooldown, which must decide before any layer is pulled): a stale target
+  // that gets this far will be replaced, so its pull starts now and overlaps the replacements before it.
+  const slots = new PullSlots();
+  core.hooks.gate.tapPromise({ name: RUNTIME, stage: 100 }, async (target, staleness, ctx) => {
+    if (target.runtime !== RUNTIME || ctx.kind !== 'update' || !staleness.stale || staleness.error) return undefined;
+    const own = ownership(target, rt.ownId(), runsInContainer());
+    if (own === 'unknown' || (own === 'own' && !options.selfUpdate)) return undefined;
+    if (await needsPull(rt.docker, { restartOnly: false, staleness })) {
+      // Awaited (and its failure reported) by the replacement; here it only has to start.
+      pullForRun(rt.docker, target.image, options.authFor, ctx, slots).catch(() => undefined);
+    }
+    return undefined;
+  });
 
   if (options.enableLifecycleHooks) {
     // Before every staleness source, so the pre-check runs before the container is checked.
@@ -77,7 +99,7 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime): void {
     if (plan.target.runtime !== RUNTIME) return undefined;
     const state = states.of(ctx);
     restoreOnAbort(rt, ctx, state);
-    const work = applyDocker(rt, plan, ctx, state);
+    const work = applyDocker(rt, plan, ctx, state, slots);
     state.inFlight = work.catch(() => undefined);
     return work;
   });
