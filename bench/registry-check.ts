@@ -8,7 +8,6 @@
 //
 // --auth uses the htpasswd registry (Basic on every request) instead of the anonymous one.
 // Targets: 50 manifest requests (+ the /v2/ challenge once per registry and process); time ≤ 1.5× bare.
-import '../test/plugins/registry/native-fetch-first.js';
 import { Agent, request } from 'undici';
 import { createTidewatch, mapBounded, type Target, type Tidewatch, type TidewatchPlugin } from '../core/index.js';
 import { registryPlugin } from '../plugins/registry/index.js';

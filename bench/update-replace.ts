@@ -10,7 +10,6 @@
 // the registry digest checks, pulls and the safe replacement (staging, renames, the proof with
 // `--grace-ms`, default 0 so that both sides do the same work; the grace period is a deliberate wait).
 // The images' main process exits on SIGTERM, so neither side waits out a stop timeout.
-import '../test/plugins/registry/native-fetch-first.js';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';

@@ -1,25 +1,19 @@
 // --no-pull through the binary: the Docker runtime's local images feed the no-pull source, and the
 // registry is never contacted (its access log proves it).
 import t from 'tap';
-import { docker, logMark, requireEnv } from '../helpers/env.js';
-import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../helpers/images.js';
+import { logMark } from '../helpers/env.js';
+import { pullImage } from '../helpers/images.js';
+import { pushNext, runningOn, scenario } from '../helpers/scenarios.js';
 import { call, startService } from '../helpers/service.js';
 
 const TOKEN = 'e2e-no-pull-token-0123456789';
 
 t.test('--no-pull compares with the local image of the same tag and contacts no registry', async (t) => {
-  const env = await requireEnv(t);
-  if (!env) return;
-  const engine = docker(env);
-  const prefix = testPrefix('e2e-no-pull');
-  t.teardown(async () => {
-    await removeContainers(engine, prefix);
-    await removeImages(engine, prefix);
-  });
-  const repo = `${prefix}/app`;
-  const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1' });
-  await pullImage(engine, v1.ref);
-  await runContainer(engine, { name: `${prefix}-app`, image: v1.ref });
+  const s = await scenario(t, 'e2e-no-pull');
+  if (!s) return;
+  const { env, engine, prefix } = s;
+  const running = await runningOn(s);
+  const { repo } = running;
 
   const service = await startService(['--host', env.dockerHost, '--http-api-endpoints', 'check', '--http-api-token', TOKEN, '--no-pull', `${prefix}-.*`]);
   t.teardown(() => service.stop());
@@ -40,7 +34,7 @@ t.test('--no-pull compares with the local image of the same tag and contacts no 
     return result;
   };
 
-  await pushImage({ registry: env.registry, repo, marker: 'v2' });
+  await pushNext(s, running);
   const beforePull = await checkedQuietly();
   t.match(beforePull, { name: `${prefix}-app`, update_available: false }, 'the new push is invisible without pulling');
   t.equal(beforePull?.error, undefined);

@@ -3,14 +3,13 @@
 // service killed with SIGKILL in the middle of a replacement.
 import { EventSource } from 'eventsource';
 import t from 'tap';
-import { docker, requireEnv, waitFor, type TestEnv } from '../helpers/env.js';
-import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../helpers/images.js';
+import { waitFor, type TestEnv } from '../helpers/env.js';
+import { runContainer } from '../helpers/images.js';
+import { pushNext, runningOn, scenario } from '../helpers/scenarios.js';
 import { call, startService, type RunningService } from '../helpers/service.js';
 
 const TOKEN = 'e2e-update-token-0123456789';
 const EVENTS_TOKEN = 'e2e-update-events-token-0123';
-// Containers that stop at once on SIGTERM keep the test quick (busybox sleep ignores SIGTERM as PID 1).
-const QUICK_STOP_CMD = ['/bin/sh', '-c', 'trap "exit 0" TERM; while true; do sleep 1; done'];
 
 interface StreamedEvent {
   type: string;
@@ -43,25 +42,13 @@ async function serviceFor(t: { teardown(fn: () => unknown): void }, env: TestEnv
 }
 
 t.test('concurrency: a full update while busy is 429, a targeted one waits; async runs carry their id', async (t) => {
-  const env = await requireEnv(t);
-  if (!env) return;
-  const engine = docker(env);
-  const prefix = testPrefix('e2e-update');
-  t.teardown(async () => {
-    await removeContainers(engine, prefix);
-    await removeImages(engine, prefix);
-  });
-  const repo = `${prefix}/app`;
-  const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
-  await pullImage(engine, v1.ref);
+  const s = await scenario(t, 'e2e-update');
+  if (!s) return;
+  const { env, engine, prefix } = s;
   // The pre-update hook holds the full run (and so the lock) for three seconds.
-  await runContainer(engine, {
-    name: `${prefix}-slow`,
-    image: v1.ref,
-    labels: { 'tidewatch.lifecycle.pre-update': 'sleep 3' },
-  });
-  await runContainer(engine, { name: `${prefix}-other`, image: v1.ref, env: ['KEEP=me'] });
-  const v2 = await pushImage({ registry: env.registry, repo, marker: 'v2', cmd: QUICK_STOP_CMD });
+  const slow = await runningOn(s, 'slow', { run: { labels: { 'tidewatch.lifecycle.pre-update': 'sleep 3' } } });
+  await runContainer(engine, { name: `${prefix}-other`, image: slow.image.ref, env: ['KEEP=me'] });
+  const v2 = await pushNext(s, slow);
 
   const service = await serviceFor(t, env, prefix, ['--enable-lifecycle-hooks']);
   const stream = subscribe(service);
@@ -95,7 +82,7 @@ t.test('concurrency: a full update while busy is 429, a targeted one waits; asyn
   }
   t.ok((await engine.getContainer(`${prefix}-other`).inspect()).Config.Env.includes('KEEP=me'), 'configuration kept');
 
-  await pushImage({ registry: env.registry, repo, marker: 'v3', cmd: QUICK_STOP_CMD });
+  await pushNext(s, slow, { marker: 'v3' });
   const accepted = await call(`${service.url}/v1/update?async=true&container=${prefix}-other`, { method: 'POST', token: TOKEN });
   t.equal(accepted.status, 202);
   t.match(accepted.headers.get('content-type'), /application\/json/);
@@ -114,20 +101,12 @@ t.test('concurrency: a full update while busy is 429, a targeted one waits; asyn
 });
 
 t.test('a new image that exits at once is rolled back and reported as failed', async (t) => {
-  const env = await requireEnv(t);
-  if (!env) return;
-  const engine = docker(env);
-  const prefix = testPrefix('e2e-rollback');
-  t.teardown(async () => {
-    await removeContainers(engine, prefix);
-    await removeImages(engine, prefix);
-  });
-  const repo = `${prefix}/app`;
-  const good = await pushImage({ registry: env.registry, repo, marker: 'good', cmd: QUICK_STOP_CMD });
-  await pullImage(engine, good.ref);
-  const name = `${prefix}-app`;
-  const old = await runContainer(engine, { name, image: good.ref, restartPolicy: 'unless-stopped' });
-  await pushImage({ registry: env.registry, repo, marker: 'bad', cmd: ['/bin/false'] });
+  const s = await scenario(t, 'e2e-rollback');
+  if (!s) return;
+  const { env, engine, prefix } = s;
+  const running = await runningOn(s, 'app', { run: { restartPolicy: 'unless-stopped' } });
+  const { name, container: old } = running;
+  await pushNext(s, running, { marker: 'bad', cmd: ['/bin/false'] });
 
   const service = await serviceFor(t, env, prefix);
   const stream = subscribe(service);
@@ -148,28 +127,14 @@ t.test('a new image that exits at once is rolled back and reported as failed', a
 });
 
 t.test('SIGKILL of the service in the middle of a replacement loses no container', async (t) => {
-  const env = await requireEnv(t);
-  if (!env) return;
-  const engine = docker(env);
-  const prefix = testPrefix('e2e-killed');
-  t.teardown(async () => {
-    await removeContainers(engine, prefix);
-    await removeImages(engine, prefix);
-  });
-  const repo = `${prefix}/app`;
-  const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
-  await pullImage(engine, v1.ref);
-  const name = `${prefix}-app`;
-  const old = await runContainer(engine, { name, image: v1.ref, env: ['KEEP=1'] });
+  const s = await scenario(t, 'e2e-killed');
+  if (!s) return;
+  const { env, engine, prefix } = s;
+  const running = await runningOn(s, 'app', { run: { env: ['KEEP=1'] } });
+  const { name, container: old } = running;
   // The new container never becomes healthy within the grace period: the service sits in the proof.
   const hour = 3600 * 1_000_000_000;
-  await pushImage({
-    registry: env.registry,
-    repo,
-    marker: 'v2',
-    cmd: QUICK_STOP_CMD,
-    healthcheck: { Test: ['CMD', '/bin/true'], Interval: hour, StartPeriod: hour },
-  });
+  await pushNext(s, running, { healthcheck: { Test: ['CMD', '/bin/true'], Interval: hour, StartPeriod: hour } });
 
   const first = await serviceFor(t, env, prefix, ['--update-grace-period', '2m']);
   void call(`${first.url}/v1/update`, { method: 'POST', token: TOKEN }).catch(() => undefined);

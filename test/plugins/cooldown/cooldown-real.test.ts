@@ -1,6 +1,5 @@
 // The cooldown against the real registry: crafted image configs with a recent or an old `created`,
 // single-platform and behind an index, aged through the registry plugin (no pull).
-import '../registry/native-fetch-first.js';
 import t from 'tap';
 import { createTidewatch, type Target, type TidewatchPlugin } from '../../../core/index.js';
 import { cooldownPlugin } from '../../../plugins/cooldown/index.js';

@@ -1,5 +1,4 @@
 // An update killed halfway loses no container: the next start repairs what the names record.
-import '../registry/native-fetch-first.js';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';

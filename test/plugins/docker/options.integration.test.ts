@@ -1,6 +1,5 @@
 // Update options and labels against the real engine: monitor-only (and label precedence), no-restart,
 // lifecycle hooks (pre-update exit 75 skips, post-update runs in the new container) and stop-signal.
-import '../registry/native-fetch-first.js';
 import t, { type Test } from 'tap';
 import type Docker from 'dockerode';
 import { docker, requireEnv } from '../../helpers/env.js';

@@ -1,6 +1,5 @@
 // A dependency chain restarts in order: dependents stop first, dependencies start first; the ones
 // restarted only because their dependency was replaced count as `restarted`.
-import '../registry/native-fetch-first.js';
 import t from 'tap';
 import type Docker from 'dockerode';
 import { docker, requireEnv } from '../../helpers/env.js';

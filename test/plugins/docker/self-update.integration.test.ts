@@ -1,6 +1,5 @@
 // Self-update: Tidewatch's own container is replaced but left running; the successor removes it when
 // it starts. The test plays "our own container" with a busybox container through `selfContainerId`.
-import '../registry/native-fetch-first.js';
 import t from 'tap';
 import { docker, requireEnv } from '../../helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../../helpers/images.js';

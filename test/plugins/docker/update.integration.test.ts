@@ -1,6 +1,5 @@
 // Safe replacement against the real engine and registry: the configuration survives an update, and a
 // new image that crashes or turns unhealthy leaves the old container running under its name.
-import '../registry/native-fetch-first.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

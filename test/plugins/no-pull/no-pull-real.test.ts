@@ -1,6 +1,5 @@
 // no-pull against the real engine: images pulled through a counting proxy in front of the real
 // registry; once no-pull decides, the proxy sees no request at all.
-import '../registry/native-fetch-first.js';
 import t from 'tap';
 import { LOCAL_IMAGES, createTidewatch, provideService, type Target, type TidewatchPlugin } from '../../../core/index.js';
 import { noPullPlugin } from '../../../plugins/no-pull/index.js';

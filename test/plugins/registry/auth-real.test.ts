@@ -1,6 +1,5 @@
 // Every kind of credential against the real htpasswd registry: config.json, a credential helper on
 // PATH (credsStore and credHelpers), and the Bearer flow through a token server in front of it.
-import './native-fetch-first.js';
 import t from 'tap';
 import { requireEnv } from '../../helpers/env.js';
 import { pushImage, testPrefix } from '../../helpers/images.js';

@@ -1,5 +1,4 @@
 // Rate limits against the real registry, through a proxy that injects 429s and counts requests.
-import './native-fetch-first.js';
 import t from 'tap';
 import { requireEnv } from '../../helpers/env.js';
 import { pushImage, testPrefix, type PushedImage } from '../../helpers/images.js';

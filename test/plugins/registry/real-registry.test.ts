@@ -1,6 +1,5 @@
 // The registry source against the real Distribution registries of the test environment: anonymous
 // on one port, htpasswd Basic on the other.
-import './native-fetch-first.js';
 import t from 'tap';
 import { docker, requireEnv } from '../../helpers/env.js';
 import { pullImage, pushImage, removeImages, testPrefix } from '../../helpers/images.js';

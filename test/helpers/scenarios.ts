@@ -1,0 +1,72 @@
+// The setting most end-to-end tests start from: the environment, a unique prefix whose containers and
+// images are removed afterwards, and a container running an image pushed to the local registry.
+import type Docker from 'dockerode';
+import { docker, requireEnv, type TestEnv } from './env.js';
+import {
+  pullImage,
+  pushImage,
+  removeContainers,
+  removeImages,
+  runContainer,
+  testPrefix,
+  type ImageSpec,
+  type PushedImage,
+  type RunOptions,
+} from './images.js';
+
+/** A command that exits at once on SIGTERM (busybox sleep as PID 1 ignores it), so stops are quick. */
+export const QUICK_STOP_CMD = ['/bin/sh', '-c', 'trap "exit 0" TERM; while true; do sleep 1; done'];
+
+export interface Scenario {
+  readonly env: TestEnv;
+  readonly engine: Docker;
+  /** `tw-<label>-<random>`: every container and repository of the test starts with it. */
+  readonly prefix: string;
+}
+
+interface Teardownable {
+  plan(n: number, comment?: string): void;
+  teardown(fn: () => unknown): void;
+}
+
+/** The environment and a prefix cleaned up after the test; undefined when the test was skipped. */
+export async function scenario(t: Teardownable, label: string): Promise<Scenario | undefined> {
+  const env = await requireEnv(t);
+  if (!env) return undefined;
+  const engine = docker(env);
+  const prefix = testPrefix(label);
+  t.teardown(async () => {
+    await removeContainers(engine, prefix);
+    await removeImages(engine, prefix);
+  });
+  return { env, engine, prefix };
+}
+
+export interface RunningOn {
+  readonly name: string;
+  readonly repo: string;
+  readonly image: PushedImage;
+  readonly container: Docker.Container;
+}
+
+/**
+ * Pushes `${prefix}/<name>` (marker `v1`, quick to stop unless `image.cmd` says otherwise), pulls it and
+ * runs it as `${prefix}-<name>`.
+ */
+export async function runningOn(
+  s: Scenario,
+  name = 'app',
+  options: { image?: Partial<ImageSpec>; run?: Partial<RunOptions> } = {},
+): Promise<RunningOn> {
+  const repo = `${s.prefix}/${name}`;
+  const image = await pushImage({ registry: s.env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD, ...options.image });
+  await pullImage(s.engine, image.ref);
+  const containerName = `${s.prefix}-${name}`;
+  const container = await runContainer(s.engine, { name: containerName, image: image.ref, ...options.run });
+  return { name: containerName, repo, image, container };
+}
+
+/** Pushes another image to the same repository and tag (marker `v2` unless given). */
+export function pushNext(s: Scenario, running: RunningOn, spec: Partial<ImageSpec> = {}): Promise<PushedImage> {
+  return pushImage({ registry: s.env.registry, repo: running.repo, marker: 'v2', cmd: QUICK_STOP_CMD, ...spec });
+}
