@@ -142,6 +142,12 @@ export async function main(io: MainIo): Promise<number> {
     }
   }
 
+  if (!config.noStartupMessage) {
+    logger.info(
+      { version: readPackageVersion(), plugins: tw.plugins, host: config.host, http_api: config.httpApiEndpoints },
+      'Tidewatch started',
+    );
+  }
   const stopStartup = markStartedAfterFirstDiscovery(tw);
   // Enabling the update endpoint hands scheduling to the API unless periodic polls are asked for
   // (Watchtower's rule, spec §1).

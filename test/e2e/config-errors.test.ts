@@ -1,6 +1,6 @@
 // Bad configuration exits 2 with one line naming the option, through the real binary.
 import t from 'tap';
-import { runBinary } from '../helpers/service.js';
+import { runBinary, startService } from '../helpers/service.js';
 
 t.test('an unknown endpoint name exits 2 naming --http-api-endpoints', async (t) => {
   const res = await runBinary(['--http-api-endpoints', 'bogus']);
@@ -46,4 +46,16 @@ t.test('a plugin that cannot be loaded exits 2 naming --plugins', async (t) => {
   t.equal(res.code, 2);
   t.match(res.stderr, /--plugins/);
   t.equal(res.stderr.trim().split('\n').length, 1);
+});
+
+t.test('the startup summary names the version and plugins; --no-startup-message silences it', async (t) => {
+  // No engine is needed: the service starts and keeps retrying discovery in the background.
+  const args = ['--host', 'unix:///tmp/tidewatch-no-such-engine.sock', '--http-api-endpoints', 'health'];
+  const loud = await startService(args);
+  await loud.stop();
+  const summary = loud.logs.find((line) => line['msg'] === 'Tidewatch started');
+  t.match(summary, { version: /^\d+\.\d+\.\d+/, plugins: ['docker', 'git', 'no-pull', 'registry', 'cooldown', 'http-api'] });
+  const quiet = await startService([...args, '--no-startup-message']);
+  await quiet.stop();
+  t.notOk(quiet.logs.some((line) => line['msg'] === 'Tidewatch started'));
 });
