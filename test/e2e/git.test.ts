@@ -4,10 +4,10 @@ import t from 'tap';
 import { docker, requireEnv } from '../helpers/env.js';
 import { GitServer } from '../helpers/git-server.js';
 import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../helpers/images.js';
+import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
 import { call, startService } from '../helpers/service.js';
 
 const TOKEN = 'e2e-git-token-0123456789';
-const QUICK_STOP_CMD = ['/bin/sh', '-c', 'trap "exit 0" TERM; while true; do sleep 1; done'];
 const REVISION = 'org.opencontainers.image.revision';
 
 interface CheckRecord {

@@ -14,8 +14,11 @@ import {
   type RunOptions,
 } from './images.js';
 
-/** A command that exits at once on SIGTERM (busybox sleep as PID 1 ignores it), so stops are quick. */
-export const QUICK_STOP_CMD = ['/bin/sh', '-c', 'trap "exit 0" TERM; while true; do sleep 1; done'];
+/**
+ * A command that exits at once on SIGTERM, so stops are quick: busybox sleep as PID 1 ignores the
+ * signal, but `wait` is interrupted by it and the trap exits.
+ */
+export const QUICK_STOP_CMD = ['/bin/sh', '-c', "trap 'exit 0' TERM; sleep 3600 & wait"];
 
 export interface Scenario {
   readonly env: TestEnv;

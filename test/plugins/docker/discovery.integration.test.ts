@@ -2,18 +2,13 @@
 import t from 'tap';
 import { createTidewatch, type Target } from '../../../core/index.js';
 import { dockerPlugin, type DockerPluginOptions } from '../../../plugins/docker/index.js';
-import { docker, requireEnv } from '../../helpers/env.js';
-import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../../helpers/images.js';
+import { pullImage, pushImage, runContainer } from '../../helpers/images.js';
+import { scenario } from '../../helpers/scenarios.js';
 
 t.test('discover + select through createTidewatch', async (t) => {
-  const env = await requireEnv(t);
-  if (!env) return;
-  const engine = docker(env);
-  const prefix = testPrefix('docker-discovery');
-  t.teardown(async () => {
-    await removeContainers(engine, prefix);
-    await removeImages(engine, prefix);
-  });
+  const s = await scenario(t, 'docker-discovery');
+  if (!s) return;
+  const { env, engine, prefix } = s;
 
   const pushed = await pushImage({ registry: env.registry, repo: `${prefix}/app`, marker: 'discovery', labels: { 'org.example.flavour': 'plain' } });
   await pullImage(engine, pushed.ref);

@@ -2,22 +2,18 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { docker, requireEnv, waitFor } from '../../helpers/env.js';
-import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../../helpers/images.js';
+import { waitFor } from '../../helpers/env.js';
+import { pullImage, pushImage, removeContainers, runContainer, testPrefix } from '../../helpers/images.js';
 import { QUICK_STOP_CMD, containerNames, tidewatchFor } from './fixtures/setup.js';
+import { scenario } from '../../helpers/scenarios.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/update-child.ts', import.meta.url));
 const HOUR = 3600 * 1_000_000_000;
 
 t.test('SIGKILL while the new container is being proven, then a fresh start', async (t) => {
-  const env = await requireEnv(t);
-  if (!env) return;
-  const engine = docker(env);
-  const prefix = testPrefix('docker-killed');
-  t.teardown(async () => {
-    await removeContainers(engine, prefix);
-    await removeImages(engine, prefix);
-  });
+  const s = await scenario(t, 'docker-killed');
+  if (!s) return;
+  const { env, engine, prefix } = s;
 
   const repo = `${prefix}/app`;
   const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
@@ -70,14 +66,9 @@ t.test('SIGKILL while the new container is being proven, then a fresh start', as
 });
 
 t.test('a fresh start restores what a run left aside, stopped or staged', async (t) => {
-  const env = await requireEnv(t);
-  if (!env) return;
-  const engine = docker(env);
-  const prefix = testPrefix('docker-repair');
-  t.teardown(async () => {
-    await removeContainers(engine, prefix);
-    await removeImages(engine, prefix);
-  });
+  const s = await scenario(t, 'docker-repair');
+  if (!s) return;
+  const { env, engine, prefix } = s;
   const v1 = await pushImage({ registry: env.registry, repo: `${prefix}/app`, marker: 'v1', cmd: QUICK_STOP_CMD });
   await pullImage(engine, v1.ref);
 

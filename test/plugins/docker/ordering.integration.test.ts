@@ -2,9 +2,9 @@
 // restarted only because their dependency was replaced count as `restarted`.
 import t from 'tap';
 import type Docker from 'dockerode';
-import { docker, requireEnv } from '../../helpers/env.js';
-import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../../helpers/images.js';
+import { pullImage, pushImage, runContainer } from '../../helpers/images.js';
 import { QUICK_STOP_CMD, containerNames, tidewatchFor } from './fixtures/setup.js';
+import { scenario } from '../../helpers/scenarios.js';
 
 interface EngineEvent {
   readonly Action: string;
@@ -23,14 +23,9 @@ async function containerEvents(engine: Docker, since: number, until: number): Pr
 }
 
 t.test('db ← api ← web: stop web, api, db; start db, api, web', async (t) => {
-  const env = await requireEnv(t);
-  if (!env) return;
-  const engine = docker(env);
-  const prefix = testPrefix('docker-order');
-  t.teardown(async () => {
-    await removeContainers(engine, prefix);
-    await removeImages(engine, prefix);
-  });
+  const s = await scenario(t, 'docker-order');
+  if (!s) return;
+  const { env, engine, prefix } = s;
 
   const dbImage = await pushImage({ registry: env.registry, repo: `${prefix}/db`, marker: 'db1', cmd: QUICK_STOP_CMD });
   const appImage = await pushImage({ registry: env.registry, repo: `${prefix}/app`, marker: 'app', cmd: QUICK_STOP_CMD });

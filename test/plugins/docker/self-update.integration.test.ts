@@ -1,19 +1,14 @@
 // Self-update: Tidewatch's own container is replaced but left running; the successor removes it when
 // it starts. The test plays "our own container" with a busybox container through `selfContainerId`.
 import t from 'tap';
-import { docker, requireEnv } from '../../helpers/env.js';
-import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../../helpers/images.js';
+import { pullImage, pushImage, runContainer } from '../../helpers/images.js';
 import { QUICK_STOP_CMD, containerNames, tidewatchFor } from './fixtures/setup.js';
+import { scenario } from '../../helpers/scenarios.js';
 
 t.test('the own container is replaced safely and the successor removes its predecessor', async (t) => {
-  const env = await requireEnv(t);
-  if (!env) return;
-  const engine = docker(env);
-  const prefix = testPrefix('docker-self');
-  t.teardown(async () => {
-    await removeContainers(engine, prefix);
-    await removeImages(engine, prefix);
-  });
+  const s = await scenario(t, 'docker-self');
+  if (!s) return;
+  const { env, engine, prefix } = s;
   const repo = `${prefix}/tidewatch`;
   const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD, labels: { tidewatch: 'true' } });
   await pullImage(engine, v1.ref);

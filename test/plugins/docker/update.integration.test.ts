@@ -7,6 +7,7 @@ import t from 'tap';
 import { docker, requireEnv } from '../../helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../../helpers/images.js';
 import { QUICK_STOP_CMD, containerNames, tidewatchFor } from './fixtures/setup.js';
+import { scenario } from '../../helpers/scenarios.js';
 
 const SECOND = 1_000_000_000;
 
@@ -84,14 +85,9 @@ t.test('an update keeps env, labels, mounts, restart policy, command, network mo
 });
 
 t.test('a new image that exits at once or turns unhealthy is rolled back', async (t) => {
-  const env = await requireEnv(t);
-  if (!env) return;
-  const engine = docker(env);
-  const prefix = testPrefix('docker-rollback');
-  t.teardown(async () => {
-    await removeContainers(engine, prefix);
-    await removeImages(engine, prefix);
-  });
+  const s = await scenario(t, 'docker-rollback');
+  if (!s) return;
+  const { env, engine, prefix } = s;
 
   const cases = [
     { label: 'exits', next: { cmd: ['/bin/sh', '-c', 'exit 3'] }, error: /exited with code 3|restarting/ },
@@ -128,14 +124,9 @@ t.test('a new image that exits at once or turns unhealthy is rolled back', async
 });
 
 t.test('pulls from a registry that wants credentials, through authFor', async (t) => {
-  const env = await requireEnv(t);
-  if (!env) return;
-  const engine = docker(env);
-  const prefix = testPrefix('docker-auth');
-  t.teardown(async () => {
-    await removeContainers(engine, prefix);
-    await removeImages(engine, prefix);
-  });
+  const s = await scenario(t, 'docker-auth');
+  if (!s) return;
+  const { env, engine, prefix } = s;
   const auth = { username: env.authUser, password: env.authPassword };
   const repo = `${prefix}/private`;
   const v1 = await pushImage({ registry: env.authRegistry, repo, marker: 'v1', cmd: QUICK_STOP_CMD, auth });
@@ -158,14 +149,9 @@ t.test('pulls from a registry that wants credentials, through authFor', async (t
 });
 
 t.test('an AutoRemove container (gone once stopped) is recreated as it was when the new one fails', async (t) => {
-  const env = await requireEnv(t);
-  if (!env) return;
-  const engine = docker(env);
-  const prefix = testPrefix('docker-autoremove');
-  t.teardown(async () => {
-    await removeContainers(engine, prefix);
-    await removeImages(engine, prefix);
-  });
+  const s = await scenario(t, 'docker-autoremove');
+  if (!s) return;
+  const { env, engine, prefix } = s;
   const repo = `${prefix}/app`;
   const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
   await pullImage(engine, v1.ref);
