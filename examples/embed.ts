@@ -1,6 +1,8 @@
 // Embedding the core in your own tooling: the same plugins the service loads, driven from code.
-// Run with: npx tsc -p tsconfig.build.json && node --experimental-strip-types examples/embed.ts
-// (or compile it with the rest of your project).
+// Run from the repository (Node 20 runs TypeScript through the loader the tests use):
+//   DOCKER_HOST=unix:///var/run/docker.sock TS_NODE_TRANSPILE_ONLY=1 \
+//     node --import ./node_modules/@tapjs/typescript/dist/esm/import.mjs examples/embed.ts
+// In your own project, import from 'tidewatch' and compile it with the rest of your code.
 import { createTidewatch, type TidewatchPlugin } from '../core/index.js';
 import { dockerPlugin } from '../plugins/docker/index.js';
 import { registryPlugin } from '../plugins/registry/index.js';
