@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback } from './loopback-server.js';
 
 export interface FakeRepoState {
   defaultBranch: string;
@@ -65,10 +66,7 @@ export class FakeGitHub {
   static async start(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
     let self: FakeGitHub | undefined;
     const server = createServer((req, res) => self?.handle(req, res));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
+    await listenOnLoopback(server);
     self = new FakeGitHub(server, options);
     return self;
   }
@@ -118,8 +116,7 @@ export class FakeGitHub {
   }
 
   async close(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    await closeServer(this.#server);
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {

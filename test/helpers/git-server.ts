@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { closeServer, listenOnLoopback } from './loopback-server.js';
 
 export const GIT_HTTP_BACKEND = '/usr/lib/git-core/git-http-backend';
 
@@ -91,10 +92,7 @@ export class GitServer {
     const root = await mkdtemp(join(tmpdir(), 'tidewatch-git-'));
     let self: GitServer | undefined;
     const server = createServer((req, res) => self?.handle(req, res));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
+    await listenOnLoopback(server);
     self = new GitServer(server, root, options);
     return self;
   }
@@ -173,8 +171,7 @@ export class GitServer {
   }
 
   async close(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    await closeServer(this.#server);
     await rm(this.root, { recursive: true, force: true });
   }
 

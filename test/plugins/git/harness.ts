@@ -5,6 +5,7 @@ import { createTidewatch, usePlugin } from '../../../core/index.js';
 import type { CheckResult, Logger, Staleness, Target, Tidewatch, TidewatchPlugin } from '../../../core/index.js';
 import { gitPlugin, type GitPluginOptions } from '../../../plugins/git/index.js';
 import { fakeTarget } from '../../helpers/targets.js';
+export { memoryLogger as capturingLogger, type LogLine } from '../../helpers/memory-logger.js';
 
 export interface Harness {
   readonly tw: Tidewatch;
@@ -67,25 +68,3 @@ export function gitTarget(
   });
 }
 
-export interface LogLine {
-  readonly level: string;
-  readonly text: string;
-}
-
-/** A logger that keeps every line, every level, bindings included, as text to search. */
-export function capturingLogger(lines: LogLine[] = [], bindings: Record<string, unknown> = {}): Logger & { lines: LogLine[] } {
-  const at =
-    (level: string) =>
-    (objOrMsg: object | string, msg?: string): void => {
-      lines.push({ level, text: JSON.stringify({ ...bindings, obj: objOrMsg, msg }) });
-    };
-  return {
-    lines,
-    trace: at('trace'),
-    debug: at('debug'),
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    child: (more) => capturingLogger(lines, { ...bindings, ...more }),
-  };
-}

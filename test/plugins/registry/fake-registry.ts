@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback } from '../../helpers/loopback-server.js';
 
 export interface FakeManifest {
   body: string;
@@ -79,13 +80,12 @@ export class FakeRegistry {
   }
 
   async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    await listenOnLoopback(this.#server);
     return this;
   }
 
   async close(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    await closeServer(this.#server);
   }
 
   /** Publishes `body` under `repo:tag` (and `repo@digest`); returns its digest. */

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback } from '../../helpers/loopback-server.js';
 
 export interface ProxiedRequest {
   method: string;
@@ -54,13 +55,12 @@ export class RegistryProxy {
   }
 
   async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    await listenOnLoopback(this.#server);
     return this;
   }
 
   async close(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    await closeServer(this.#server);
   }
 
   count(filter: (r: ProxiedRequest) => boolean = () => true): number {

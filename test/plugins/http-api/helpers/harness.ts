@@ -13,22 +13,14 @@ import {
   type TidewatchPlugin,
   type UpdatePlan,
 } from '../../../../core/index.js';
-import { createHttpApiPlugin, type HttpApiOptions, type HttpApiPlugin } from '../../../../plugins/http-api/index.js';
+import { ENDPOINTS, createHttpApiPlugin, type HttpApiOptions, type HttpApiPlugin } from '../../../../plugins/http-api/index.js';
 import { fakeTarget } from '../../../helpers/targets.js';
+import { memoryLogger, type LogLine } from '../../../helpers/memory-logger.js';
+export { memoryLogger, type LogLine };
 
 export const TOKEN = 'main-token-for-tests';
 export const EVENTS_TOKEN = 'events-token-for-tests';
-export const ALL_ENDPOINTS: NonNullable<HttpApiOptions['endpoints']> = [
-  'update',
-  'check',
-  'events',
-  'swagger',
-  'metrics',
-  'containers',
-  'config',
-  'history',
-  'health',
-];
+export const ALL_ENDPOINTS: NonNullable<HttpApiOptions['endpoints']> = [...ENDPOINTS];
 
 export function target(name: string, overrides: Partial<Target> = {}): Target {
   return fakeTarget(name, { runtime: 'stub', ...overrides });
@@ -63,31 +55,6 @@ export function stubPlugin(world: StubWorld): TidewatchPlugin<Record<string, nev
       core.health.markStarted();
     },
   };
-}
-
-export interface LogLine {
-  level: string;
-  obj: Record<string, unknown>;
-  msg: string | undefined;
-}
-
-/** A Logger that records every line (to assert what authentication failures log). */
-export function memoryLogger(lines: LogLine[] = [], bindings: Record<string, unknown> = {}): Logger & { lines: LogLine[] } {
-  const at =
-    (level: string) =>
-    (a: object | string, b?: string): void => {
-      if (typeof a === 'string') lines.push({ level, obj: { ...bindings }, msg: a });
-      else lines.push({ level, obj: { ...bindings, ...(a as Record<string, unknown>) }, msg: b });
-    };
-  return {
-    lines,
-    trace: at('trace'),
-    debug: at('debug'),
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    child: (more: Record<string, unknown>) => memoryLogger(lines, { ...bindings, ...more }),
-  } as Logger & { lines: LogLine[] };
 }
 
 export interface Harness {

@@ -1,0 +1,22 @@
+// The lifecycle every HTTP server written for the tests shares: listen on an ephemeral loopback port
+// (never anything else), and close without waiting for kept-alive clients.
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+
+/** Listens on 127.0.0.1 with an ephemeral port; resolves to `127.0.0.1:<port>`. */
+export async function listenOnLoopback(server: Server): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Drops open connections (keep-alive clients would hold close() forever) and closes. */
+export async function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
