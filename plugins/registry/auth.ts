@@ -7,7 +7,7 @@ import { parseChallenge, type Challenge } from './challenge.js';
 import type { CredentialStore, Credentials } from './credentials.js';
 import { mayCarryCredentials, type RegistryEndpoint } from './endpoint.js';
 import { TokenCache, type IssuedToken } from './token-cache.js';
-import { RegistryHttpError, type RegistryReply, type RegistryTransport } from './transport.js';
+import { RegistryError, type RegistryReply, type RegistryTransport } from './transport.js';
 
 export type BearerChallenge = Extract<Challenge, { scheme: 'bearer' }>;
 
@@ -112,7 +112,7 @@ export class Authorizer {
       return challenge;
     }
     if (reply.status >= 500 || reply.status === 429) {
-      throw new RegistryHttpError(`${endpoint.registry} answered ${reply.status} on /v2/`, reply.status);
+      throw new RegistryError(`${endpoint.registry} answered ${reply.status} on /v2/`, reply.status);
     }
     // 200, or a registry without a /v2/ root (404): requests go out anonymously until a 401 says otherwise.
     return { scheme: 'none' };
@@ -190,7 +190,7 @@ export class Authorizer {
       );
     }
     if (reply.status < 200 || reply.status >= 300) {
-      throw new RegistryHttpError(`token server ${realm.host} answered ${reply.status}`, reply.status);
+      throw new RegistryError(`token server ${realm.host} answered ${reply.status}`, reply.status);
     }
     let parsed: { token?: unknown; access_token?: unknown; expires_in?: unknown };
     try {

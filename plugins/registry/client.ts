@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { ImageReference } from '../../core/index.js';
 import { pullScope, type Authorizer } from './auth.js';
 import { registryEndpoint, type RegistryEndpoint } from './endpoint.js';
-import { MANIFEST_MAX_BYTES, header, type RegistryReply, type RegistryTransport } from './transport.js';
+import { MANIFEST_MAX_BYTES, RegistryError, header, type RegistryReply, type RegistryTransport } from './transport.js';
 
 export const MEDIA_TYPES = Object.freeze({
   dockerManifestList: 'application/vnd.docker.distribution.manifest.list.v2+json',
@@ -27,14 +27,7 @@ export const MANIFEST_ACCEPT = [
 
 const DIGEST = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-f0-9]{32,}$/;
 
-export class RegistryError extends Error {
-  readonly status: number | undefined;
-  constructor(message: string, status?: number) {
-    super(message);
-    this.name = 'RegistryError';
-    this.status = status;
-  }
-}
+export { RegistryError };
 
 export interface Manifest {
   readonly digest: string;

@@ -43,11 +43,12 @@ const MAX_REDIRECTS = 5;
 const ERROR_BODY_BYTES = 64 * 1024;
 export const MANIFEST_MAX_BYTES = 1024 * 1024;
 
-export class RegistryHttpError extends Error {
+/** A registry request that failed, with the HTTP status when there was an answer. */
+export class RegistryError extends Error {
   readonly status: number | undefined;
   constructor(message: string, status?: number) {
     super(message);
-    this.name = 'RegistryHttpError';
+    this.name = 'RegistryError';
     this.status = status;
   }
 }
@@ -69,7 +70,7 @@ async function readBody(body: Dispatcher.ResponseData['body'], max: number, trun
         break;
       }
       body.destroy();
-      throw new RegistryHttpError(`response larger than ${max} bytes`);
+      throw new RegistryError(`response larger than ${max} bytes`);
     }
     chunks.push(chunk);
   }
@@ -116,7 +117,7 @@ export class RegistryTransport {
       const reply = await this.#politely(req, () => this.#once(req, url, method, headers, body));
       const location = header(reply.headers, 'location');
       if (!REDIRECTS.has(reply.status) || !location) return reply;
-      if (hop >= MAX_REDIRECTS) throw new RegistryHttpError(`too many redirects from ${req.url.href}`, reply.status);
+      if (hop >= MAX_REDIRECTS) throw new RegistryError(`too many redirects from ${req.url.href}`, reply.status);
       const next = new URL(location, url);
       if (next.origin !== url.origin) {
         // Blob downloads are redirected to storage hosts: they must not see the registry's credentials.
@@ -176,8 +177,8 @@ export class RegistryTransport {
     } catch (err) {
       emit('error');
       if (req.signal?.aborted) throw req.signal.reason;
-      if (timeout.aborted) throw new RegistryHttpError(`${method} ${url.href} timed out after ${this.#options.timeoutMs} ms`);
-      throw new RegistryHttpError(`${method} ${url.href} failed: ${err instanceof Error ? err.message : String(err)}`);
+      if (timeout.aborted) throw new RegistryError(`${method} ${url.href} timed out after ${this.#options.timeoutMs} ms`);
+      throw new RegistryError(`${method} ${url.href} failed: ${err instanceof Error ? err.message : String(err)}`);
     }
     emit(String(response.statusCode));
     const ok = response.statusCode >= 200 && response.statusCode < 300;
@@ -191,8 +192,8 @@ export class RegistryTransport {
       }
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason;
-      if (err instanceof RegistryHttpError) throw new RegistryHttpError(`${method} ${url.href}: ${err.message}`);
-      throw new RegistryHttpError(`${method} ${url.href} failed reading the body: ${err instanceof Error ? err.message : String(err)}`);
+      if (err instanceof RegistryError) throw new RegistryError(`${method} ${url.href}: ${err.message}`);
+      throw new RegistryError(`${method} ${url.href} failed reading the body: ${err instanceof Error ? err.message : String(err)}`);
     }
     return { status: response.statusCode, headers: response.headers, body: data, url };
   }
