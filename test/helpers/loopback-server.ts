@@ -1,7 +1,7 @@
 // The lifecycle every HTTP server written for the tests shares: listen on an ephemeral loopback port
 // (never anything else), and close without waiting for kept-alive clients.
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 /** Listens on 127.0.0.1 with an ephemeral port; resolves to `127.0.0.1:<port>`. */
 export async function listenOnLoopback(server: Server): Promise<string> {
@@ -19,4 +19,27 @@ export async function listenOnLoopback(server: Server): Promise<string> {
 export async function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/** A test HTTP server on loopback: subclasses answer requests, the base starts, names and closes it. */
+export abstract class LoopbackHttpServer {
+  readonly #server: Server = createServer((req, res) => this.handle(req, res));
+  #host: string | undefined;
+
+  protected abstract handle(req: IncomingMessage, res: ServerResponse): void;
+
+  /** `127.0.0.1:<port>`, once started. */
+  get host(): string {
+    if (!this.#host) throw new Error('server not started');
+    return this.#host;
+  }
+
+  async start(): Promise<this> {
+    this.#host = await listenOnLoopback(this.#server);
+    return this;
+  }
+
+  close(): Promise<void> {
+    return closeServer(this.#server);
+  }
 }

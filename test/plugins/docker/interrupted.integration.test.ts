@@ -5,7 +5,7 @@ import t from 'tap';
 import { waitFor } from '../../helpers/env.js';
 import { pullImage, pushImage, removeContainers, runContainer, testPrefix } from '../../helpers/images.js';
 import { QUICK_STOP_CMD, containerNames, tidewatchFor } from './fixtures/setup.js';
-import { scenario } from '../../helpers/scenarios.js';
+import { runningOn, scenario } from '../../helpers/scenarios.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/update-child.ts', import.meta.url));
 const HOUR = 3600 * 1_000_000_000;
@@ -15,11 +15,7 @@ t.test('SIGKILL while the new container is being proven, then a fresh start', as
   if (!s) return;
   const { env, engine, prefix } = s;
 
-  const repo = `${prefix}/app`;
-  const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
-  await pullImage(engine, v1.ref);
-  const name = `${prefix}-app`;
-  const old = await runContainer(engine, { name, image: v1.ref, env: ['KEEP=1'] });
+  const { repo, name, image: v1, container: old } = await runningOn(s, 'app', { run: { env: ['KEEP=1'] } });
   // The new image's health check never runs within the grace period: the child waits in the proof.
   await pushImage({
     registry: env.registry,

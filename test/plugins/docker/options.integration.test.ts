@@ -2,11 +2,9 @@
 // lifecycle hooks (pre-update exit 75 skips, post-update runs in the new container) and stop-signal.
 import t, { type Test } from 'tap';
 import type Docker from 'dockerode';
-import { docker, requireEnv } from '../../helpers/env.js';
-import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../../helpers/images.js';
 import type { DockerPluginOptions } from '../../../plugins/docker/index.js';
-import { QUICK_STOP_CMD, tidewatchFor } from './fixtures/setup.js';
-import type { TestEnv } from '../../helpers/env.js';
+import { tidewatchFor } from './fixtures/setup.js';
+import { QUICK_STOP_CMD, pushNext, runningOn, scenario, type Scenario } from '../../helpers/scenarios.js';
 
 async function execExitCode(engine: Docker, container: string, cmd: string[]): Promise<number | null> {
   const exec = await engine.getContainer(container).exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true });
@@ -15,10 +13,7 @@ async function execExitCode(engine: Docker, container: string, cmd: string[]): P
   return (await exec.inspect()).ExitCode;
 }
 
-interface Scenario {
-  readonly env: TestEnv;
-  readonly engine: Docker;
-  readonly prefix: string;
+interface Stale extends Scenario {
   readonly name: string;
   readonly old: Docker.Container;
   readonly next: string;
@@ -29,25 +24,15 @@ async function staleContainer(
   t: Test,
   label: string,
   run: { labels?: Record<string, string>; cmd?: string[] } = {},
-): Promise<Scenario | undefined> {
-  const env = await requireEnv(t);
-  if (!env) return undefined;
-  const engine = docker(env);
-  const prefix = testPrefix(`docker-${label}`);
-  t.teardown(async () => {
-    await removeContainers(engine, prefix);
-    await removeImages(engine, prefix);
-  });
-  const repo = `${prefix}/app`;
-  const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
-  await pullImage(engine, v1.ref);
-  const name = `${prefix}-app`;
-  const old = await runContainer(engine, { name, image: v1.ref, ...run });
-  const v2 = await pushImage({ registry: env.registry, repo, marker: 'v2', cmd: QUICK_STOP_CMD });
-  return { env, engine, prefix, name, old, next: v2.configDigest };
+): Promise<Stale | undefined> {
+  const s = await scenario(t, `docker-${label}`);
+  if (!s) return undefined;
+  const running = await runningOn(s, 'app', { run });
+  const v2 = await pushNext(s, running);
+  return { ...s, name: running.name, old: running.container, next: v2.configDigest };
 }
 
-async function update(s: Scenario, options: DockerPluginOptions) {
+async function update(s: Stale, options: DockerPluginOptions) {
   const { tw } = await tidewatchFor(s.env, s.prefix, options);
   try {
     return await tw.update();

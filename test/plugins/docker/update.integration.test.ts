@@ -7,7 +7,7 @@ import t from 'tap';
 import { docker, requireEnv } from '../../helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../../helpers/images.js';
 import { QUICK_STOP_CMD, containerNames, tidewatchFor } from './fixtures/setup.js';
-import { scenario } from '../../helpers/scenarios.js';
+import { runningOn, scenario } from '../../helpers/scenarios.js';
 
 const SECOND = 1_000_000_000;
 
@@ -152,11 +152,7 @@ t.test('an AutoRemove container (gone once stopped) is recreated as it was when 
   const s = await scenario(t, 'docker-autoremove');
   if (!s) return;
   const { env, engine, prefix } = s;
-  const repo = `${prefix}/app`;
-  const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
-  await pullImage(engine, v1.ref);
-  const name = `${prefix}-app`;
-  await runContainer(engine, { name, image: v1.ref, env: ['KEEP=1'], hostConfig: { AutoRemove: true } });
+  const { repo, name, image: v1 } = await runningOn(s, 'app', { run: { env: ['KEEP=1'], hostConfig: { AutoRemove: true } } });
   await pushImage({ registry: env.registry, repo, marker: 'v2', cmd: ['/bin/sh', '-c', 'exit 4'] });
 
   const { tw } = await tidewatchFor(env, prefix, { gracePeriodMs: 3000 });

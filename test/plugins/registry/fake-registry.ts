@@ -2,9 +2,8 @@
 // paths the real Distribution registry cannot be made to take (HEAD without a digest, odd challenges,
 // token grants). Integration tests use the real registry.
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { closeServer, listenOnLoopback } from '../../helpers/loopback-server.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LoopbackHttpServer } from '../../helpers/loopback-server.js';
 
 export interface FakeManifest {
   body: string;
@@ -61,31 +60,17 @@ function jwt(access: { type: string; name: string; actions: string[] }[]): strin
   return `${part({ alg: 'none', typ: 'JWT' })}.${part({ access, n: Math.random() })}.sig`;
 }
 
-export class FakeRegistry {
+export class FakeRegistry extends LoopbackHttpServer {
   readonly requests: LoggedRequest[] = [];
   readonly tokensIssued: string[] = [];
   /** `repo:tag` or `repo@digest` → manifest. */
   readonly manifests = new Map<string, FakeManifest>();
   options: FakeRegistryOptions;
-  #server: Server;
   #valid = new Map<string, Set<string>>(); // token → repos it grants
 
   constructor(options: FakeRegistryOptions = {}) {
+    super();
     this.options = options;
-    this.#server = createServer((req, res) => this.#handle(req, res));
-  }
-
-  get host(): string {
-    return `127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
-  }
-
-  async start(): Promise<this> {
-    await listenOnLoopback(this.#server);
-    return this;
-  }
-
-  async close(): Promise<void> {
-    await closeServer(this.#server);
   }
 
   /** Publishes `body` under `repo:tag` (and `repo@digest`); returns its digest. */
@@ -126,7 +111,7 @@ export class FakeRegistry {
   inFlight = 0;
   maxInFlight = 0;
 
-  #handle(req: IncomingMessage, res: ServerResponse): void {
+  protected handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', `http://${this.host}`);
     this.requests.push({
       method: req.method ?? 'GET',

@@ -3,9 +3,8 @@
 // and can put a Bearer token server in front of the registry: the Distribution registry of the test
 // environment only speaks anonymous or htpasswd Basic, so the Bearer flow is this proxy's.
 import { randomBytes } from 'node:crypto';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { closeServer, listenOnLoopback } from '../../helpers/loopback-server.js';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { LoopbackHttpServer } from '../../helpers/loopback-server.js';
 
 export interface ProxiedRequest {
   method: string;
@@ -38,29 +37,15 @@ export interface RegistryProxyOptions {
   inject?: (req: ProxiedRequest, index: number) => Injected | undefined;
 }
 
-export class RegistryProxy {
+export class RegistryProxy extends LoopbackHttpServer {
   readonly requests: ProxiedRequest[] = [];
   readonly tokenRequests: { scopes: string[]; authorization: string | undefined }[] = [];
   options: RegistryProxyOptions;
-  readonly #server: Server;
   readonly #tokens = new Map<string, { repos: Set<string>; expires: number }>();
 
   constructor(options: RegistryProxyOptions) {
+    super();
     this.options = options;
-    this.#server = createServer((req, res) => this.#handle(req, res));
-  }
-
-  get host(): string {
-    return `127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
-  }
-
-  async start(): Promise<this> {
-    await listenOnLoopback(this.#server);
-    return this;
-  }
-
-  async close(): Promise<void> {
-    await closeServer(this.#server);
   }
 
   count(filter: (r: ProxiedRequest) => boolean = () => true): number {
@@ -71,7 +56,7 @@ export class RegistryProxy {
     return this.count((r) => r.path.includes('/manifests/'));
   }
 
-  #handle(req: IncomingMessage, res: ServerResponse): void {
+  protected handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', `http://${this.host}`);
     const logged: ProxiedRequest = { method: req.method ?? 'GET', path: url.pathname + url.search, authorization: req.headers.authorization };
     const index = this.requests.push(logged) - 1;
