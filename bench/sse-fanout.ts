@@ -1,4 +1,4 @@
-// Benchmark (not a test): SSE fan-out of the HTTP API (decisions.md §6). The service (a real core with
+// Benchmark (not a test): SSE fan-out of the HTTP API (docs/interface.md §6). The service (a real core with
 // the http-api plugin) runs in a child process so that its memory is its own; this process opens 1000
 // subscribers on GET /v1/events, the child emits a burst of 10 000 events through the core's event
 // bus, and every subscriber must receive every event, in order. Prints the delivery latency (emit in

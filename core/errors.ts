@@ -1,5 +1,6 @@
-// Errors as codes, fastify-style: every error the core raises has a stable `code`, a message and the
-// HTTP status an API layer should map it to. The table is documented in docs/errors.md.
+// Errors as codes, fastify-style: every error Tidewatch raises has a stable `code`, a message and the
+// HTTP status an API layer should map it to; plugins subclass TidewatchError or use createError for their
+// own codes. Every code is listed in docs/errors.md (a test keeps the two in step).
 
 export class TidewatchError extends Error {
   readonly code: string;
@@ -25,6 +26,24 @@ export function createError<A extends unknown[]>(
   return Object.assign(factory, { code });
 }
 
+/**
+ * A bad option value or combination: the server prints the message as the one line of a start-up failure
+ * and exits with code 2, so the message names the option and never holds a secret's value.
+ */
+export class ConfigError extends TidewatchError {
+  /** Kebab-case option name the error is about, when there is one. */
+  readonly option: string | undefined;
+  /** The process exit code of every configuration error. */
+  readonly exitCode = 2;
+
+  constructor(message: string, option?: string) {
+    // Whatever a parser put in, the printed message stays on one line.
+    super('TW_ERR_CONFIG', message.replace(/\s*[\r\n]+\s*/g, ' '), 500);
+    this.name = 'ConfigError';
+    this.option = option;
+  }
+}
+
 export const errors = Object.freeze({
   busy: createError('TW_ERR_BUSY', () => 'another update is already running', 429),
   aborted: createError('TW_ERR_ABORTED', (why: string) => why, 503),
@@ -43,12 +62,29 @@ export const errors = Object.freeze({
     (plugin: string, hook: string, detail: string) => `plugin ${plugin} failed in ${hook}: ${detail}`,
     500,
   ),
+  serviceConflict: createError(
+    'TW_ERR_SERVICE_CONFLICT',
+    (service: string, first: string, second: string) =>
+      `service ${service} is provided by plugin ${first} already; plugin ${second} cannot provide it too`,
+    500,
+  ),
+  serviceMissing: createError(
+    'TW_ERR_SERVICE_MISSING',
+    (service: string, plugin: string) =>
+      `plugin ${plugin} needs the ${service} service, which no loaded plugin provides`,
+    500,
+  ),
   noApplier: createError(
     'TW_ERR_NO_APPLIER',
     (target: string, runtime: string) => `no plugin applies updates to ${target} (runtime ${runtime})`,
     500,
   ),
 });
+
+/** A configuration error naming `option` (kebab-case flag). */
+export function invalidOptions(option: string, message: string): ConfigError {
+  return new ConfigError(message, option);
+}
 
 export function isTidewatchError(err: unknown, factory?: { code: string }): err is TidewatchError {
   return err instanceof TidewatchError && (factory === undefined || err.code === factory.code);

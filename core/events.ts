@@ -1,5 +1,5 @@
 // The typed event bus. Events are emitted through the core's `event` hook (a SyncHook), so every
-// subscriber (SSE, metrics, logging, notifiers) is just a tap. The wire shapes are decisions.md §6.
+// subscriber (SSE, metrics, logging, notifiers) is just a tap. The wire shapes are docs/interface.md §6.
 import type { UpdateSummary } from './types.js';
 
 export interface EventPayloads {

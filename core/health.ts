@@ -1,5 +1,5 @@
 // Readiness checks plugins register (the Docker runtime registers an engine ping), and the startup
-// state the health probes report (decisions.md §4).
+// state the health probes report (docs/interface.md §4).
 
 export type ReadinessCheck = (signal: AbortSignal) => Promise<void>;
 

@@ -1,6 +1,8 @@
-// Docker image references with Docker's normalisation: `nginx` is `docker.io/library/nginx:latest`.
-// The core needs it for the request filters (`image=nginx` matches any tag of the familiar name);
-// the registry source and runtimes use the same parser so the whole service agrees on names.
+// Image references with Docker's normalisation: `nginx` is `docker.io/library/nginx:latest`. What the
+// core knows, and why: every target runs an OCI image named the way Docker names it, and the request
+// filters (`image=nginx` matches any tag of the familiar name) must agree with the registry source and the
+// runtimes on what a name means, so the one parser lives here.
+import { TidewatchError } from './errors.js';
 
 export interface ImageReference {
   /** Registry host with port, `docker.io` for Docker Hub. */
@@ -13,15 +15,15 @@ export interface ImageReference {
   readonly digest: string | undefined;
 }
 
-export const DOCKER_HUB = 'docker.io';
+const DOCKER_HUB = 'docker.io';
 const HUB_ALIASES = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
 const PATH_COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
 const TAG = /^[\w][\w.-]{0,127}$/;
 const DIGEST = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]{32,}$/;
 
-export class InvalidImageReferenceError extends Error {
+export class InvalidImageReferenceError extends TidewatchError {
   constructor(reference: string, why: string) {
-    super(`invalid image reference "${reference}": ${why}`);
+    super('TW_ERR_IMAGE_REFERENCE', `invalid image reference "${reference}": ${why}`, 400);
     this.name = 'InvalidImageReferenceError';
   }
 }

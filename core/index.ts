@@ -1,53 +1,11 @@
-// Tidewatch's public surface: what embedders and plugin authors import. Nothing here knows Docker,
-// registries, Git or HTTP; those are plugins.
+// Tidewatch's public surface: what embedders and plugin authors import (docs/plugins.md). The core drives
+// runs through hooks and knows no runtime, registry or transport; the little it knows of images, labels and
+// the watch split is said in the header of the file that holds it. test/core/public-surface.test.ts lists
+// every export, so the surface only grows on purpose.
+
+// The engine, for embedders
 export { createTidewatch } from './tidewatch.js';
-export type { Tidewatch, TidewatchCore, TidewatchOptions } from './tidewatch.js';
-export type { Hooks } from './hooks.js';
-export { usePlugin, validatePluginOptions } from './plugin.js';
-export type { JsonSchema, PluginUse, TidewatchPlugin } from './plugin.js';
-export { UpdateLock } from './lock.js';
-export type { Release } from './lock.js';
-export { RunHistory } from './history.js';
-export type { HistoryEntry } from './history.js';
-export { Health } from './health.js';
-export type { ReadinessCheck } from './health.js';
-export { PUBLIC_EVENT_TYPES, isPublicEvent, makeEvent } from './events.js';
-export type { EventPayloads, EventType, TidewatchEvent } from './events.js';
-export { TidewatchError, createError, errorMessage, errors, isTidewatchError } from './errors.js';
-export { mapBounded } from './bounded.js';
-export {
-  DOCKER_HUB,
-  InvalidImageReferenceError,
-  familiarName,
-  formatImageReference,
-  parseImageReference,
-  repositoryName,
-  tryParseImageReference,
-} from './image-reference.js';
-export type { ImageReference } from './image-reference.js';
-export { applyRequestFilters, imageMatcher, isTargeted, nameMatcher, splitFilterValues } from './request-filter.js';
-export { orderByDependencies, transitiveDependents } from './dependency-order.js';
-export {
-  LABEL_PREFIX,
-  SELF_LABELS,
-  WATCHTOWER_LABEL_PREFIX,
-  isGitWatched,
-  isSelfLabelled,
-  labelOrGlobal,
-  parseBoolLabel,
-  readLabel,
-  targetLabel,
-} from './labels.js';
-export { silentLogger } from './logger.js';
-export { OCI_REVISION, sameCommit } from './revision.js';
-export {
-  formatGoDuration,
-  parseCooldownDuration,
-  parseEnvDuration,
-  parseGoDuration,
-} from './go-duration.js';
-export { LOCAL_IMAGES, REMOTE_IMAGES, defineService, getService, provideService } from './services.js';
-export type { LocalImages, RemoteImages, ServiceKey } from './services.js';
+export type { AppliedOptions, RunMode, Tidewatch, TidewatchCore, TidewatchOptions } from './tidewatch.js';
 export type {
   ApplyOutcome,
   ApplyResult,
@@ -67,3 +25,54 @@ export type {
   UpdateReport,
   UpdateSummary,
 } from './types.js';
+export type { HistoryEntry } from './history.js';
+export type { Hooks } from './hooks.js';
+
+// Declaring plugins and their options
+export { definePlugin, optionsSchemaOf, usePlugin } from './plugin.js';
+export type { PluginDefinition, PluginUse, TidewatchPlugin } from './plugin.js';
+export { defaultOf, envName, envNames, option, optionLabel, watchtowerEnvName } from './option.js';
+export type { JsonSchema, OptionCommon, OptionKind, OptionSpec, OptionSpecs, OptionValues } from './option.js';
+export {
+  enumParser,
+  integerParser,
+  isGoBool,
+  listParser,
+  parseGoBool,
+  splitComma,
+  splitCommaOrSpace,
+  splitUrls,
+  stripSlash,
+} from './option-parsers.js';
+export type { ParseContext, Parser } from './option-parsers.js';
+export { SHARED_OPTIONS } from './shared-options.js';
+
+// Services between plugins, the watch split and stages
+export { LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService } from './services.js';
+export type { LocalImages, PullCredentials, RegistryAuth, RemoteImages, ServiceKey, Services } from './services.js';
+export { GIT_PATH, REGISTRY_PATH, STAGES, isGitWatched } from './watch-split.js';
+export type { WatchClaim } from './watch-split.js';
+
+// Events and errors
+export { isPublicEvent } from './events.js';
+export { REDACTED, optionsView } from './options-view.js';
+export type { EventPayloads, EventType, TidewatchEvent } from './events.js';
+export { ConfigError, TidewatchError, createError, errorMessage, errors, invalidOptions, isTidewatchError } from './errors.js';
+
+// Shared product rules plugins read the same way
+export { mapBounded } from './bounded.js';
+export { formatImageReference, parseImageReference, repositoryName, tryParseImageReference } from './image-reference.js';
+export type { ImageReference } from './image-reference.js';
+export { isTargeted, nameMatcher, splitFilterValues } from './request-filter.js';
+export {
+  LABEL_PREFIX,
+  SELF_LABELS,
+  WATCHTOWER_LABEL_PREFIX,
+  isSelfLabelled,
+  labelOrGlobal,
+  parseBoolLabel,
+  readLabel,
+  targetLabel,
+} from './labels.js';
+export { OCI_REVISION, sameCommit } from './revision.js';
+export { formatGoDuration, parseCooldownDuration, parseEnvDuration, parseGoDuration } from './go-duration.js';

@@ -1,5 +1,5 @@
 // Container labels: `tidewatch.<key>`, with Watchtower's `com.centurylinklabs.watchtower.<key>` read
-// as an alias (decisions.md §1); the Tidewatch label wins when both are set.
+// as an alias (docs/interface.md#names); the Tidewatch label wins when both are set.
 import type { Target } from './types.js';
 
 export const LABEL_PREFIX = 'tidewatch.';
@@ -43,12 +43,4 @@ export function labelOrGlobal(
   const label = parseBoolLabel(readLabel(labels, key));
   if (labelTakePrecedence && label !== undefined) return label;
   return label === true || global;
-}
-
-/**
- * The watch split (decisions.md §9): a container with a non-blank `git.repo` label is Git-watched,
- * every other one registry-watched. A blank value (an unset compose variable) counts as absent.
- */
-export function isGitWatched(labels: Readonly<Record<string, string>>): boolean {
-  return (readLabel(labels, 'git.repo') ?? '').trim() !== '';
 }

@@ -1,4 +1,4 @@
-// The single update lock (spec 8.3): one update run at a time. A full run try-locks and is refused
+// The single update lock (docs/http-api-contract.md §8.3): one update run at a time. A full run try-locks and is refused
 // when busy; a targeted run queues and may be aborted while it waits. Waiters are served in order.
 import { errors } from './errors.js';
 

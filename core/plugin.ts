@@ -1,50 +1,99 @@
-// What a plugin is: a name, an optional JSON schema for its options (checked with ajv before
-// `apply` runs) and `apply(core, options)`, tapping the hooks under its own name.
-import { Ajv, type ErrorObject } from 'ajv';
+// What a plugin is, the one way to declare it: a name, its option declarations, and `apply(core, options)`
+// tapping the hooks under its own name (docs/plugins.md). `definePlugin` only checks and types the object:
+// a plain object of the same shape is a plugin too (that is what a plain-JavaScript plugin writes).
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { errors } from './errors.js';
+import { defaultOf, type JsonSchema, type OptionSpec, type OptionSpecs, type OptionValues } from './option.js';
+import type { ServiceKey } from './services.js';
 import type { TidewatchCore } from './tidewatch.js';
 
-/** A JSON schema object as ajv takes it. */
-export type JsonSchema = Readonly<Record<string, unknown>>;
-
-export interface TidewatchPlugin<Options = Record<string, unknown>> {
+export interface TidewatchPlugin<Options extends object = Record<string, unknown>> {
   readonly name: string;
-  readonly optionsSchema?: JsonSchema;
+  /** The plugin's options, each declared once (docs/configuration.md#declaring-options). */
+  readonly options?: OptionSpecs;
+  /** Services the plugin cannot work without; start-up fails naming the first one nobody provides. */
+  readonly requires?: readonly Pick<ServiceKey<unknown>, 'name'>[];
+  /** Whether to apply the plugin with these options (default: always). Its options still show in `/v1/config`. */
+  enabled?(options: Options): boolean;
+  /**
+   * Rules between the plugin's own options, checked before `apply`: throw `errors.invalidOptions(...)` for a
+   * combination that cannot work; return remarks to log as warnings. `label(key)` names an option as the
+   * user wrote it (`--rolling-restart (TIDEWATCH_ROLLING_RESTART)`).
+   */
+  check?(options: Options, label: (key: string) => string): readonly string[] | void;
   /** Taps hooks; may be async (a runtime repairing an interrupted run before the first one). */
   apply(core: TidewatchCore, options: Options): void | Promise<void>;
 }
 
-/** A plugin with the options to apply it with. */
-export interface PluginUse<Options = Record<string, unknown>> {
+/** A plugin with the options to apply it with: typed values, every one optional (defaults fill the rest). */
+export interface PluginUse<Options extends object = Record<string, unknown>> {
   readonly plugin: TidewatchPlugin<Options>;
-  readonly options?: Options;
+  readonly options?: Partial<Options>;
 }
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false });
+export interface PluginDefinition<S extends OptionSpecs> {
+  readonly name: string;
+  readonly options?: S;
+  readonly requires?: readonly Pick<ServiceKey<unknown>, 'name'>[];
+  enabled?(options: OptionValues<S>): boolean;
+  check?(options: OptionValues<S>, label: (key: keyof S & string) => string): readonly string[] | void;
+  apply(core: TidewatchCore, options: OptionValues<S>): void | Promise<void>;
+}
+
+/** Declares a plugin: its options object is typed from its declarations. */
+export function definePlugin<S extends OptionSpecs = Record<never, OptionSpec>>(
+  definition: PluginDefinition<S>,
+): TidewatchPlugin<OptionValues<S>> {
+  if (typeof definition.name !== 'string' || definition.name === '') throw new TypeError('a plugin needs a name');
+  return Object.freeze({ ...definition }) as TidewatchPlugin<OptionValues<S>>;
+}
+
+const ajv = new Ajv({ allErrors: true, coerceTypes: false });
+const validators = new WeakMap<OptionSpecs, ValidateFunction>();
+
+function validatorFor(specs: OptionSpecs): ValidateFunction {
+  let validate = validators.get(specs);
+  if (!validate) {
+    const properties: Record<string, JsonSchema> = {};
+    for (const [key, s] of Object.entries(specs)) properties[key] = s.schema;
+    validate = ajv.compile({ type: 'object', additionalProperties: false, properties });
+    validators.set(specs, validate);
+  }
+  return validate;
+}
 
 function describe(errs: ErrorObject[] | null | undefined): string {
   return (errs ?? [])
-    .map((e) => `${e.instancePath || 'options'} ${e.message ?? 'is invalid'}`.trim())
+    .map((e) =>
+      e.keyword === 'additionalProperties'
+        ? `unknown option ${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)}`
+        : `${e.instancePath.replace(/^\//, '') || 'options'} ${e.message ?? 'is invalid'}`,
+    )
     .join('; ');
 }
 
-/** Validates (and fills defaults into) a copy of the options; throws TW_ERR_PLUGIN_OPTIONS. */
-export function validatePluginOptions<O>(plugin: TidewatchPlugin<O>, options: unknown): O {
-  const value = structuredCloneSafe(options ?? {});
-  if (!plugin.optionsSchema) return value as O;
-  const validate = ajv.compile(plugin.optionsSchema);
+/** The JSON schema an embedder's options for `plugin` must satisfy. */
+export function optionsSchemaOf(plugin: TidewatchPlugin<object>): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const [key, s] of Object.entries(plugin.options ?? {})) properties[key] = s.schema;
+  return { type: 'object', additionalProperties: false, properties };
+}
+
+/** Checks typed options against the declarations and fills every default; throws TW_ERR_PLUGIN_OPTIONS. */
+export function resolvePluginOptions<O extends object>(plugin: TidewatchPlugin<O>, given: unknown): O {
+  const value = given ?? {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw errors.pluginOptions(plugin.name, 'options must be an object');
+  const specs = plugin.options ?? {};
+  const validate = validatorFor(specs);
   if (!validate(value)) throw errors.pluginOptions(plugin.name, describe(validate.errors));
-  return value as O;
+  const out: Record<string, unknown> = {};
+  for (const [key, s] of Object.entries(specs)) {
+    const v = (value as Record<string, unknown>)[key];
+    out[key] = v === undefined ? defaultOf(s) : v;
+  }
+  return out as O;
 }
 
-/** Options may carry functions or class instances (a logger, a client): copy plain data only. */
-function structuredCloneSafe(value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
-  return { ...(value as Record<string, unknown>) };
-}
-
-export function usePlugin<O>(plugin: TidewatchPlugin<O>, options?: O): PluginUse<O> {
+export function usePlugin<O extends object>(plugin: TidewatchPlugin<O>, options?: Partial<O>): PluginUse<O> {
   return options === undefined ? { plugin } : { plugin, options };
 }

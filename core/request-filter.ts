@@ -1,4 +1,4 @@
-// The request filters of /v1/check and /v1/update (spec 4.1, decisions.md §5), applied by the core
+// The request filters of /v1/check and /v1/update (docs/http-api-contract.md §4.1, docs/interface.md §5), applied by the core
 // itself on the `select` hook so that every runtime's targets are filtered the same way.
 import { RE2JS } from 're2js';
 import { parseImageReference, repositoryName, tryParseImageReference } from './image-reference.js';

@@ -1,6 +1,7 @@
-// Commit identity as images and Git remotes report it. An image's `org.opencontainers.image.revision`
-// is often an abbreviated id; the Git source compares it with a remote head, the runtime with the
-// head it was asked to apply, and both must agree on what "the same commit" means.
+// Commit identity as images and Git remotes report it. What the core knows, and why: an image's
+// `org.opencontainers.image.revision` (an OCI annotation, often an abbreviated id) is how a runtime honours
+// `Staleness.requiredRevision`; the Git source compares it with a remote head, the runtime with the head
+// it was asked to apply, and both must agree on what "the same commit" means, so the rule lives here.
 
 /** The OCI image label holding the commit an image was built from. */
 export const OCI_REVISION = 'org.opencontainers.image.revision';

@@ -1,8 +1,9 @@
-// Typed services plugins offer one another through the core, so that a plugin can use what another
-// provides without importing it (plugins import only the core): the runtime knows its local images,
-// the registry source can read an image's creation time. A key is a name plus the type of what it
-// holds; lookups happen when a tap runs, so the order in which plugins are applied does not matter.
-import type { TidewatchCore } from './tidewatch.js';
+// Typed services plugins offer one another through the core, so a plugin can use what another provides
+// without importing it (plugins import only the core): the runtime knows its local images, the registry
+// source can age an image and holds the pull credentials. A key is a name plus the type of what it holds.
+// Each key has one provider: a second one is an error, never a silent replacement; a plugin that lists a
+// key in `requires` fails start-up when nothing provides it (docs/plugins.md#services).
+import { errors } from './errors.js';
 
 /** A typed key: `defineService<LocalImages>('local-images')`. */
 export interface ServiceKey<T> {
@@ -15,24 +16,43 @@ export function defineService<T>(name: string): ServiceKey<T> {
   return Object.freeze({ name });
 }
 
-const registries = new WeakMap<TidewatchCore, Map<string, unknown>>();
+/** The services of one core, as plugins see them (`core.services`). */
+export interface Services {
+  /** Offers `service` under `key`; throws TW_ERR_SERVICE_CONFLICT when another plugin already did. */
+  provide<T>(key: ServiceKey<T>, service: T): void;
+  /** The service, or undefined when no plugin provides it. */
+  get<T>(key: ServiceKey<T>): T | undefined;
+  /** The service; throws TW_ERR_SERVICE_MISSING naming the key when no plugin provides it. */
+  require<T>(key: ServiceKey<T>): T;
+}
 
-/** Offers `service` under `key` on this core; a later provider of the same key replaces an earlier one. */
-export function provideService<T>(core: TidewatchCore, key: ServiceKey<T>, service: T): void {
-  let services = registries.get(core);
-  if (!services) {
-    services = new Map();
-    registries.set(core, services);
+export class ServiceRegistry implements Services {
+  readonly #services = new Map<string, { provider: string; service: unknown }>();
+  /** The plugin being applied: providers are recorded under its name. */
+  current = 'embedder';
+
+  provide<T>(key: ServiceKey<T>, service: T): void {
+    const existing = this.#services.get(key.name);
+    if (existing) throw errors.serviceConflict(key.name, existing.provider, this.current);
+    this.#services.set(key.name, { provider: this.current, service });
   }
-  services.set(key.name, service);
+
+  get<T>(key: ServiceKey<T>): T | undefined {
+    return this.#services.get(key.name)?.service as T | undefined;
+  }
+
+  require<T>(key: ServiceKey<T>): T {
+    const entry = this.#services.get(key.name);
+    if (!entry) throw errors.serviceMissing(key.name, this.current);
+    return entry.service as T;
+  }
+
+  has(key: ServiceKey<unknown>): boolean {
+    return this.#services.has(key.name);
+  }
 }
 
-/** The service provided under `key`, or undefined when no plugin provides it. */
-export function getService<T>(core: TidewatchCore, key: ServiceKey<T>): T | undefined {
-  return registries.get(core)?.get(key.name) as T | undefined;
-}
-
-/** The runtime's local image store: what no-pull compares against. */
+/** The runtime's local image store: what no-pull compares against. Provided by a runtime plugin. */
 export interface LocalImages {
   /** The local image a reference (`repo:tag`) names now, or undefined when there is none. */
   inspectImage(reference: string, signal?: AbortSignal): Promise<{ readonly id: string } | undefined>;
@@ -49,3 +69,17 @@ export interface RemoteImages {
   created(reference: string, options?: { platform?: string; signal?: AbortSignal }): Promise<Date | undefined>;
 }
 export const REMOTE_IMAGES: ServiceKey<RemoteImages> = defineService<RemoteImages>('remote-images');
+
+/** Credentials for one pull, in the shape the Docker Engine's X-Registry-Auth header takes. */
+export interface RegistryAuth {
+  readonly username?: string;
+  readonly password?: string;
+  readonly identitytoken?: string;
+  readonly serveraddress: string;
+}
+
+/** Pull credentials, looked up exactly as the staleness checks authenticate. Without it pulls are anonymous. */
+export interface PullCredentials {
+  authFor(imageRef: string): Promise<RegistryAuth | undefined>;
+}
+export const PULL_CREDENTIALS: ServiceKey<PullCredentials> = defineService<PullCredentials>('pull-credentials');

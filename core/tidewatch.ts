@@ -1,14 +1,18 @@
 // The engine plugins tap and embedders drive: `createTidewatch({ plugins })`, then `check()` or
-// `update()`. It knows nothing of Docker, registries, Git or HTTP.
+// `update()`. It drives runs through the hooks and knows no runtime, registry or transport; what it does
+// know of the watch split is said in watch-split.ts.
 import { checkTargets, discoverAndSelect } from './check-run.js';
-import { errorMessage, errors } from './errors.js';
+import { ConfigError, errorMessage as messageOf, errors, isTidewatchError } from './errors.js';
 import { makeEvent, type EventPayloads, type EventType } from './events.js';
 import { Health } from './health.js';
 import { RunHistory } from './history.js';
 import { createHooks, type Hooks } from './hooks.js';
 import { UpdateLock, type Release } from './lock.js';
 import { silentLogger } from './logger.js';
-import { validatePluginOptions, type PluginUse, type TidewatchPlugin } from './plugin.js';
+import { optionLabel, type OptionSpec, type OptionSpecs } from './option.js';
+import { resolvePluginOptions, type PluginUse, type TidewatchPlugin } from './plugin.js';
+import { ServiceRegistry, type Services } from './services.js';
+import { WatchSplit, type WatchClaim } from './watch-split.js';
 import { createRunContext } from './run-context.js';
 import type { CheckReport, Logger, RunContext, RunKind, RunRequest, Target, UpdateReport } from './types.js';
 import { runUpdate } from './update-run.js';
@@ -21,6 +25,21 @@ export interface TidewatchOptions {
   readonly checkConcurrency?: number;
   /** Run summaries kept for history (default 500). */
   readonly historySize?: number;
+  /** `once` when the process runs one update and exits (`--run-once`): runtimes skip self-update then. */
+  readonly mode?: RunMode;
+  /** How messages name an option (the server adds the variable: `--flag (TIDEWATCH_FLAG)`). */
+  readonly optionLabel?: (spec: OptionSpec) => string;
+}
+
+export type RunMode = 'service' | 'once';
+
+/** One plugin's declarations and the values it was applied with (what `/v1/config` shows). */
+export interface AppliedOptions {
+  readonly plugin: string;
+  readonly specs: OptionSpecs;
+  readonly values: Readonly<Record<string, unknown>>;
+  /** False when the plugin's `enabled` said no: it was not applied. */
+  readonly enabled: boolean;
 }
 
 /** What plugins receive in `apply(core, options)`. */
@@ -30,6 +49,20 @@ export interface TidewatchCore {
   readonly lock: UpdateLock;
   readonly history: RunHistory;
   readonly health: Health;
+  /** Typed services plugins provide to one another (docs/plugins.md#services). */
+  readonly services: Services;
+  readonly mode: RunMode;
+  /** Every plugin's options as applied, in plugin order. */
+  readonly options: readonly AppliedOptions[];
+  /** A plugin's own watch path: targets `claims` accepts are checked only by sources serving `path`. */
+  claimWatchPath(path: string, claims: WatchClaim): void;
+  /** The watch path of a target: `registry`, `git`, or a path a plugin claimed. */
+  watchPath(target: Target): string;
+  /**
+   * Says that `by` starts update runs itself (the HTTP API's update endpoint): the server then runs no
+   * periodic updates.
+   */
+  takeOverScheduling(by: string): void;
   emit<K extends EventType>(type: K, data: EventPayloads[K]): void;
   /** Discovery and selection only, no staleness (GET /v1/containers). */
   targets(request?: RunRequest): Promise<Target[]>;
@@ -47,7 +80,15 @@ export interface TidewatchCore {
 export interface Tidewatch extends TidewatchCore {
   /** Plugins applied, in order. */
   readonly plugins: readonly string[];
+  /** The plugin that took over starting update runs, if any. */
+  readonly schedulingTakenOverBy: string | undefined;
   close(): Promise<void>;
+}
+
+interface Prepared {
+  readonly plugin: TidewatchPlugin<object>;
+  readonly values: object;
+  readonly enabled: boolean;
 }
 
 function isPluginUse(entry: TidewatchPlugin<object> | PluginUse<object>): entry is PluginUse<object> {
@@ -61,6 +102,12 @@ class TidewatchEngine implements Tidewatch {
   readonly history: RunHistory;
   readonly health = new Health();
   readonly plugins: string[] = [];
+  readonly services = new ServiceRegistry();
+  readonly options: AppliedOptions[] = [];
+  readonly mode: RunMode;
+  schedulingTakenOverBy: string | undefined;
+  readonly #split = new WatchSplit();
+  readonly #label: (spec: OptionSpec) => string;
   readonly #concurrency: number;
   readonly #closers: (() => Promise<void> | void)[] = [];
 
@@ -69,6 +116,20 @@ class TidewatchEngine implements Tidewatch {
     this.hooks = createHooks(this.logger);
     this.history = new RunHistory(options.historySize);
     this.#concurrency = options.checkConcurrency ?? 20;
+    this.mode = options.mode ?? 'service';
+    this.#label = options.optionLabel ?? ((spec) => optionLabel(spec, ''));
+  }
+
+  claimWatchPath(path: string, claims: WatchClaim): void {
+    this.#split.claim(path, claims);
+  }
+
+  watchPath(target: Target): string {
+    return this.#split.pathOf(target);
+  }
+
+  takeOverScheduling(by: string): void {
+    this.schedulingTakenOverBy = by;
   }
 
   emit<K extends EventType>(type: K, data: EventPayloads[K]): void {
@@ -84,7 +145,7 @@ class TidewatchEngine implements Tidewatch {
       try {
         await handler();
       } catch (err) {
-        this.logger.error({ err: errorMessage(err) }, 'error while closing');
+        this.logger.error({ err: messageOf(err) }, 'error while closing');
       }
     }
   }
@@ -97,7 +158,7 @@ class TidewatchEngine implements Tidewatch {
     const ctx = createRunContext('check', request, this.logger);
     return this.#observed(ctx, 'check', async () => {
       const targets = await discoverAndSelect(this.hooks, ctx);
-      const results = await checkTargets(this.hooks, targets, ctx, this.#concurrency);
+      const results = await checkTargets(this.hooks, this.#split, targets, ctx, this.#concurrency);
       const report: CheckReport = { runId: ctx.runId, results, startedAt: ctx.startedAt, finishedAt: new Date() };
       const summary = {
         scanned: results.length,
@@ -121,7 +182,7 @@ class TidewatchEngine implements Tidewatch {
     }
     try {
       return await this.#observed(ctx, 'update', async () => {
-        const deps = { hooks: this.hooks, concurrency: this.#concurrency, emit: this.emit.bind(this) };
+        const deps = { hooks: this.hooks, split: this.#split, concurrency: this.#concurrency, emit: this.emit.bind(this) };
         const report = await runUpdate(deps, ctx);
         return { report, summary: report.summary };
       });
@@ -160,7 +221,7 @@ class TidewatchEngine implements Tidewatch {
       return report;
     } catch (err) {
       const reason = ctx.signal.aborted && ctx.signal.reason instanceof Error ? ctx.signal.reason : err;
-      const error = errorMessage(reason);
+      const error = messageOf(reason);
       this.emit('scan_failed', { run_id: ctx.runId, error });
       record({ scanned: 0, updated: 0, failed: 0, restarted: 0, skipped: 0 }, error);
       ctx.logger.error({ err: error }, `${kind} run failed`);
@@ -168,20 +229,54 @@ class TidewatchEngine implements Tidewatch {
     }
   }
 
-  async use(entry: TidewatchPlugin<object> | PluginUse<object>): Promise<void> {
+  /** Resolves a plugin's options and checks its rules; nothing is applied yet. */
+  prepare(entry: TidewatchPlugin<object> | PluginUse<object>): Prepared {
     const { plugin, options } = isPluginUse(entry) ? entry : { plugin: entry, options: undefined };
-    const validated = validatePluginOptions(plugin, options);
+    const values = resolvePluginOptions(plugin, options);
+    const enabled = plugin.enabled?.(values) ?? true;
+    this.options.push({ plugin: plugin.name, specs: plugin.options ?? {}, values: values as Record<string, unknown>, enabled });
+    // Checked even when the plugin is off: a half-given setting is a mistake either way.
+    const specs = plugin.options ?? {};
+    const label = (key: string) => (specs[key] ? this.#label(specs[key]) : key);
+    for (const warning of plugin.check?.(values, label) ?? []) this.logger.warn({ plugin: plugin.name }, warning);
+    return { plugin, values, enabled };
+  }
+
+  async use({ plugin, values, enabled }: Prepared): Promise<void> {
+    if (!enabled) return;
+    this.services.current = plugin.name;
     try {
-      await plugin.apply(this, validated);
+      await plugin.apply(this, values);
     } catch (err) {
-      throw errors.pluginFailed(plugin.name, 'apply', errorMessage(err));
+      if (err instanceof ConfigError || isTidewatchError(err, errors.serviceConflict)) throw err;
+      const wrapped = errors.pluginFailed(plugin.name, 'apply', messageOf(err));
+      wrapped.cause = err;
+      throw wrapped;
+    } finally {
+      this.services.current = 'embedder';
     }
     this.plugins.push(plugin.name);
+  }
+
+  /** Every applied plugin's required services must be there once all plugins are applied. */
+  checkRequirements(entries: readonly (TidewatchPlugin<object> | PluginUse<object>)[]): void {
+    for (const entry of entries) {
+      const plugin = isPluginUse(entry) ? entry.plugin : entry;
+      if (!this.plugins.includes(plugin.name)) continue;
+      for (const key of plugin.requires ?? []) {
+        if (!this.services.has(key)) throw errors.serviceMissing(key.name, plugin.name);
+      }
+    }
   }
 }
 
 export async function createTidewatch(options: TidewatchOptions = {}): Promise<Tidewatch> {
   const engine = new TidewatchEngine(options);
-  for (const entry of options.plugins ?? []) await engine.use(entry);
+  const entries = options.plugins ?? [];
+  // Every plugin's options are checked before any plugin is applied: a bad option must stop start-up
+  // before a runtime has touched anything.
+  const prepared = entries.map((entry) => engine.prepare(entry));
+  for (const p of prepared) await engine.use(p);
+  engine.checkRequirements(entries);
   return engine;
 }

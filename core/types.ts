@@ -42,10 +42,14 @@ export interface Target {
   readonly isSelf: boolean;
 }
 
-/** What a staleness source found out about one target. */
+/**
+ * What a staleness source found out about one target, and what it makes the runtime do
+ * (docs/plugins.md#the-staleness-protocol).
+ */
 export interface Staleness {
-  /** Which path decided: `registry`, `git`, or a third-party source's name. */
+  /** The target's watch path (`core.watchPath(target)`): `registry`, `git`, or a plugin's own path. */
   readonly source: string;
+  /** True: the run passes the target to the gates, then to its runtime's `apply`. */
   readonly stale: boolean;
   /** Set when the check itself failed: the target is then reported with this error, never as up to date. */
   readonly error?: string;
@@ -55,16 +59,21 @@ export interface Staleness {
   readonly latestDigest?: string;
   /** Local id of the newer image when known (no-pull compares local images). */
   readonly latestImageId?: string;
-  /** Set for Git-watched targets. */
+  /** Set by the source of the `git` path; the check record shows these fields for it. */
   readonly git?: GitStaleness;
   /** True when the target was deliberately not checked (e.g. a Git-watched no-pull container). */
   readonly unchecked?: boolean;
   /**
-   * The revision (`org.opencontainers.image.revision`) the pulled image must carry for the update to
-   * be applied; otherwise the runtime skips the target with the reason
-   * `image for <revision> not published yet`. Set by the Git source (decisions.md §9).
+   * The revision (the image's `org.opencontainers.image.revision` label) the pulled image must carry for
+   * the update to be applied; otherwise the runtime skips the target with the reason
+   * `image for <revision> not published yet` (docs/interface.md#git-watched-containers).
    */
   readonly requiredRevision?: string;
+  /**
+   * Stale, but nothing a runtime can apply (say, a source that knows of a release no registry serves
+   * yet): the target is reported stale and the run counts it skipped with this reason, asking no runtime.
+   */
+  readonly notApplicable?: string;
 }
 
 export interface GitStaleness {
@@ -126,7 +135,7 @@ export type RunKind = 'check' | 'update';
 /** `list` is discovery and selection only (GET /v1/containers). */
 export type ContextKind = RunKind | 'list';
 
-/** Request filters of `/v1/check` and `/v1/update` (decisions.md §5). */
+/** Request filters of `/v1/check` and `/v1/update` (docs/interface.md#query-parameters). */
 export interface RunFilters {
   /** Image names, with or without tag. */
   readonly images: readonly string[];

@@ -6,6 +6,7 @@ import { orderByDependencies, transitiveDependents } from './dependency-order.js
 import { errorMessage, errors } from './errors.js';
 import type { EventPayloads, EventType } from './events.js';
 import type { Hooks } from './hooks.js';
+import type { WatchSplit } from './watch-split.js';
 import type {
   ApplyResult,
   CheckResult,
@@ -20,6 +21,7 @@ import type {
 
 export interface UpdateRunDeps {
   readonly hooks: Hooks;
+  readonly split: WatchSplit;
   readonly concurrency: number;
   emit<K extends EventType>(type: K, data: EventPayloads[K]): void;
 }
@@ -52,6 +54,10 @@ async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContex
       continue;
     }
     if (!staleness.stale) continue;
+    if (staleness.notApplicable !== undefined) {
+      result.skipped.push({ target, reason: staleness.notApplicable });
+      continue;
+    }
     try {
       const skip = await gateOf(deps, check, ctx);
       if (skip) {
@@ -147,7 +153,7 @@ function tally(targets: number, results: readonly ApplyResult[], skipped: number
 
 export async function runUpdate(deps: UpdateRunDeps, ctx: RunContext): Promise<UpdateReport> {
   const targets = await discoverAndSelect(deps.hooks, ctx);
-  const checks = await checkTargets(deps.hooks, targets, ctx, deps.concurrency);
+  const checks = await checkTargets(deps.hooks, deps.split, targets, ctx, deps.concurrency);
   ctx.signal.throwIfAborted();
   const { candidates, skipped, failed } = await triage(deps, checks, ctx);
   const { plans, cyclic } = plansInOrder(candidates);

@@ -1,9 +1,18 @@
 // The service process: read the configuration, load the plugins, then run once, or serve the HTTP
 // API and/or run on a schedule until SIGTERM/SIGINT. Exit codes: 0 done, 1 runtime failure,
 // 2 bad configuration (one line on stderr naming the option).
-import { createTidewatch, errorMessage, errors, isTidewatchError, type Tidewatch } from '../core/index.js';
-import { builtinPlugins, type PluginPlacement } from './builtins.js';
-import { ConfigError, parseGoDuration, resolveConfig, type ResolvedConfig } from './config/index.js';
+import {
+  ConfigError,
+  createTidewatch,
+  errorMessage,
+  errors,
+  isTidewatchError,
+  optionLabel,
+  parseGoDuration,
+  type Tidewatch,
+  type TidewatchPlugin,
+} from '../core/index.js';
+import { readBootstrap, resolveConfig, servicePlugin, type ResolvedConfig } from './config/index.js';
 import { createLogger } from './logger.js';
 import { loadPlugin, PluginLoadError } from './plugin-loader.js';
 import { parseSchedule, startSchedule, InvalidScheduleError, type Schedule, type ScheduleSpec } from './scheduler.js';
@@ -63,9 +72,10 @@ async function scheduledRun(tw: Tidewatch, trigger: string): Promise<void> {
   }
 }
 
-async function loadThirdParty(resolved: ResolvedConfig, cwd: string): Promise<PluginPlacement[]> {
-  const loaded: PluginPlacement[] = [];
-  for (const specifier of resolved.config.plugins) loaded.push({ plugin: await loadPlugin(specifier, cwd) });
+/** Third-party plugins, loaded before the options are resolved: their declarations are part of the table. */
+async function loadThirdParty(specifiers: readonly string[], cwd: string): Promise<Map<string, TidewatchPlugin<object>>> {
+  const loaded = new Map<string, TidewatchPlugin<object>>();
+  for (const specifier of specifiers) loaded.set(specifier, await loadPlugin(specifier, cwd));
   return loaded;
 }
 
@@ -85,7 +95,9 @@ export async function main(io: MainIo): Promise<number> {
   let resolved: ResolvedConfig;
   let schedule: ScheduleSpec;
   try {
-    resolved = resolveConfig({ argv: io.argv, env: io.env, cwd: io.cwd });
+    const input = { argv: io.argv, env: io.env, cwd: io.cwd };
+    const thirdParty = await loadThirdParty(readBootstrap(input).specifiers, io.cwd);
+    resolved = resolveConfig({ ...input, thirdParty });
     if (resolved.help !== undefined) {
       io.stdout.write(resolved.help.endsWith('\n') ? resolved.help : `${resolved.help}\n`);
       return 0;
@@ -101,7 +113,7 @@ export async function main(io: MainIo): Promise<number> {
     }
     schedule = scheduleOf(resolved);
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof ConfigError || err instanceof PluginLoadError) {
       io.stderr.write(`tidewatch: ${err.message}\n`);
       return 2;
     }
@@ -118,10 +130,14 @@ export async function main(io: MainIo): Promise<number> {
 
   let tw: Tidewatch;
   try {
-    const thirdParty = await loadThirdParty(resolved, io.cwd);
-    tw = await createTidewatch({ logger, plugins: builtinPlugins(resolved, io.env, thirdParty) });
+    tw = await createTidewatch({
+      logger,
+      plugins: resolved.plugins,
+      mode: config.runOnce ? 'once' : 'service',
+      optionLabel: (spec) => optionLabel(spec),
+    });
   } catch (err) {
-    if (err instanceof PluginLoadError || isTidewatchError(err, errors.pluginOptions)) {
+    if (err instanceof ConfigError || isTidewatchError(err, errors.pluginOptions)) {
       io.stderr.write(`tidewatch: ${errorMessage(err)}\n`);
       return 2;
     }
@@ -144,16 +160,16 @@ export async function main(io: MainIo): Promise<number> {
 
   if (!config.noStartupMessage) {
     logger.info(
-      { version: readPackageVersion(), plugins: tw.plugins, host: config.host, http_api: config.httpApiEndpoints },
+      // The server's own options ride on a plugin of their own, which taps nothing: not worth listing.
+      { version: readPackageVersion(), plugins: tw.plugins.filter((name) => name !== servicePlugin.name), host: config['host'], http_api: config['httpApiEndpoints'] },
       'Tidewatch started',
     );
   }
   const stopStartup = markStartedAfterFirstDiscovery(tw);
-  // Enabling the update endpoint hands scheduling to the API unless periodic polls are asked for
-  // (Watchtower's rule, spec §1).
-  const apiOwnsUpdates = config.httpApiEndpoints.includes('update') && !config.httpApiPeriodicPolls;
+  // A plugin that starts update runs itself (the HTTP API's update endpoint, unless periodic polls are
+  // asked for: Watchtower's rule, docs/http-api-contract.md §1) turns the schedule off.
   let timer: Schedule | undefined;
-  if (!apiOwnsUpdates) {
+  if (tw.schedulingTakenOverBy === undefined) {
     if (config.updateOnStart) void scheduledRun(tw, 'startup');
     timer = startSchedule(schedule, () => scheduledRun(tw, 'schedule'));
     logger.info({ next_run: timer.next()?.toISOString() }, 'scheduled updates enabled');

@@ -44,34 +44,31 @@ function latestReference(target: Target, latestDigest: string): string {
 }
 
 export async function cooldownGate(
-  images: RemoteImages | undefined,
+  images: RemoteImages,
   target: Target,
   staleness: Staleness,
   ctx: RunContext,
   settings: CooldownSettings,
 ): Promise<Skip | undefined> {
-  // Checks only report; the cooldown gates applying updates (spec 4.2).
+  // Checks only report; the cooldown gates applying updates (docs/http-api-contract.md §4.2).
   if (ctx.kind !== 'update') return undefined;
-  // Only a stale image from a registry has an age to wait for: restart-only dependents, local
-  // (no-pull) and Git comparisons are left alone, as Watchtower skips no-pull containers.
-  if (!staleness.stale || staleness.source !== 'registry' || !staleness.latestDigest) return undefined;
+  // Only an update to a registry digest has an age to wait for, whichever source named the digest
+  // (docs/plugins.md#gates): restart-only dependents, local (no-pull) and Git comparisons name none and are
+  // left alone, as Watchtower skips no-pull containers.
+  if (!staleness.stale || !staleness.latestDigest) return undefined;
   const delayMs = delayFor(target, settings, ctx);
   if (delayMs <= 0) return undefined;
 
   let created: Date | undefined;
   let why = 'the image config has no creation time';
-  if (!images) {
-    why = 'no plugin reads image configs from the registry';
-  } else {
-    try {
-      const reference = latestReference(target, staleness.latestDigest);
-      const platform = settings.platform;
-      created = await ctx.memo(`cooldown:created:${reference}:${platform ?? ''}`, () =>
-        images.created(reference, { signal: ctx.signal, ...(platform ? { platform } : {}) }),
-      );
-    } catch (err) {
-      why = errorMessage(err);
-    }
+  try {
+    const reference = latestReference(target, staleness.latestDigest);
+    const platform = settings.platform;
+    created = await ctx.memo(`cooldown:created:${reference}:${platform ?? ''}`, () =>
+      images.created(reference, { signal: ctx.signal, ...(platform ? { platform } : {}) }),
+    );
+  } catch (err) {
+    why = errorMessage(err);
   }
   if (!created || Number.isNaN(created.getTime())) {
     return { reason: `cooldown: image creation time unavailable (${why}); update deferred`, by: BY };

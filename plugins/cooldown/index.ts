@@ -1,40 +1,35 @@
 // The cooldown plugin (`--cooldown-delay`, label `cooldown-delay`): a gate that defers updating to an
-// image younger than the delay. It taps late (stage 10) so that a report-only gate such as
-// monitor-only answers first: Watchtower does not apply the cooldown to monitor-only containers.
-import { REMOTE_IMAGES, getService, type JsonSchema, type TidewatchPlugin } from '../../core/index.js';
+// image younger than the delay. It taps at the `defer` gate stage, after report-only gates such as
+// monitor-only: Watchtower does not apply the cooldown to monitor-only containers. Image ages come from
+// the REMOTE_IMAGES service (the registry plugin), without which it cannot start.
+import { REMOTE_IMAGES, STAGES, definePlugin, option, type OptionValues } from '../../core/index.js';
 import { cooldownGate } from './gate.js';
 
 export const PLUGIN_NAME = 'cooldown';
-export const COOLDOWN_STAGE = 10;
+const group = 'Update behaviour';
 
-export interface CooldownPluginOptions {
-  /** Global delay in milliseconds (the server parses `--cooldown-delay`); 0 or unset is off. */
-  delayMs?: number;
-  /** Platform to age in a multi-arch index, `os/arch[/variant]`; default the registry plugin's. */
-  platform?: string;
-}
+const cooldownOptions = {
+  delayMs: option.cooldown({
+    flag: 'cooldown-delay', group,
+    description: 'Minimum image age before an update is applied (units s m h d w M, e.g. 3d12h); 0 is off.',
+  }),
+  platform: option.string({
+    flag: 'cooldown-platform', pattern: '^([a-z0-9]+/[a-z0-9_]+(/[a-z0-9]+)?)?$', valueName: '<os/arch>', group,
+    description: "Platform whose image is aged in a multi-arch index (default: the registry plugin's).",
+  }),
+};
+export type CooldownPluginOptions = Partial<OptionValues<typeof cooldownOptions>>;
 
-const optionsSchema: JsonSchema = Object.freeze({
-  type: 'object',
-  properties: {
-    delayMs: { type: 'number', minimum: 0, default: 0 },
-    platform: { type: 'string', pattern: '^[a-z0-9]+/[a-z0-9_]+(/[a-z0-9]+)?$' },
-  },
-  additionalProperties: false,
-});
-
-export const cooldownPlugin: TidewatchPlugin<CooldownPluginOptions> = {
+export const cooldownPlugin = definePlugin({
   name: PLUGIN_NAME,
-  optionsSchema,
+  options: cooldownOptions,
+  requires: [REMOTE_IMAGES],
   apply(core, options) {
-    const settings = {
-      delayMs: options.delayMs ?? 0,
-      ...(options.platform ? { platform: options.platform } : {}),
-    };
-    core.hooks.gate.tapPromise({ name: PLUGIN_NAME, stage: COOLDOWN_STAGE }, (target, staleness, ctx) =>
-      cooldownGate(getService(core, REMOTE_IMAGES), target, staleness, ctx, settings),
+    const settings = { delayMs: options.delayMs, ...(options.platform ? { platform: options.platform } : {}) };
+    core.hooks.gate.tapPromise({ name: PLUGIN_NAME, stage: STAGES.gate.defer }, (target, staleness, ctx) =>
+      cooldownGate(core.services.require(REMOTE_IMAGES), target, staleness, ctx, settings),
     );
   },
-};
+});
 
 export { parseCooldownLabel } from './duration.js';

@@ -1,157 +1,134 @@
-// The Docker runtime's options: the connection (Watchtower's --host, --tlsverify, --cert-path,
-// --api-version), the selection filters of the Watchtower fork, and how replacements behave. The server
-// maps its option table onto this shape; embedders pass it directly.
-import type { JsonSchema } from '../../core/index.js';
+// The Docker runtime's options, each declared once (docs/configuration.md#declaring-options): the
+// connection (Watchtower's --host, --tlsverify, --cert-path, --api-version, with Docker's own variables
+// read last), the Watchtower fork's selection filters, and how replacements behave.
+import {
+  SHARED_OPTIONS,
+  option,
+  stripSlash,
+  type OptionValues,
+  type RegistryAuth,
+} from '../../core/index.js';
 
-/** Credentials for one pull, in the shape the Engine's X-Registry-Auth header takes. */
-export interface RegistryAuth {
-  readonly username?: string;
-  readonly password?: string;
-  readonly identitytoken?: string;
-  readonly serveraddress: string;
-}
+const connection = 'Docker connection';
+const selection = 'Container selection';
+const behaviour = 'Update behaviour';
 
-/** Looks up pull credentials for an image reference (the registry plugin's `registryAuthFor`). */
-export type AuthFor = (imageRef: string) => Promise<RegistryAuth | undefined>;
+export const dockerOptions = {
+  host: option.string({
+    flag: 'host', short: 'H', watchtowerEnv: null, externalEnv: 'DOCKER_HOST', valueName: '<url>',
+    default: 'unix:///var/run/docker.sock', pattern: '^(unix|npipe|tcp|http|https)://', group: connection,
+    description: 'Docker daemon socket (unix://, tcp://, npipe://).',
+  }),
+  tlsVerify: option.boolean({
+    flag: 'tlsverify', short: 'v', watchtowerEnv: null, externalEnv: 'DOCKER_TLS_VERIFY', group: connection,
+    description: 'Use TLS and verify the daemon (certificates from --cert-path).',
+  }),
+  apiVersion: option.string({
+    flag: 'api-version', short: 'a', watchtowerEnv: null, externalEnv: 'DOCKER_API_VERSION', valueName: '<version>',
+    pattern: '^(v?[0-9]+\\.[0-9]+)?$', group: connection, description: 'Docker API version to use (empty: negotiate).',
+  }),
+  certPath: option.path({
+    flag: 'cert-path', watchtowerEnv: null, externalEnv: 'DOCKER_CERT_PATH', valueName: '<dir>', group: connection,
+    description: 'Directory holding ca.pem, cert.pem and key.pem for --tlsverify.',
+  }),
 
-export interface DockerPluginOptions {
-  /**
-   * `unix:///path` or `tcp://host:port` (DOCKER_HOST semantics). Default: the DOCKER_HOST variable, else
-   * `unix:///var/run/docker.sock` (the server passes its resolved --host; embedders get Docker's own rule).
-   */
-  host?: string;
-  /** Use TLS and verify the daemon; `tcp://` becomes `https://`. */
-  tlsVerify?: boolean;
-  /** Directory holding `ca.pem`, `cert.pem`, `key.pem`. */
-  certPath?: string;
-  /** Pins the Engine API version (`1.41`); empty or unset negotiates. */
-  apiVersion?: string;
+  names: option.list({
+    flag: 'container-names', env: null, positional: true, hidden: true, valueName: '<names>', item: stripSlash,
+    group: selection, description: 'Container names (or anchored regular expressions) to watch; the positional arguments.',
+  }),
+  labelEnable: option.boolean({
+    flag: 'label-enable', short: 'e', group: selection,
+    description: 'Watch only containers labelled tidewatch.enable=true.',
+  }),
+  disableContainers: option.list({
+    flag: 'disable-containers', short: 'x', valueName: '<names>', item: stripSlash, group: selection,
+    description: 'Container names (or anchored regular expressions) to leave alone, comma or space separated.',
+  }),
+  scope: option.string({
+    flag: 'scope', valueName: '<scope>', group: selection,
+    description: 'Watch only containers whose tidewatch.scope label equals this; unset or "none": containers without a scope.',
+  }),
+  includeStopped: option.boolean({
+    flag: 'include-stopped', short: 'S', group: selection, description: 'Also watch created and exited containers.',
+  }),
+  includeRestarting: option.boolean({
+    flag: 'include-restarting', group: selection, description: 'Also watch restarting containers.',
+  }),
+  reviveStopped: option.boolean({
+    flag: 'revive-stopped', group: selection, description: 'Start updated containers that were not running before.',
+  }),
+  useComposeDependsOn: option.boolean({
+    flag: 'use-compose-depends-on', default: true, group: behaviour,
+    description: 'Order updates and restarts by the com.docker.compose.depends_on label.',
+  }),
 
-  /** Positional container names: exact names or RE2 patterns anchored at both ends. */
-  names?: string[];
-  /** Watch only containers labelled `tidewatch.enable=true`. */
-  labelEnable?: boolean;
-  /** Container names or anchored patterns to leave alone. */
-  disableContainers?: string[];
-  /** Unset: only containers without a scope label (or scope `none`), unless Tidewatch's own container has one. */
-  scope?: string;
-  /** Also watch `created` and `exited` containers. */
-  includeStopped?: boolean;
-  /** Also watch `restarting` containers. */
-  includeRestarting?: boolean;
-  /** Read `com.docker.compose.depends_on` for ordering (default true). */
-  useComposeDependsOn?: boolean;
-  /** Containers inspected at once during discovery (default 10). */
-  inspectConcurrency?: number;
-  /** Overrides the detection of Tidewatch's own container id (mountinfo, cgroup, hostname). */
-  selfContainerId?: string;
+  cleanup: option.boolean({
+    flag: 'cleanup', short: 'c', group: behaviour, description: 'Remove the old image after a successful update.',
+  }),
+  removeVolumes: option.boolean({
+    flag: 'remove-volumes', group: behaviour, description: "Remove the old container's anonymous volumes.",
+  }),
+  noRestart: option.boolean({
+    flag: 'no-restart', group: behaviour, description: 'Recreate updated containers but do not start them.',
+  }),
+  monitorOnly: SHARED_OPTIONS.monitorOnly,
+  labelTakePrecedence: SHARED_OPTIONS.labelTakePrecedence,
+  rollingRestart: option.boolean({
+    flag: 'rolling-restart', group: behaviour,
+    description: 'Replace containers one at a time. Cannot be combined with --monitor-only.',
+  }),
+  stopTimeoutMs: option.duration({
+    flag: 'stop-timeout', short: 't', watchtowerEnv: 'TIMEOUT', default: 30_000, group: behaviour,
+    description: "Grace period before a stopping container is killed (a container's own StopTimeout wins).",
+  }),
+  enableLifecycleHooks: option.boolean({
+    flag: 'enable-lifecycle-hooks', watchtowerEnv: 'LIFECYCLE_HOOKS', group: behaviour,
+    description: 'Run the lifecycle hook commands given in container labels.',
+  }),
+  lifecycleUid: option.integer({
+    flag: 'lifecycle-uid', valueName: '<uid>', default: 0, max: 2147483647, group: behaviour,
+    description: "User id lifecycle hooks run as (0: the container's default user).",
+  }),
+  lifecycleGid: option.integer({
+    flag: 'lifecycle-gid', valueName: '<gid>', default: 0, max: 2147483647, group: behaviour,
+    description: 'Group id lifecycle hooks run as.',
+  }),
+  // 10s catches the common failure (a new container that crashes on start or never becomes healthy) while
+  // keeping a run over many containers short; 0 removes the old container as soon as the new one has
+  // started, as Watchtower did.
+  gracePeriodMs: option.duration({
+    flag: 'update-grace-period', default: 10_000, group: behaviour,
+    description:
+      'How long a new container must stay running (and healthy, when it has a health check) before the old one is removed; otherwise it is rolled back. 0: no wait.',
+  }),
 
-  /** Report stale containers, never replace them (also per container with the `monitor-only` label). */
-  monitorOnly?: boolean;
-  /** Let the `monitor-only` label override `monitorOnly` instead of OR-ing with it. */
-  labelTakePrecedence?: boolean;
-  /** Recreate replaced containers but do not start them (Tidewatch's own container is exempt). */
-  noRestart?: boolean;
-  /** Start recreated containers that were not running before. */
-  reviveStopped?: boolean;
-  /** Grace period before a stopping container is killed, in ms (default 30000); a container's StopTimeout wins. */
-  stopTimeoutMs?: number;
-  /** Remove the replaced container's anonymous volumes. */
-  removeVolumes?: boolean;
-  /** Stop, replace and start one container at a time, never stopping its dependents first. */
-  rollingRestart?: boolean;
-  /** Run the `lifecycle.*` label commands with docker exec. */
-  enableLifecycleHooks?: boolean;
-  /** Default user and group ids hooks run as (0: the container's default user). */
-  lifecycleUid?: number;
-  lifecycleGid?: number;
-  /** Remove replaced images no container uses any more. */
-  cleanup?: boolean;
-  /**
-   * How long a new container must stay running (and become healthy, when its image has a health check)
-   * before the old one is removed, in ms (default 30000). 0: running once is enough.
-   */
-  gracePeriodMs?: number;
-  /** Replace Tidewatch's own container (default true; the server turns it off when the API publishes ports). */
-  selfUpdate?: boolean;
-  /** Pull credentials; without it pulls are anonymous. */
-  authFor?: AuthFor;
-}
-
-const names = { type: 'array', items: { type: 'string' } } as const;
-const bool = { type: 'boolean' } as const;
-const milliseconds = { type: 'integer', minimum: 0 } as const;
-
-export const dockerOptionsSchema: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    host: { type: 'string', pattern: '^(unix|npipe|tcp|http|https)://' },
-    tlsVerify: bool,
-    certPath: { type: 'string' },
-    apiVersion: { type: 'string', pattern: '^(v?[0-9]+\\.[0-9]+)?$' },
-    names,
-    labelEnable: bool,
-    disableContainers: names,
-    scope: { type: 'string' },
-    includeStopped: bool,
-    includeRestarting: bool,
-    useComposeDependsOn: bool,
-    inspectConcurrency: { type: 'integer', minimum: 1 },
-    selfContainerId: { type: 'string' },
-    monitorOnly: bool,
-    labelTakePrecedence: bool,
-    noRestart: bool,
-    reviveStopped: bool,
-    stopTimeoutMs: milliseconds,
-    removeVolumes: bool,
-    rollingRestart: bool,
-    enableLifecycleHooks: bool,
-    lifecycleUid: { type: 'integer', minimum: 0, maximum: 2147483647 },
-    lifecycleGid: { type: 'integer', minimum: 0, maximum: 2147483647 },
-    cleanup: bool,
-    gracePeriodMs: milliseconds,
-    selfUpdate: bool,
-    // A function: JSON schema cannot describe it, `index.ts` checks its type.
-    authFor: {},
-  },
+  inspectConcurrency: option.integer({
+    flag: 'docker-inspect-concurrency', min: 1, default: 10, hidden: true, group: connection,
+    description: 'Containers inspected at once during discovery.',
+  }),
+  selfContainerId: option.string({
+    flag: 'self-container-id', env: null, hidden: true, group: behaviour,
+    description: "Tidewatch's own container id, when the detection (mountinfo, cgroup, hostname) cannot tell.",
+  }),
+  selfUpdate: option.boolean({
+    flag: 'self-update', default: true, env: null, hidden: true, group: behaviour,
+    description: "Replace Tidewatch's own container when its image is stale (never in --run-once mode).",
+  }),
 };
 
-/** Options with every default filled in, as the plugin's parts use them. */
-export type ResolvedDockerOptions = Required<Omit<DockerPluginOptions, 'authFor' | 'selfContainerId' | 'apiVersion' | 'certPath'>> &
-  Pick<DockerPluginOptions, 'authFor' | 'selfContainerId' | 'apiVersion' | 'certPath'>;
+/** What an embedder passes: any subset; the declarations' defaults fill the rest. */
+export type DockerPluginOptions = Partial<DockerOptionValues>;
+export type DockerOptionValues = OptionValues<typeof dockerOptions>;
 
-export function resolveOptions(options: DockerPluginOptions): ResolvedDockerOptions {
-  if (options.authFor !== undefined && typeof options.authFor !== 'function') {
-    throw new TypeError('options.authFor must be a function');
-  }
-  return {
-    host: options.host || process.env['DOCKER_HOST'] || 'unix:///var/run/docker.sock',
-    tlsVerify: options.tlsVerify ?? false,
-    certPath: options.certPath || undefined,
-    apiVersion: options.apiVersion || undefined,
-    names: options.names ?? [],
-    labelEnable: options.labelEnable ?? false,
-    disableContainers: options.disableContainers ?? [],
-    scope: options.scope ?? '',
-    includeStopped: options.includeStopped ?? false,
-    includeRestarting: options.includeRestarting ?? false,
-    useComposeDependsOn: options.useComposeDependsOn ?? true,
-    inspectConcurrency: options.inspectConcurrency ?? 10,
-    selfContainerId: options.selfContainerId || undefined,
-    monitorOnly: options.monitorOnly ?? false,
-    labelTakePrecedence: options.labelTakePrecedence ?? false,
-    noRestart: options.noRestart ?? false,
-    reviveStopped: options.reviveStopped ?? false,
-    stopTimeoutMs: options.stopTimeoutMs ?? 30_000,
-    removeVolumes: options.removeVolumes ?? false,
-    rollingRestart: options.rollingRestart ?? false,
-    enableLifecycleHooks: options.enableLifecycleHooks ?? false,
-    lifecycleUid: options.lifecycleUid ?? 0,
-    lifecycleGid: options.lifecycleGid ?? 0,
-    cleanup: options.cleanup ?? false,
-    gracePeriodMs: options.gracePeriodMs ?? 30_000,
-    selfUpdate: options.selfUpdate ?? true,
-    authFor: options.authFor,
-  };
+/** Looks up pull credentials for an image reference (the PULL_CREDENTIALS service). */
+export type AuthFor = (imageRef: string) => Promise<RegistryAuth | undefined>;
+export type { RegistryAuth };
+
+/** The options as the plugin's parts use them: the declared values plus what the core decides. */
+export interface ResolvedDockerOptions extends Omit<DockerOptionValues, 'selfContainerId' | 'apiVersion' | 'certPath'> {
+  readonly selfContainerId: string | undefined;
+  readonly apiVersion: string | undefined;
+  readonly certPath: string | undefined;
+  /** Pull credentials; without it pulls are anonymous. */
+  readonly authFor: AuthFor | undefined;
 }

@@ -199,7 +199,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
   }
   const required = plan.staleness.requiredRevision;
   if (!plan.restartOnly && required) {
-    // A Git-watched container moves only onto the image built from the new head (decisions.md §9).
+    // A Git-watched container moves only onto the image built from the new head (docs/interface.md §9).
     if (!sameCommit(required, imageLabels[OCI_REVISION])) {
       return abandon({ outcome: 'skipped', reason: `image for ${required} not published yet` });
     }

@@ -1,7 +1,7 @@
 // The Docker runtime's part of an update run: the monitor-only gate, the pre-check hooks (before a
 // target's staleness check), apply for Docker targets, and after the run: restoring anything an aborted
 // or partial run left aside, post-check hooks, and image cleanup.
-import { errorMessage, type ApplyResult, type RunContext, type Target, type TidewatchCore, type UpdatePlan } from '../../core/index.js';
+import { STAGES, errorMessage, type ApplyResult, type RunContext, type Target, type TidewatchCore, type UpdatePlan } from '../../core/index.js';
 import { restoreAll } from './aside.js';
 import { inspectOrUndefined } from './container-ops.js';
 import { removeReplacedImages } from './image-cleanup.js';
@@ -67,14 +67,15 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime): void {
   const states = new RunStates();
   const { options } = rt;
 
-  core.hooks.gate.tapPromise(RUNTIME, async (target) =>
+  core.hooks.gate.tapPromise({ name: RUNTIME, stage: STAGES.gate.report }, async (target) =>
     target.runtime === RUNTIME ? monitorOnlyGate(target, options, RUNTIME) : undefined,
   );
 
-  // Last of all gates (after cooldown, which must decide before any layer is pulled): a stale target
-  // that gets this far will be replaced, so its pull starts now and overlaps the replacements before it.
+  // At the commit stage, after every gate (cooldown must decide before any layer is pulled): a stale
+  // target that gets this far will be replaced, so its pull starts now and overlaps the replacements
+  // before it.
   const slots = new PullSlots();
-  core.hooks.gate.tapPromise({ name: RUNTIME, stage: 100 }, async (target, staleness, ctx) => {
+  core.hooks.gate.tapPromise({ name: RUNTIME, stage: STAGES.gate.commit }, async (target, staleness, ctx) => {
     if (target.runtime !== RUNTIME || ctx.kind !== 'update' || !staleness.stale || staleness.error) return undefined;
     const own = ownership(target, rt.ownId(), runsInContainer());
     if (own === 'unknown' || (own === 'own' && !options.selfUpdate)) return undefined;
@@ -87,7 +88,7 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime): void {
 
   if (options.enableLifecycleHooks) {
     // Before every staleness source, so the pre-check runs before the container is checked.
-    core.hooks.checkStaleness.tapPromise({ name: RUNTIME, stage: -100 }, async (target, ctx) => {
+    core.hooks.checkStaleness.tapPromise({ name: RUNTIME, stage: STAGES.checkStaleness.observe }, async (target, ctx) => {
       if (target.runtime !== RUNTIME || ctx.kind !== 'update') return undefined;
       states.of(ctx).checkedTargets.set(target.name, target);
       await runCheckHook(rt, target, 'pre-check', ctx);

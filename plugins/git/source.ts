@@ -1,4 +1,4 @@
-// The Git staleness source (decisions.md §8–9): claims exactly the targets with a `git.repo` label
+// The Git staleness source (docs/interface.md §8–9): claims exactly the targets with a `git.repo` label
 // (the watch split), resolves the head of the ref they follow on the remote, and compares it with the
 // commit the running image was built from. It never clones and never builds.
 import { OCI_REVISION, errorMessage, isGitWatched, labelOrGlobal, readLabel, sameCommit } from '../../core/index.js';

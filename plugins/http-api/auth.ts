@@ -1,4 +1,4 @@
-// Token authentication (spec §5). Where a token may come from differs by realm: the main token from
+// Token authentication (docs/http-api-contract.md §5). Where a token may come from differs by realm: the main token from
 // the Authorization header, then the `access_token` cookie; the events token from the header, then
 // the `access_token` query parameter (a browser EventSource can set neither headers nor, across
 // origins, cookies). Tokens are compared as SHA-256 digests with timingSafeEqual, so neither the

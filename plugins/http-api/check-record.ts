@@ -1,8 +1,7 @@
-// The container check record of spec 2.2, built from the core's CheckResult. Optional fields are
+// The container check record of docs/http-api-contract.md §2.2, built from the core's CheckResult. Optional fields are
 // left out rather than sent empty, as the spec says "present only when known"; the strings the spec
 // types as always present (`digest`, `latest_image_id`, `latest_digest`) are empty when unknown.
 import {
-  isGitWatched,
   readLabel,
   repositoryName,
   tryParseImageReference,
@@ -20,7 +19,7 @@ export interface CheckRecord {
   latest_image_id: string;
   latest_digest: string;
   error?: string;
-  update_source: 'registry' | 'git';
+  update_source: string;
   git_repo?: string;
   git_ref?: string;
   git_commit?: string;
@@ -58,24 +57,19 @@ export function currentDigest(target: Target, staleness?: Staleness): string {
   return first === undefined ? '' : bareDigest(first);
 }
 
-/** The watch split (decisions.md §9): a target with a `git.repo` label is Git-watched. */
-export function updateSource(target: Target, staleness?: Staleness): 'registry' | 'git' {
-  if (staleness?.source === 'registry' || staleness?.source === 'git') return staleness.source;
-  return isGitWatched(target.labels) ? 'git' : 'registry';
-}
-
 const OCI = 'org.opencontainers.image.';
 
 export function checkRecord(result: CheckResult): CheckRecord {
   const { target, staleness } = result;
-  const source = updateSource(target, staleness);
+  // The target's watch path: `registry`, `git`, or a third-party plugin's own (docs/plugins.md).
+  const source = staleness.source;
   const record: CheckRecord = {
     name: target.name,
     image: target.image,
     image_id: target.imageId,
     digest: currentDigest(target, staleness),
     update_available: staleness.error ? false : staleness.stale,
-    // A Git check compares commits, never local images (spec 2.2).
+    // A Git check compares commits, never local images (docs/http-api-contract.md §2.2).
     latest_image_id: source === 'git' ? '' : (staleness.latestImageId ?? ''),
     latest_digest: staleness.latestDigest ? bareDigest(staleness.latestDigest) : '',
     update_source: source,
@@ -116,7 +110,7 @@ export const checkRecordSchema = {
     latest_image_id: { type: 'string', description: 'Local ID of the newer image when known; empty for Git checks' },
     latest_digest: { type: 'string', description: 'Newest registry digest when known, else empty' },
     error: { type: 'string', description: 'Why this container could not be checked (present only then)' },
-    update_source: { type: 'string', enum: ['registry', 'git'], description: 'Staleness path used' },
+    update_source: { type: 'string', description: 'Staleness path used: registry, git, or a plugin\'s own watch path' },
     git_repo: { type: 'string', description: 'Git repository, for Git-watched containers' },
     git_ref: { type: 'string', description: 'Git ref, for Git-watched containers' },
     git_commit: { type: 'string', description: 'Head commit of the ref, when known' },

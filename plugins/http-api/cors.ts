@@ -1,4 +1,4 @@
-// Cross-origin access (spec §1, §5.1) with --http-api-cors-origins, as Watchtower configures it:
+// Cross-origin access (docs/http-api-contract.md §1, §5.1) with --http-api-cors-origins, as Watchtower configures it:
 // listed origins get credentialed access; `*` gets any origin without credentials (browsers refuse
 // `*` with credentials anyway). With no list nothing is sent and browsers keep to same-origin.
 // Credentialed access plus the `access_token` cookie fallback is a CSRF exposure: docs/http-api.md

@@ -1,4 +1,4 @@
-// What every JSON body carries (spec §9, decisions.md §4): `api_version` and an RFC 3339 `timestamp`,
+// What every JSON body carries (docs/http-api-contract.md §9, docs/interface.md §4): `api_version` and an RFC 3339 `timestamp`,
 // and the one error shape `{"error","api_version","timestamp"}` for every JSON error.
 import type { FastifyReply } from 'fastify';
 

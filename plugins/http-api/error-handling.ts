@@ -1,4 +1,4 @@
-// One error shape for everything fastify or a handler throws (decisions.md §4), and the 404/405
+// One error shape for everything fastify or a handler throws (docs/interface.md §4), and the 404/405
 // split: a path the server knows answered with a method it does not serve is 405 with `Allow`; any
 // other unknown route, including a disabled endpoint's, is 404. Fastify itself only knows 404.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -1,5 +1,5 @@
 // The API's own error codes, in the core's style (`createError(code, message, status)`); the error
-// handler turns any error with a `statusCode` into the JSON error body of decisions.md §4.
+// handler turns any error with a `statusCode` into the JSON error body of docs/interface.md §4.
 import { createError } from '../../core/index.js';
 
 export const httpErrors = Object.freeze({

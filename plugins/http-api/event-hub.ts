@@ -1,4 +1,4 @@
-// The fan-out behind GET /v1/events (decisions.md §6). Each public event is framed once (`id`,
+// The fan-out behind GET /v1/events (docs/interface.md §6). Each public event is framed once (`id`,
 // `event`, one-line `data`) and kept in a 1000-frame ring for `Last-Event-ID` replay. Frames of one
 // tick are joined into one chunk, and that one string goes to every subscriber: a burst costs one
 // write per subscriber per tick, not one per event. Writes never wait: a subscriber whose socket

@@ -1,16 +1,22 @@
-// The HTTP API plugin (spec http-api.md, decisions.md §3–7): a fastify server whose routes call the
+// The HTTP API plugin (spec http-api.md, docs/interface.md §3–7): a fastify server whose routes call the
 // core like any embedder would. `createHttpApiPlugin()` gives a fresh instance that remembers the
 // address it bound, so a caller that asked for port 0 (tests, embedders) can find the server.
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { TidewatchCore, TidewatchPlugin } from '../../core/index.js';
-import { checkTokens, optionsSchema, type HttpApiOptions, type ResolvedHttpApiOptions } from './options.js';
+import {
+  checkHttpApiOptions,
+  effectiveEndpoints,
+  httpApiOptions,
+  resolveHttpApiOptions,
+  type HttpApiOptionValues,
+} from './options.js';
 import { buildServer } from './server.js';
 
 export const PLUGIN_NAME = 'http-api';
 
 export type { Endpoint, HttpApiOptions } from './options.js';
-export { ENDPOINTS, PROTECTED_ENDPOINTS } from './options.js';
+export { ENDPOINTS, PROTECTED_ENDPOINTS, httpApiOptions } from './options.js';
 
 export interface HttpApiAddress {
   /** The address the socket is bound to, e.g. `0.0.0.0` or `127.0.0.1`. */
@@ -20,7 +26,7 @@ export interface HttpApiAddress {
   readonly url: string;
 }
 
-export interface HttpApiPlugin extends TidewatchPlugin<HttpApiOptions> {
+export interface HttpApiPlugin extends TidewatchPlugin<HttpApiOptionValues> {
   /** Where the server listens, once `apply` has resolved; undefined before and after close. */
   readonly address: HttpApiAddress | undefined;
   /** The fastify instance of the last `apply` (for `inject` in tests); undefined before. */
@@ -34,9 +40,10 @@ function describeAddress(info: AddressInfo, tls: boolean): HttpApiAddress {
   return { host: info.address, port: info.port, url: `${tls ? 'https' : 'http'}://${hostPart}:${info.port}` };
 }
 
+// A class rather than definePlugin's object: each instance remembers the address it bound.
 class HttpApi implements HttpApiPlugin {
   readonly name = PLUGIN_NAME;
-  readonly optionsSchema = optionsSchema;
+  readonly options = httpApiOptions;
   #address: HttpApiAddress | undefined;
   #server: FastifyInstance | undefined;
 
@@ -48,10 +55,20 @@ class HttpApi implements HttpApiPlugin {
     return this.#server;
   }
 
-  async apply(core: TidewatchCore, raw: HttpApiOptions): Promise<void> {
-    // ajv has filled the defaults (core's validatePluginOptions runs before apply).
-    const options = raw as ResolvedHttpApiOptions;
-    checkTokens(options);
+  /** The API runs when at least one endpoint is enabled. */
+  enabled(options: HttpApiOptionValues): boolean {
+    return effectiveEndpoints(options).length > 0;
+  }
+
+  check(options: HttpApiOptionValues, label: (key: string) => string): void {
+    checkHttpApiOptions(options, label);
+  }
+
+  async apply(core: TidewatchCore, declared: HttpApiOptionValues): Promise<void> {
+    const options = resolveHttpApiOptions(declared);
+    // Enabling the update endpoint hands update runs to the API unless periodic polls are asked for
+    // (Watchtower's rule, docs/http-api-contract.md §1).
+    if (options.endpoints.includes('update') && !options.periodicPolls) core.takeOverScheduling(PLUGIN_NAME);
     const { app, dispose } = await buildServer(core, options);
     await app.listen({ host: options.host, port: options.port });
     const address = describeAddress(app.server.address() as AddressInfo, Boolean(options.tlsCert));

@@ -1,4 +1,4 @@
-// Prometheus metrics (decisions.md §4), fed by the core's event bus, on a registry of our own: two
+// Prometheus metrics (docs/interface.md §4), fed by the core's event bus, on a registry of our own: two
 // APIs in one process (tests, embedders) must not collide in prom-client's global registry.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { TidewatchEvent } from '../../core/index.js';

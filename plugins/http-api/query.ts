@@ -1,4 +1,4 @@
-// Query parameters shared by the run endpoints (spec 4.1, 4.2; decisions.md §5): repeatable,
+// Query parameters shared by the run endpoints (docs/http-api-contract.md §4.1, 4.2; docs/interface.md §5): repeatable,
 // comma-separated filters, Go's ParseBool subset for `async`, and a Go-duration `timeout` that is
 // capped at the configured maximum rather than refused.
 import { formatGoDuration, parseGoDuration, splitFilterValues, type RunFilters } from '../../core/index.js';

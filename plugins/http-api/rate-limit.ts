@@ -1,4 +1,4 @@
-// The per-IP limiter of spec §8.1: a true sliding window (a log of request times per client, not
+// The per-IP limiter of docs/http-api-contract.md §8.1: a true sliding window (a log of request times per client, not
 // fixed buckets, so no burst of 2× the limit fits across a bucket edge), evaluated before
 // authentication so that guessing tokens is throttled too. Over the limit: 429, empty body,
 // `Retry-After` in whole seconds until the oldest request in the window leaves it.

@@ -1,5 +1,5 @@
-// POST /v1/check (spec 4.2): staleness of every selected container, nothing pulled, nothing applied,
-// no lock taken. Per-container failures are records with `error`, never a failed request (spec §7.4).
+// POST /v1/check (docs/http-api-contract.md §4.2): staleness of every selected container, nothing pulled, nothing applied,
+// no lock taken. Per-container failures are records with `error`, never a failed request (docs/http-api-contract.md §7.4).
 import type { FastifyPluginAsync } from 'fastify';
 import { formatGoDuration } from '../../core/index.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';

@@ -1,12 +1,12 @@
-// GET /v1/config (decisions.md §4): the effective configuration as the server redacted it. The
-// plugin only serves it; what is secret is decided where the option table is.
+// GET /v1/config (docs/interface.md §4): every loaded plugin's effective options, as the core records
+// them; what is secret is decided by each option's declaration.
 import type { FastifyPluginAsync } from 'fastify';
+import { optionsView } from '../../core/index.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 
 export function configRoutes(ctx: RouteContext): FastifyPluginAsync {
   const guard = requireMainGuard(ctx);
-  const config = ctx.options.configView ?? {};
   return async (app) => {
     app.get(
       '/v1/config',
@@ -28,7 +28,7 @@ export function configRoutes(ctx: RouteContext): FastifyPluginAsync {
           },
         },
       },
-      async () => envelope({ config }),
+      async () => envelope({ config: optionsView(ctx.core.options) }),
     );
   };
 }

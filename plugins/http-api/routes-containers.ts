@@ -1,8 +1,8 @@
-// GET /v1/containers (decisions.md §4): the selected targets, without any staleness check. Filters
+// GET /v1/containers (docs/interface.md §4): the selected targets, without any staleness check. Filters
 // `name` and `image` are exact (unlike the run filters); no match is `[]`, never Watchtower's `null`.
 import type { FastifyPluginAsync } from 'fastify';
 import { parseBoolLabel, readLabel, type Target } from '../../core/index.js';
-import { currentDigest, updateSource } from './check-record.js';
+import { currentDigest } from './check-record.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 import { queryValues, type Query } from './query.js';
@@ -17,7 +17,7 @@ const containerSchema = {
     image_id: { type: 'string' },
     digest: { type: 'string', description: 'Registry digest of the running image, empty for local builds' },
     state: { type: 'string', description: 'running, exited, created, restarting…' },
-    update_source: { type: 'string', enum: ['registry', 'git'] },
+    update_source: { type: 'string', description: 'Watch path: registry, git, or a plugin\'s own' },
     monitor_only: { type: 'boolean', description: 'From the monitor-only label' },
     no_pull: { type: 'boolean', description: 'From the no-pull label' },
     scope: { type: 'string', description: 'The scope label, empty when unscoped' },
@@ -31,13 +31,14 @@ export interface ContainerView {
   image_id: string;
   digest: string;
   state: string;
-  update_source: 'registry' | 'git';
+  update_source: string;
   monitor_only: boolean;
   no_pull: boolean;
   scope: string;
 }
 
-export function containerView(target: Target): ContainerView {
+/** `watchPath` is the core's: the target's watch path (docs/plugins.md#the-watch-split). */
+export function containerView(target: Target, watchPath: (target: Target) => string): ContainerView {
   return {
     name: target.name,
     id: target.id,
@@ -45,7 +46,7 @@ export function containerView(target: Target): ContainerView {
     image_id: target.imageId,
     digest: currentDigest(target),
     state: target.state,
-    update_source: updateSource(target),
+    update_source: watchPath(target),
     monitor_only: parseBoolLabel(readLabel(target.labels, 'monitor-only')) ?? false,
     no_pull: parseBoolLabel(readLabel(target.labels, 'no-pull')) ?? false,
     scope: readLabel(target.labels, 'scope') ?? '',
@@ -91,7 +92,7 @@ export function containerRoutes(ctx: RouteContext): FastifyPluginAsync {
         const targets = await core.targets({ trigger: 'api' });
         const containers = targets
           .filter((t) => (names.length === 0 || names.includes(t.name)) && (images.length === 0 || images.includes(t.image)))
-          .map(containerView);
+          .map((target) => containerView(target, (t) => core.watchPath(t)));
         return envelope({ containers, count: containers.length });
       },
     );

@@ -1,7 +1,7 @@
-// GET /v1/events (spec 4.3, decisions.md §6) on @fastify/sse: the plugin owns the response head and
+// GET /v1/events (docs/http-api-contract.md §4.3, docs/interface.md §6) on @fastify/sse: the plugin owns the response head and
 // the connection's lifecycle, the EventHub owns framing and fan-out. The route uses the plugin's
 // `manual` kind (no Accept negotiation: curl and EventSource both get the stream) and turns its
-// heartbeat off, because decisions.md fixes our own `: ping` every 15 s, sent by the hub to all.
+// heartbeat off, because docs/interface.md fixes our own `: ping` every 15 s, sent by the hub to all.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { RouteContext } from './context.js';
 import { EVENTS_SECURITY } from './context.js';
@@ -18,7 +18,7 @@ function lastEventId(request: FastifyRequest): number | undefined {
   return Number(raw.trim());
 }
 
-/** Same-origin, `null`, or allowed by --http-api-cors-origins (decisions.md §6). */
+/** Same-origin, `null`, or allowed by --http-api-cors-origins (docs/interface.md §6). */
 export function originAllowed(origin: string | undefined, host: string | undefined, allowed: readonly string[]): boolean {
   if (origin === undefined || origin === 'null') return true;
   if (allowed.includes('*') || allowed.includes(origin)) return true;

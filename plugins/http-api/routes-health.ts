@@ -1,5 +1,5 @@
-// Health probes (decisions.md §4): GET and HEAD, no authentication, served whenever the API runs.
-// They are rate limited like every route (spec §8.1), which a probe every few seconds never reaches.
+// Health probes (docs/interface.md §4): GET and HEAD, no authentication, served whenever the API runs.
+// They are rate limited like every route (docs/http-api-contract.md §8.1), which a probe every few seconds never reaches.
 import type { FastifyPluginAsync } from 'fastify';
 import { errorMessage } from '../../core/index.js';
 import type { RouteContext } from './context.js';

@@ -1,4 +1,4 @@
-// GET /v1/history (decisions.md §4): the core's last run summaries, oldest first. `since` and
+// GET /v1/history (docs/interface.md §4): the core's last run summaries, oldest first. `since` and
 // `until` (RFC 3339, inclusive) bound a run's start; `limit` keeps the most recent N. A bad value is
 // 400 rather than ignored: a monitoring script that typed a date wrong should hear about it.
 import type { FastifyPluginAsync } from 'fastify';

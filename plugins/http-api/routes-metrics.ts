@@ -1,4 +1,4 @@
-// GET /v1/metrics (decisions.md §4): Prometheus text exposition, main token.
+// GET /v1/metrics (docs/interface.md §4): Prometheus text exposition, main token.
 import type { FastifyPluginAsync } from 'fastify';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { errorResponse } from './envelope.js';

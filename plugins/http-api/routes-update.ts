@@ -1,4 +1,4 @@
-// POST /v1/update (spec 4.1, decisions.md §4–5). Concurrency is the core's: a full run try-locks and
+// POST /v1/update (docs/http-api-contract.md §4.1, docs/interface.md §4–5). Concurrency is the core's: a full run try-locks and
 // the core refuses it with TW_ERR_BUSY (429, Retry-After: 30, never waits); a targeted run waits for
 // the lock. Until the run has started, a client that hangs up cancels it (503); after, only the
 // timeout does, and the core honours that between containers, never in the middle of one.

@@ -1,6 +1,6 @@
 // How long an HTTP-triggered run may take, and what ends it early. The run gets an AbortSignal the
 // core honours between targets; the HTTP answer does not wait for the core to notice: at the deadline
-// the handler answers 503 at once and the run's remaining work is abandoned (spec §7.1), while the
+// the handler answers 503 at once and the run's remaining work is abandoned (docs/http-api-contract.md §7.1), while the
 // target being replaced, if any, still finishes or rolls back inside the core.
 import type { FastifyReply } from 'fastify';
 import { errors, type RunKind } from '../../core/index.js';

@@ -1,6 +1,6 @@
 // Tells the update route when its run has really started. The core emits `scan_started` once the
 // update lock is held, so "started" is the moment a targeted request stops waiting: the async 202 is
-// sent then (spec 4.1.3), and from then on a client that hangs up no longer cancels the run.
+// sent then (docs/http-api-contract.md §4.1.3), and from then on a client that hangs up no longer cancels the run.
 import type { TidewatchEvent } from '../../core/index.js';
 
 export class RunStarts {

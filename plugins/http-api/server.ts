@@ -1,4 +1,4 @@
-// Builds the fastify instance: the global order of spec §4 and §5.4 (rate limiter first, then CORS,
+// Builds the fastify instance: the global order of docs/http-api-contract.md §4 and §5.4 (rate limiter first, then CORS,
 // then per-route authentication), the 1 MiB body limit, the JSON error shape, and one encapsulated
 // plugin per enabled endpoint, so that a disabled endpoint has no route at all (and answers 404).
 import { readFileSync } from 'node:fs';
@@ -106,13 +106,13 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
     consumers.hub?.publish(event);
   });
 
-  // 1. The limiter sees every request first, authenticated or not, routed or not (spec §8.1).
+  // 1. The limiter sees every request first, authenticated or not, routed or not (docs/http-api-contract.md §8.1).
   const limiter = options.rateLimit > 0 ? new SlidingWindowLimiter(options.rateLimit) : undefined;
   if (limiter) {
     app.addHook('onRequest', async (request, reply) => {
       const decision = limiter.take(proxies.client(request).ip);
       if (decision.allowed) return;
-      // The one error without a body (decisions.md §4).
+      // The one error without a body (docs/interface.md §4).
       return reply.code(429).header('Retry-After', String(decision.retryAfterSeconds)).send();
     });
   }
@@ -128,7 +128,7 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, _body, done) => done(null, undefined));
 
-  // 3. CORS, after the limiter and before the routes' authentication (spec §5.4).
+  // 3. CORS, after the limiter and before the routes' authentication (docs/http-api-contract.md §5.4).
   await registerCors(app, options.corsOrigins);
   await app.register(fastifyCookie, { hook: false });
   await app.register(fastifySSE, { heartbeatInterval: 0 });

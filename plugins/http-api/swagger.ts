@@ -1,4 +1,4 @@
-// The Swagger 2.0 description and its page (spec 4.4, decisions.md §7). @fastify/swagger builds the
+// The Swagger 2.0 description and its page (docs/http-api-contract.md §4.4, docs/interface.md §7). @fastify/swagger builds the
 // description from the route schemas (so it cannot drift from what the routes validate and send);
 // @fastify/swagger-ui serves the Swagger UI assets. The page itself is ours: swagger-ui's initializer
 // resolves the description relative to the page URL as a directory, which breaks at

@@ -1,73 +1,57 @@
 // The no-pull staleness source (`--no-pull`, label `no-pull`): a registry-watched container is stale
 // when the local image its tag names now differs from the image it runs. The registry is never
 // contacted. Local images are read through the core's LOCAL_IMAGES service, which the runtime plugin
-// provides, so this plugin knows nothing of Docker. Git-watched containers are the git plugin's (it
-// taps earlier and decides what no-pull means for them).
+// provides, so this plugin knows nothing of Docker. It answers only on the registry watch path, from
+// local state, so it taps before any remote source (docs/plugins.md#stages).
 import {
   LOCAL_IMAGES,
+  REGISTRY_PATH,
+  SHARED_OPTIONS,
+  STAGES,
+  definePlugin,
   errorMessage,
-  getService,
-  isGitWatched,
   labelOrGlobal,
-  type JsonSchema,
+  type LocalImages,
+  type OptionValues,
   type RunContext,
   type Staleness,
   type Target,
-  type TidewatchCore,
-  type TidewatchPlugin,
 } from '../../core/index.js';
 
 export const PLUGIN_NAME = 'no-pull';
-/** Before the registry source (stage 0), after the git source (stage -20). */
-export const NO_PULL_STAGE = -10;
-/** The staleness path is still the registry path (`update_source: registry`); only the comparison is local. */
-const SOURCE = 'registry';
 
-export interface NoPullPluginOptions {
-  /** Global `--no-pull`. Default false. */
-  noPull?: boolean;
-  /** `--label-take-precedence`: a set `no-pull` label decides alone instead of being OR-ed with the flag. */
-  labelTakePrecedence?: boolean;
-}
-
-const optionsSchema: JsonSchema = Object.freeze({
-  type: 'object',
-  properties: {
-    noPull: { type: 'boolean', default: false },
-    labelTakePrecedence: { type: 'boolean', default: false },
-  },
-  additionalProperties: false,
-});
+const noPullOptions = {
+  noPull: SHARED_OPTIONS.noPull,
+  labelTakePrecedence: SHARED_OPTIONS.labelTakePrecedence,
+};
+export type NoPullPluginOptions = Partial<OptionValues<typeof noPullOptions>>;
 
 /** Watchtower's rule: label OR flag; with label precedence a set label wins. */
 export function isNoPull(target: Target, options: NoPullPluginOptions): boolean {
   return labelOrGlobal(target.labels, 'no-pull', options.noPull === true, options.labelTakePrecedence === true);
 }
 
-async function localStaleness(core: TidewatchCore, target: Target, ctx: RunContext): Promise<Staleness> {
-  const images = getService(core, LOCAL_IMAGES);
-  if (!images) {
-    return { source: SOURCE, stale: false, error: 'no-pull: no runtime plugin provides local image inspection' };
-  }
+async function localStaleness(images: LocalImages, target: Target, ctx: RunContext): Promise<Staleness> {
   try {
     // Several containers of one tag share one inspection per run.
     const local = await ctx.memo(`no-pull:inspect:${target.runtime}:${target.image}`, () =>
       images.inspectImage(target.image, ctx.signal),
     );
-    if (!local) return { source: SOURCE, stale: false, error: `no-pull: no local image ${target.image}` };
-    return { source: SOURCE, stale: local.id !== target.imageId, latestImageId: local.id };
+    if (!local) return { source: REGISTRY_PATH, stale: false, error: `no-pull: no local image ${target.image}` };
+    return { source: REGISTRY_PATH, stale: local.id !== target.imageId, latestImageId: local.id };
   } catch (err) {
-    return { source: SOURCE, stale: false, error: `no-pull: cannot inspect ${target.image}: ${errorMessage(err)}` };
+    return { source: REGISTRY_PATH, stale: false, error: `no-pull: cannot inspect ${target.image}: ${errorMessage(err)}` };
   }
 }
 
-export const noPullPlugin: TidewatchPlugin<NoPullPluginOptions> = {
+export const noPullPlugin = definePlugin({
   name: PLUGIN_NAME,
-  optionsSchema,
+  options: noPullOptions,
+  requires: [LOCAL_IMAGES],
   apply(core, options) {
-    core.hooks.checkStaleness.tapPromise({ name: PLUGIN_NAME, stage: NO_PULL_STAGE }, async (target, ctx) => {
-      if (isGitWatched(target.labels) || !isNoPull(target, options)) return undefined;
-      return localStaleness(core, target, ctx);
+    core.hooks.checkStaleness.tapPromise({ name: PLUGIN_NAME, stage: STAGES.checkStaleness.local }, async (target, ctx) => {
+      if (core.watchPath(target) !== REGISTRY_PATH || !isNoPull(target, options)) return undefined;
+      return localStaleness(core.services.require(LOCAL_IMAGES), target, ctx);
     });
   },
-};
+});

@@ -93,12 +93,14 @@ export class CredentialStore {
  * Credentials for pulling `imageRef` through the Docker engine (`docker.pull(ref, { authconfig })`),
  * found exactly as the registry source finds them; undefined for anonymous pulls.
  */
-export async function registryAuthFor(
-  imageRef: string,
-  options: CredentialOptions = {},
-): Promise<RegistryAuthConfig | undefined> {
+export function registryAuthFor(imageRef: string, options: CredentialOptions = {}): Promise<RegistryAuthConfig | undefined> {
+  return pullAuth(new CredentialStore(options), imageRef);
+}
+
+/** The same, from a store whose lookups (and helper runs) are cached across calls. */
+export async function pullAuth(store: CredentialStore, imageRef: string): Promise<RegistryAuthConfig | undefined> {
   const { registry } = parseImageReference(imageRef);
-  const found = await new CredentialStore(options).lookup(registry);
+  const found = await store.lookup(registry);
   if (!found) return undefined;
   const serveraddress = serverAddressFor(registry);
   if (found.identityToken) return { identitytoken: found.identityToken, serveraddress };

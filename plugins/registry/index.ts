@@ -1,45 +1,51 @@
-// The registry staleness source: the default answer for every target no earlier source claimed
-// (no-pull and git tap before it). One manifest request per distinct image reference per run, no pull.
-import { REMOTE_IMAGES, provideService, type TidewatchCore, type TidewatchPlugin } from '../../core/index.js';
+// The registry staleness source: answers for every target on the `registry` watch path (the default)
+// that no local source answered first. One manifest request per distinct image reference per run, no pull.
+// It provides REMOTE_IMAGES (image ages, for the cooldown) and PULL_CREDENTIALS (so the runtime's pulls
+// authenticate exactly as the checks do).
+import {
+  PULL_CREDENTIALS,
+  REGISTRY_PATH,
+  REMOTE_IMAGES,
+  STAGES,
+  definePlugin,
+} from '../../core/index.js';
 import { Authorizer } from './auth.js';
 import { RegistryClient } from './client.js';
-import { CredentialStore } from './credentials.js';
+import { CredentialStore, pullAuth } from './credentials.js';
 import { defaultDockerConfigDir } from './docker-config.js';
 import { imageCreated } from './image-created.js';
-import { registryOptionsSchema, type RegistryPluginOptions } from './options.js';
+import { registryOptions } from './options.js';
 import { registryStaleness } from './staleness.js';
 import { RegistryTransport } from './transport.js';
 
 export const PLUGIN_NAME = 'registry';
 
-export const registryPlugin: TidewatchPlugin<RegistryPluginOptions> = {
+export const registryPlugin = definePlugin({
   name: PLUGIN_NAME,
-  optionsSchema: registryOptionsSchema,
-  apply(core: TidewatchCore, options: RegistryPluginOptions) {
-    const tlsSkip = options.tlsSkip ?? false;
+  options: registryOptions,
+  apply(core, options) {
     const transport = new RegistryTransport({
-      concurrency: options.concurrency ?? 20,
-      timeoutMs: options.requestTimeoutMs ?? 30_000,
-      tlsSkip,
-      rateLimits: {
-        maxWaitMs: options.rateLimitMaxWaitMs ?? 30_000,
-        maxRetries: options.rateLimitRetries ?? 4,
-      },
+      concurrency: options.concurrency,
+      timeoutMs: options.requestTimeoutMs,
+      tlsSkip: options.tlsSkip,
+      rateLimits: { maxWaitMs: options.rateLimitMaxWaitMs, maxRetries: options.rateLimitRetries },
       onRequest: (event) => core.emit('registry_request', event),
     });
     const credentials = new CredentialStore({
-      dockerConfigDir: options.dockerConfigDir ?? defaultDockerConfigDir(),
-      ...(options.repoUser !== undefined ? { repoUser: options.repoUser } : {}),
-      ...(options.repoPass !== undefined ? { repoPass: options.repoPass } : {}),
+      dockerConfigDir: options.dockerConfigDir || defaultDockerConfigDir(),
+      ...(options.repoUser ? { repoUser: options.repoUser, repoPass: options.repoPass } : {}),
     });
-    const authorizer = new Authorizer(transport, credentials, tlsSkip);
-    const client = new RegistryClient({ transport, authorizer, tlsSkip });
-    core.hooks.checkStaleness.tapPromise(PLUGIN_NAME, (target, ctx) => registryStaleness(client, target, ctx));
+    const authorizer = new Authorizer(transport, credentials, options.tlsSkip);
+    const client = new RegistryClient({ transport, authorizer, tlsSkip: options.tlsSkip });
+    core.hooks.checkStaleness.tapPromise({ name: PLUGIN_NAME, stage: STAGES.checkStaleness.remote }, async (target, ctx) =>
+      core.watchPath(target) === REGISTRY_PATH ? registryStaleness(client, target, ctx) : undefined,
+    );
     // The cooldown gate ages images through this service, with the same connections and tokens.
-    provideService(core, REMOTE_IMAGES, { created: (reference, opts) => imageCreated(client, reference, opts) });
+    core.services.provide(REMOTE_IMAGES, { created: (reference, opts) => imageCreated(client, reference, opts) });
+    core.services.provide(PULL_CREDENTIALS, { authFor: (imageRef) => pullAuth(credentials, imageRef) });
     core.onClose(() => transport.close());
   },
-};
+});
 
 export type { RegistryPluginOptions } from './options.js';
 export { registryAuthFor } from './credentials.js';

@@ -1,35 +1,41 @@
-// The registry plugin's options and their JSON schema (validated with ajv by the core before apply).
-import type { JsonSchema } from '../../core/index.js';
+// The registry plugin's options, each declared once (docs/configuration.md#declaring-options).
+import { option, type OptionValues } from '../../core/index.js';
 
-export interface RegistryPluginOptions {
-  /** Plain http and no certificate checks (`--registry-tls-skip`). Default false. */
-  tlsSkip?: boolean;
-  /** Registry requests in flight at once, all registries together (`--registry-concurrency`). Default 20. */
-  concurrency?: number;
-  /** Directory of config.json. Default `DOCKER_CONFIG`, else `~/.docker`. */
-  dockerConfigDir?: string;
-  /** Fallback credentials for every registry (REPO_USER / REPO_PASS). */
-  repoUser?: string;
-  repoPass?: string;
-  /** Timeout of one HTTP request, ms. Default 30000. */
-  requestTimeoutMs?: number;
-  /** Longest a request waits for a rate-limiting registry before its containers get an error, ms. Default 30000. */
-  rateLimitMaxWaitMs?: number;
-  /** Retries of one request after a rate limit. Default 4. */
-  rateLimitRetries?: number;
-}
+const group = 'Registry and Git';
 
-export const registryOptionsSchema: JsonSchema = Object.freeze({
-  type: 'object',
-  properties: {
-    tlsSkip: { type: 'boolean', default: false },
-    concurrency: { type: 'integer', minimum: 1, default: 20 },
-    dockerConfigDir: { type: 'string', minLength: 1 },
-    repoUser: { type: 'string' },
-    repoPass: { type: 'string' },
-    requestTimeoutMs: { type: 'integer', minimum: 1, default: 30_000 },
-    rateLimitMaxWaitMs: { type: 'integer', minimum: 0, default: 30_000 },
-    rateLimitRetries: { type: 'integer', minimum: 0, default: 4 },
-  },
-  additionalProperties: false,
-});
+export const registryOptions = {
+  tlsSkip: option.boolean({
+    flag: 'registry-tls-skip', group,
+    description: 'Talk to registries over plain HTTP or without verifying TLS certificates.',
+  }),
+  concurrency: option.integer({
+    flag: 'registry-concurrency', min: 1, default: 20, group,
+    description: 'Registry requests in flight at once, all registries together.',
+  }),
+  dockerConfigDir: option.path({
+    flag: 'docker-config', env: null, externalEnv: 'DOCKER_CONFIG', valueName: '<dir>', group,
+    description: 'Directory of the config.json holding registry credentials (default: ~/.docker).',
+  }),
+  repoUser: option.string({
+    flag: 'repo-user', env: null, externalEnv: 'REPO_USER', group,
+    description: 'User for every registry when config.json has no entry (Watchtower\'s REPO_USER).',
+  }),
+  repoPass: option.string({
+    flag: 'repo-pass', env: null, externalEnv: 'REPO_PASS', valueName: '<password|file>', secret: true, group,
+    description: 'Password for --repo-user (Watchtower\'s REPO_PASS).',
+  }),
+  requestTimeoutMs: option.duration({
+    flag: 'registry-request-timeout', default: 30_000, positive: true, group,
+    description: 'Time limit of one registry request.',
+  }),
+  rateLimitMaxWaitMs: option.duration({
+    flag: 'registry-rate-limit-max-wait', default: 30_000, group,
+    description: 'Longest a request waits for a rate-limiting registry before its containers get an error.',
+  }),
+  rateLimitRetries: option.integer({
+    flag: 'registry-rate-limit-retries', default: 4, group,
+    description: 'Retries of one request after a rate limit.',
+  }),
+};
+
+export type RegistryPluginOptions = Partial<OptionValues<typeof registryOptions>>;

@@ -2,6 +2,7 @@
 // with the digests the engine recorded for the running image (RepoDigests). The remote digest is
 // memoised per run, so N containers of one image cost one request.
 import {
+  REGISTRY_PATH,
   errorMessage,
   formatImageReference,
   parseImageReference,
@@ -14,7 +15,7 @@ import {
 } from '../../core/index.js';
 import type { RegistryClient } from './client.js';
 
-export const SOURCE = 'registry';
+export const SOURCE = REGISTRY_PATH;
 
 /** `repo@sha256:…` → its repository (normalised) and digest. */
 function splitRepoDigest(entry: string): { repository: string | undefined; digest: string } | undefined {

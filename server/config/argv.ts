@@ -7,13 +7,11 @@
 //   short booleans cluster (-cR, -cRi 5m); `--` ends the flags; a lone `-` is a positional argument;
 //   a repeated flag: lists accumulate, others keep the last value (resolve.ts does that).
 
-import { isGoBool } from './go-bool.js';
-import { ConfigError } from './errors.js';
-import { OPTIONS, optionByName } from './options.js';
-import type { AnyOptionSpec } from './types.js';
+import { ConfigError, isGoBool } from '../../core/index.js';
+import type { OptionTable, TableSpec } from './table.js';
 
 export interface FlagValue {
-  spec: AnyOptionSpec;
+  spec: TableSpec;
   raw: string;
   /** As written, for messages: `--interval` or `-i`. */
   flag: string;
@@ -26,17 +24,13 @@ export interface ParsedArgv {
   version: boolean;
 }
 
-const BY_SHORT: ReadonlyMap<string, AnyOptionSpec> = new Map(
-  OPTIONS.filter((o) => o.short !== undefined).map((o) => [o.short as string, o]),
-);
-
 /** `--help`, `-h` and `--version` win over everything else, so they work even with a broken command line. */
 function wants(argv: readonly string[], ...flags: string[]): boolean {
   const end = argv.indexOf('--');
   return (end === -1 ? argv : argv.slice(0, end)).some((a) => flags.includes(a));
 }
 
-function boolFollowedByWord(spec: AnyOptionSpec, flag: string, next: string | undefined): void {
+function boolFollowedByWord(spec: TableSpec, flag: string, next: string | undefined): void {
   // `--cleanup false` means "cleanup, and watch a container named false" to pflag; that is never what was
   // meant (and a Watchtower setup written so was already broken), so say how to write it instead.
   if (next !== undefined && isGoBool(next)) {
@@ -48,7 +42,7 @@ function boolFollowedByWord(spec: AnyOptionSpec, flag: string, next: string | un
 }
 
 /** Parses the arguments after the program name (`process.argv.slice(2)`). */
-export function parseArgv(argv: readonly string[]): ParsedArgv {
+export function parseArgv(argv: readonly string[], table: OptionTable): ParsedArgv {
   const out: ParsedArgv = {
     values: [],
     positionals: [],
@@ -67,7 +61,7 @@ export function parseArgv(argv: readonly string[]): ParsedArgv {
       const eq = arg.indexOf('=');
       const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
       const flag = `--${name}`;
-      const spec = optionByName(name);
+      const spec = table.byFlag(name)?.spec;
       if (spec === undefined) {
         throw new ConfigError(`unknown flag ${flag}: see tidewatch --help for the accepted flags`);
       }
@@ -88,7 +82,7 @@ export function parseArgv(argv: readonly string[]): ParsedArgv {
       for (let j = 1; j < arg.length; j++) {
         const letter = arg[j]!;
         const flag = `-${letter}`;
-        const spec = BY_SHORT.get(letter);
+        const spec = table.byShort(letter)?.spec;
         if (spec === undefined) {
           throw new ConfigError(`unknown shorthand flag ${flag} in ${arg}: see tidewatch --help for the accepted flags`);
         }
@@ -116,4 +110,25 @@ export function parseArgv(argv: readonly string[]): ParsedArgv {
     out.positionals.push(arg);
   }
   return out;
+}
+
+/**
+ * The values of a few flags, read before the table is complete (which plugins to load, which config file
+ * to read): `--name value` and `--name=value`; everything else is left for parseArgv.
+ */
+export function prescanArgv(argv: readonly string[], names: readonly string[]): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  const end = argv.indexOf('--');
+  const args = end === -1 ? argv : argv.slice(0, end);
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    for (const name of names) {
+      const flag = `--${name}`;
+      let value: string | undefined;
+      if (arg.startsWith(`${flag}=`)) value = arg.slice(flag.length + 1);
+      else if (arg === flag && i + 1 < args.length) value = args[++i];
+      if (value !== undefined) found.set(name, [...(found.get(name) ?? []), value]);
+    }
+  }
+  return found;
 }

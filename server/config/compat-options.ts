@@ -1,18 +1,16 @@
-// Watchtower options Tidewatch accepts but does not act on (watchtower.md §1.1–1.6). A Watchtower user's
-// environment or command line must not make Tidewatch exit 2, so each one is parsed (with Watchtower's value
-// rules, so a value Watchtower refused is still refused), kept in the config, and named in one startup
-// warning through IGNORED_WATCHTOWER_OPTIONS. Notifications are a plugin's job in Tidewatch.
+// Watchtower options Tidewatch accepts but does not act on. A Watchtower user's environment or command
+// line must not make Tidewatch exit 2, so each one is parsed (with Watchtower's value rules, so a value
+// Watchtower refused is still refused), shown in `/v1/config`, and named in one startup warning. A plugin
+// that implements one declares it itself, and it leaves this list.
+import { option } from '../../core/index.js';
 
-import { enumParser, integerParser, listParser, parseBoolean, parseString, splitComma, splitCommaOrSpace, splitUrls } from './parsers.js';
-import type { CompatOptionValues, OptionName, OptionTable } from './types.js';
-
-const group = 'Watchtower compatibility (accepted, not implemented)' as const;
-const bool = { kind: 'boolean', default: false, parse: parseBoolean, group } as const;
-const str = { kind: 'string', valueName: '<value>', default: '', parse: parseString, group } as const;
-const secretStr = { ...str, valueName: '<value|file>', secret: true } as const;
-const noNames: string[] = [];
-const names = { kind: 'list', valueName: '<names>', default: noNames, parse: listParser(splitCommaOrSpace), group } as const;
-const labels = { kind: 'list', valueName: '<key=value,...>', default: noNames, parse: listParser(splitComma), group } as const;
+const group = 'Watchtower compatibility (accepted, not implemented)';
+const str = (flag: string, description: string, extra: { default?: string; watchtowerEnv?: string } = {}) =>
+  option.string({ flag, group, description, ...extra });
+const secret = (flag: string, description: string, extra: { watchtowerEnv?: string } = {}) =>
+  option.string({ flag, group, description, secret: true, valueName: '<value|file>', ...extra });
+const bool = (flag: string, description: string, extra: { env?: null; hidden?: boolean } = {}) =>
+  option.boolean({ flag, group, description, ...extra });
 
 /** Notification URL files hold one URL per line; `#` lines are comments (as Watchtower reads them). */
 const urlLines = (content: string): string =>
@@ -22,107 +20,85 @@ const urlLines = (content: string): string =>
     .filter((l) => l !== '' && !l.startsWith('#'))
     .join(' ');
 
-export const COMPAT_OPTIONS: OptionTable<CompatOptionValues> = {
-  porcelain: {
-    name: 'porcelain', short: 'P', kind: 'enum', valueName: '<v1|json>', default: '', parse: enumParser(['', 'v1', 'json']),
-    description: 'Machine-readable run reports (v1 or json).', group,
-  },
-  selfUpdateOrchestrator: {
-    name: 'self-update-orchestrator', env: null, ...bool, hidden: true,
-    description: "Watchtower's internal self-update helper.",
-  },
-  monitorImageNames: { name: 'monitor-image-names', ...names, description: 'Only watch containers whose image matches.' },
-  skipImageNames: { name: 'skip-image-names', ...names, description: 'Skip containers whose image matches.' },
-  enableContainersByLabel: {
-    name: 'enable-containers-by-label', ...labels, description: 'Only watch containers with any of these labels.',
-  },
-  disableContainersByLabel: {
-    name: 'disable-containers-by-label', ...labels, description: 'Skip containers with any of these labels.',
-  },
-  ephemeralSelfUpdate: {
-    name: 'ephemeral-self-update', ...bool, description: 'Self-update through a short-lived helper container.',
-  },
-  warnOnHeadFailure: {
-    name: 'warn-on-head-failure', kind: 'enum', valueName: '<always|never|auto>', default: 'auto',
-    parse: enumParser(['always', 'never', 'auto'], { '': 'auto' }),
-    description: 'When a failed digest check is logged as a warning.', group,
-  },
-  registryTlsMinVersion: {
-    name: 'registry-tls-min-version', kind: 'enum', valueName: '<version>', default: 'TLS1.2',
-    parse: enumParser(['TLS1.0', 'TLS1.1', 'TLS1.2', 'TLS1.3']),
-    description: 'Minimum TLS version towards registries.', group,
-  },
-  disableMemorySwappiness: {
-    name: 'disable-memory-swappiness', ...bool, description: 'Podman: drop MemorySwappiness when recreating.',
-  },
-  cpuCopyMode: {
-    name: 'cpu-copy-mode', kind: 'enum', valueName: '<auto|full|none>', default: 'auto',
-    parse: enumParser(['auto', 'full', 'none']), description: 'Which CPU limits are copied when recreating.', group,
-  },
-  notificationUrl: {
-    name: 'notification-url', kind: 'list', valueName: '<urls|file>', default: [], parse: listParser(splitUrls),
-    join: ' ', secret: true, fromSecretFile: urlLines, description: 'Shoutrrr notification URLs.', group,
-  },
-  notificationsLevel: { name: 'notifications-level', ...str, default: 'info', description: 'Minimum level notified.' },
-  notificationsDelay: {
-    name: 'notifications-delay', kind: 'integer', valueName: '<seconds>', default: 0, parse: integerParser(0),
-    description: 'Seconds to wait before notifying.', group,
-  },
-  notificationsHostname: { name: 'notifications-hostname', ...str, description: 'Host name in notification titles.' },
-  notificationTemplate: { name: 'notification-template', ...str, description: 'Notification template or its name.' },
-  notificationTemplateFile: { name: 'notification-template-file', ...str, description: 'File holding the template.' },
-  notificationReport: { name: 'notification-report', ...bool, description: 'Use the session report in templates.' },
-  notificationTitleTag: { name: 'notification-title-tag', ...str, description: 'Notification title prefix.' },
-  notificationSkipTitle: { name: 'notification-skip-title', ...bool, description: 'Send notifications without a title.' },
-  notificationLogStdout: { name: 'notification-log-stdout', ...bool, description: 'Send logger:// output to stdout.' },
-  notificationSplitByContainer: {
-    name: 'notification-split-by-container', ...bool, description: 'One notification per container.',
-  },
-  notifications: {
-    name: 'notifications', short: 'n', ...names, valueName: '<types>',
+const EMAIL = 'Deprecated e-mail notifier.';
+const SLACK = 'Deprecated Slack notifier.';
+const GOTIFY = 'Deprecated Gotify notifier.';
+
+export const COMPAT_OPTIONS = {
+  porcelain: option.enum({
+    flag: 'porcelain', short: 'P', values: ['', 'v1', 'json'], default: '', valueName: '<v1|json>', group,
+    description: 'Machine-readable run reports (v1 or json).',
+  }),
+  selfUpdateOrchestrator: bool('self-update-orchestrator', "Watchtower's internal self-update helper.", { env: null, hidden: true }),
+  monitorImageNames: option.list({ flag: 'monitor-image-names', valueName: '<names>', group, description: 'Only watch containers whose image matches.' }),
+  skipImageNames: option.list({ flag: 'skip-image-names', valueName: '<names>', group, description: 'Skip containers whose image matches.' }),
+  enableContainersByLabel: option.list({
+    flag: 'enable-containers-by-label', split: 'comma', valueName: '<key=value,...>', group,
+    description: 'Only watch containers with any of these labels.',
+  }),
+  disableContainersByLabel: option.list({
+    flag: 'disable-containers-by-label', split: 'comma', valueName: '<key=value,...>', group,
+    description: 'Skip containers with any of these labels.',
+  }),
+  ephemeralSelfUpdate: bool('ephemeral-self-update', 'Self-update through a short-lived helper container.'),
+  warnOnHeadFailure: option.enum({
+    flag: 'warn-on-head-failure', values: ['always', 'never', 'auto'], default: 'auto', aliases: { '': 'auto' }, group,
+    valueName: '<always|never|auto>', description: 'When a failed digest check is logged as a warning.',
+  }),
+  registryTlsMinVersion: option.enum({
+    flag: 'registry-tls-min-version', values: ['TLS1.0', 'TLS1.1', 'TLS1.2', 'TLS1.3'], default: 'TLS1.2', group,
+    valueName: '<version>', description: 'Minimum TLS version towards registries.',
+  }),
+  disableMemorySwappiness: bool('disable-memory-swappiness', 'Podman: drop MemorySwappiness when recreating.'),
+  cpuCopyMode: option.enum({
+    flag: 'cpu-copy-mode', values: ['auto', 'full', 'none'], default: 'auto', valueName: '<auto|full|none>', group,
+    description: 'Which CPU limits are copied when recreating.',
+  }),
+  notificationUrl: option.list({
+    flag: 'notification-url', split: 'urls', join: ' ', valueName: '<urls|file>', secret: true, fromSecretFile: urlLines,
+    group, description: 'Shoutrrr notification URLs.',
+  }),
+  notificationsLevel: str('notifications-level', 'Minimum level notified.', { default: 'info' }),
+  notificationsDelay: option.integer({
+    flag: 'notifications-delay', valueName: '<seconds>', default: 0, group, description: 'Seconds to wait before notifying.',
+  }),
+  notificationsHostname: str('notifications-hostname', 'Host name in notification titles.'),
+  notificationTemplate: str('notification-template', 'Notification template or its name.'),
+  notificationTemplateFile: str('notification-template-file', 'File holding the template.'),
+  notificationReport: bool('notification-report', 'Use the session report in templates.'),
+  notificationTitleTag: str('notification-title-tag', 'Notification title prefix.'),
+  notificationSkipTitle: bool('notification-skip-title', 'Send notifications without a title.'),
+  notificationLogStdout: bool('notification-log-stdout', 'Send logger:// output to stdout.'),
+  notificationSplitByContainer: bool('notification-split-by-container', 'One notification per container.'),
+  notifications: option.list({
+    flag: 'notifications', short: 'n', valueName: '<types>', group,
     description: 'Deprecated notification types (email, slack, msteams, gotify).',
-  },
-  notificationEmailFrom: { name: 'notification-email-from', ...str, description: 'Deprecated e-mail notifier.' },
-  notificationEmailTo: { name: 'notification-email-to', ...str, description: 'Deprecated e-mail notifier.' },
-  notificationEmailServer: { name: 'notification-email-server', ...str, description: 'Deprecated e-mail notifier.' },
-  notificationEmailServerPort: {
-    name: 'notification-email-server-port', kind: 'integer', valueName: '<port>', default: 25,
-    parse: integerParser(0, 65535), description: 'Deprecated e-mail notifier.', group,
-  },
-  notificationEmailServerTlsSkipVerify: {
-    name: 'notification-email-server-tls-skip-verify', ...bool, description: 'Deprecated e-mail notifier.',
-  },
-  notificationEmailServerUser: { name: 'notification-email-server-user', ...str, description: 'Deprecated e-mail notifier.' },
-  notificationEmailServerPassword: {
-    name: 'notification-email-server-password', ...secretStr, description: 'Deprecated e-mail notifier.',
-  },
-  notificationEmailDelay: {
-    name: 'notification-email-delay', kind: 'integer', valueName: '<seconds>', default: 0, parse: integerParser(0),
-    description: 'Deprecated e-mail notifier.', group,
-  },
-  notificationEmailSubjecttag: { name: 'notification-email-subjecttag', ...str, description: 'Deprecated e-mail notifier.' },
-  notificationSlackHookUrl: { name: 'notification-slack-hook-url', ...secretStr, description: 'Deprecated Slack notifier.' },
-  notificationSlackIdentifier: {
-    name: 'notification-slack-identifier', ...str, default: 'watchtower', description: 'Deprecated Slack notifier.',
-  },
-  notificationSlackChannel: { name: 'notification-slack-channel', ...str, description: 'Deprecated Slack notifier.' },
-  notificationSlackIconEmoji: { name: 'notification-slack-icon-emoji', ...str, description: 'Deprecated Slack notifier.' },
-  notificationSlackIconUrl: { name: 'notification-slack-icon-url', ...str, description: 'Deprecated Slack notifier.' },
-  notificationMsteamsHook: {
-    name: 'notification-msteams-hook', watchtowerEnv: 'NOTIFICATION_MSTEAMS_HOOK_URL', ...secretStr,
-    description: 'Deprecated Microsoft Teams notifier.',
-  },
-  notificationGotifyUrl: { name: 'notification-gotify-url', ...str, description: 'Deprecated Gotify notifier.' },
-  notificationGotifyToken: { name: 'notification-gotify-token', ...secretStr, description: 'Deprecated Gotify notifier.' },
-  notificationGotifyTlsSkipVerify: {
-    name: 'notification-gotify-tls-skip-verify', ...bool, description: 'Deprecated Gotify notifier.',
-  },
+  }),
+  notificationEmailFrom: str('notification-email-from', EMAIL),
+  notificationEmailTo: str('notification-email-to', EMAIL),
+  notificationEmailServer: str('notification-email-server', EMAIL),
+  notificationEmailServerPort: option.integer({
+    flag: 'notification-email-server-port', valueName: '<port>', default: 25, max: 65535, group, description: EMAIL,
+  }),
+  notificationEmailServerTlsSkipVerify: bool('notification-email-server-tls-skip-verify', EMAIL),
+  notificationEmailServerUser: str('notification-email-server-user', EMAIL),
+  notificationEmailServerPassword: secret('notification-email-server-password', EMAIL),
+  notificationEmailDelay: option.integer({
+    flag: 'notification-email-delay', valueName: '<seconds>', default: 0, group, description: EMAIL,
+  }),
+  notificationEmailSubjecttag: str('notification-email-subjecttag', EMAIL),
+  notificationSlackHookUrl: secret('notification-slack-hook-url', SLACK),
+  notificationSlackIdentifier: str('notification-slack-identifier', SLACK, { default: 'watchtower' }),
+  notificationSlackChannel: str('notification-slack-channel', SLACK),
+  notificationSlackIconEmoji: str('notification-slack-icon-emoji', SLACK),
+  notificationSlackIconUrl: str('notification-slack-icon-url', SLACK),
+  notificationMsteamsHook: secret('notification-msteams-hook', 'Deprecated Microsoft Teams notifier.', {
+    watchtowerEnv: 'NOTIFICATION_MSTEAMS_HOOK_URL',
+  }),
+  notificationGotifyUrl: str('notification-gotify-url', GOTIFY),
+  notificationGotifyToken: secret('notification-gotify-token', GOTIFY),
+  notificationGotifyTlsSkipVerify: bool('notification-gotify-tls-skip-verify', GOTIFY),
 };
 
-/**
- * Options accepted for Watchtower compatibility that change nothing in Tidewatch. When any was set, the server
- * logs one warning naming them (ResolvedConfig.ignoredSet). Remove a name here once something implements it.
- */
-export const IGNORED_WATCHTOWER_OPTIONS: readonly OptionName[] = Object.freeze(
-  Object.values(COMPAT_OPTIONS).map((o) => o.name),
-);
+/** Their flags, for the one startup warning naming those that were set. */
+export const IGNORED_WATCHTOWER_OPTIONS: readonly string[] = Object.freeze(Object.values(COMPAT_OPTIONS).map((o) => o.flag));

@@ -1,27 +1,33 @@
 // The config file (`--config FILE` / TIDEWATCH_CONFIG): YAML or JSON, one mapping of option names to values.
-// Keys may be kebab-case (`http-api-endpoints`, as the flag), camelCase (`httpApiEndpoints`, as the
-// TidewatchConfig key) or snake_case (`http_api_endpoints`, as GET /v1/config shows them), so the view can be
-// pasted back. Values are turned into the same raw strings a variable would hold and parsed by the same
-// option parsers, so one value means the same thing wherever it is written.
-
+// Keys may be kebab-case (`http-api-endpoints`, as the flag), camelCase (`httpApiEndpoints`) or snake_case
+// (`http_api_endpoints`, as GET /v1/config shows them), so the view can be pasted back. `plugins` lists
+// extra plugins: module specifiers, or `{ path, options }` entries whose options (the plugin's own keys or
+// flags) configure that plugin (docs/configuration.md#the-config-file). Values are turned into the same raw
+// strings a variable would hold and parsed by the same declarations, so a value means the same thing
+// wherever it is written.
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-
 import { parse as parseYaml } from 'yaml';
-
-import { ConfigError } from './errors.js';
-import { optionByKey, optionByName } from './options.js';
-import type { AnyOptionSpec } from './types.js';
+import { ConfigError, type TidewatchPlugin } from '../../core/index.js';
+import type { OptionTable, TableSpec } from './table.js';
 
 export interface FileValue {
-  spec: AnyOptionSpec;
+  spec: TableSpec;
   raw: string;
   /** The key as written in the file, for messages. */
   key: string;
 }
 
-function lookup(key: string): AnyOptionSpec | undefined {
-  return optionByName(key) ?? optionByName(key.replace(/_/g, '-')) ?? optionByKey(key);
+/** A `plugins` entry: the module to load and, for `{ path, options }` entries, its options. */
+export interface FilePluginEntry {
+  readonly specifier: string;
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+export interface ConfigDocument {
+  readonly path: string;
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly plugins: readonly FilePluginEntry[];
 }
 
 function oneLine(err: unknown): string {
@@ -29,25 +35,27 @@ function oneLine(err: unknown): string {
   return text.split(/\r?\n/)[0] ?? '';
 }
 
-/** Turns a YAML/JSON value into the raw string the option's parser reads; undefined = not set. */
-function toRaw(spec: AnyOptionSpec, key: string, value: unknown, path: string): string | undefined {
-  if (value === null || value === undefined) return undefined;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'boolean' || typeof value === 'number' || typeof value === 'bigint') return String(value);
-  if (Array.isArray(value) && (spec.kind === 'list' || spec.kind === 'endpoints')) {
-    if (value.every((v) => typeof v === 'string' || typeof v === 'number')) return value.join(spec.join ?? ',');
-  }
-  const what = Array.isArray(value) ? 'a list' : 'an object';
-  throw new ConfigError(
-    `invalid value for ${key} in config file ${path}: got ${what}, expected ${
-      spec.kind === 'list' || spec.kind === 'endpoints' ? 'a string or a list of strings' : 'a string, number or boolean'
-    }`,
-    spec.name,
-  );
+function pluginEntries(value: unknown, path: string): FilePluginEntry[] {
+  if (value === undefined || value === null) return [];
+  const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/[\s,]+/).filter(Boolean) : undefined;
+  if (!list) throw new ConfigError(`invalid value for plugins in config file ${path}: expected a list`, 'plugins');
+  return list.map((item) => {
+    if (typeof item === 'string') return { specifier: item, options: {} };
+    const entry = item as { path?: unknown; package?: unknown; options?: unknown } | null;
+    const specifier = entry?.path ?? entry?.package;
+    const options = entry?.options ?? {};
+    if (typeof specifier !== 'string' || typeof options !== 'object' || options === null || Array.isArray(options)) {
+      throw new ConfigError(
+        `invalid plugins entry in config file ${path}: expected a module path or package name, or { path, options }`,
+        'plugins',
+      );
+    }
+    return { specifier, options: options as Record<string, unknown> };
+  });
 }
 
-/** Reads and checks the file; every key must name an option. */
-export function readConfigFile(path: string): FileValue[] {
+/** Reads and parses the file; option keys are checked later, against the complete table. */
+export function readConfigDocument(path: string): ConfigDocument {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -61,21 +69,64 @@ export function readConfigFile(path: string): FileValue[] {
   } catch (err) {
     throw new ConfigError(`config file ${path} is not valid YAML or JSON: ${oneLine(err)}`, 'config');
   }
-  if (doc === null || doc === undefined) return []; // an empty file sets nothing
+  if (doc === null || doc === undefined) return { path, values: {}, plugins: [] }; // an empty file sets nothing
   if (typeof doc !== 'object' || Array.isArray(doc)) {
     throw new ConfigError(`config file ${path} must hold a mapping of option names to values`, 'config');
   }
+  const { plugins, ...values } = doc as Record<string, unknown>;
+  return { path, values, plugins: pluginEntries(plugins, path) };
+}
+
+/** Turns a YAML/JSON value into the raw string the option's parser reads; undefined = not set. */
+function toRaw(spec: TableSpec, key: string, value: unknown, path: string): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean' || typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (Array.isArray(value) && spec.kind === 'list') {
+    if (value.every((v) => typeof v === 'string' || typeof v === 'number')) return value.join(spec.join ?? ',');
+  }
+  const what = Array.isArray(value) ? 'a list' : 'an object';
+  throw new ConfigError(
+    `invalid value for ${key} in config file ${path}: got ${what}, expected ${
+      spec.kind === 'list' ? 'a string or a list of strings' : 'a string, number or boolean'
+    }`,
+    spec.name,
+  );
+}
+
+/**
+ * Every value the file sets, checked against the table: top-level keys, then each plugin entry's
+ * options (which win, being the more specific). `loaded` maps an entry's specifier to its plugin.
+ */
+export function fileValues(
+  doc: ConfigDocument,
+  table: OptionTable,
+  loaded: ReadonlyMap<string, TidewatchPlugin<object>>,
+): FileValue[] {
   const out: FileValue[] = [];
-  for (const [key, value] of Object.entries(doc as Record<string, unknown>)) {
-    const spec = lookup(key);
-    if (spec === undefined) {
-      throw new ConfigError(`unknown option ${JSON.stringify(key)} in config file ${path}: see tidewatch --help for the accepted names`);
+  for (const [key, value] of Object.entries(doc.values)) {
+    const entry = table.lookup(key);
+    if (entry === undefined) {
+      throw new ConfigError(`unknown option ${JSON.stringify(key)} in config file ${doc.path}: see tidewatch --help for the accepted names`);
     }
-    if (spec.name === 'config') {
-      throw new ConfigError(`option "config" cannot be set inside config file ${path}: use --config or TIDEWATCH_CONFIG`, 'config');
+    if (entry.spec.name === 'config') {
+      throw new ConfigError(`option "config" cannot be set inside config file ${doc.path}: use --config or TIDEWATCH_CONFIG`, 'config');
     }
-    const raw = toRaw(spec, key, value, path);
-    if (raw !== undefined) out.push({ spec, raw, key });
+    const raw = toRaw(entry.spec, key, value, doc.path);
+    if (raw !== undefined) out.push({ spec: entry.spec, raw, key });
+  }
+  for (const { specifier, options } of doc.plugins) {
+    const plugin = loaded.get(specifier);
+    const specs = plugin?.options ?? {};
+    for (const [key, value] of Object.entries(options)) {
+      const declared = specs[key] ?? Object.values(specs).find((s) => s.flag === key);
+      const entry = declared && table.byFlag(declared.flag);
+      if (!entry) {
+        throw new ConfigError(`unknown option ${JSON.stringify(key)} for plugin ${specifier} in config file ${doc.path}`);
+      }
+      const raw = toRaw(entry.spec, key, value, doc.path);
+      if (raw !== undefined) out.push({ spec: entry.spec, raw, key: `plugins[${specifier}].${key}` });
+    }
   }
   return out;
 }

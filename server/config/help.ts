@@ -1,9 +1,11 @@
-// `tidewatch --help`, generated from the option table so it can never disagree with what is parsed.
-// Each option gets two lines: the flag(s) and description, then the variables read and the default.
+// `tidewatch --help`, generated from the option table (every loaded plugin's declarations, third-party
+// ones included) so it can never disagree with what is parsed. Each option gets two lines: the flag(s)
+// and description, then the variables read and the default.
+import { envNames, formatGoDuration, type OptionSpec } from '../../core/index.js';
+import { builtinTable } from './builtin-table.js';
+import type { OptionTable } from './table.js';
 
-import { formatGoDuration } from '../../core/go-duration.js';
-import { envNames, OPTIONS } from './options.js';
-import type { AnyOptionSpec, OptionGroup } from './types.js';
+type AnyOptionSpec = OptionSpec & { readonly name: string };
 
 /** The default as a user would write it; empty string when there is nothing worth showing. */
 export function defaultText(spec: AnyOptionSpec): string {
@@ -32,9 +34,9 @@ const INTRO = [
 ];
 
 /** The full `--help` text, options grouped as in the table. */
-export function renderHelp(): string {
-  const groups = new Map<OptionGroup, AnyOptionSpec[]>();
-  for (const o of OPTIONS) {
+export function renderHelp(table: OptionTable = builtinTable()): string {
+  const groups = new Map<string, AnyOptionSpec[]>();
+  for (const { spec: o } of table.entries) {
     if (o.hidden === true) continue;
     groups.set(o.group, [...(groups.get(o.group) ?? []), o]);
   }

@@ -1,40 +1,10 @@
 // Public surface of the configuration layer: the server imports from here only.
-
 export { ConfigError } from './errors.js';
-export { parseGoBool, isGoBool } from './go-bool.js';
-export {
-  formatGoDuration,
-  parseCooldownDuration,
-  parseEnvDuration,
-  parseGoDuration,
-} from '../../core/go-duration.js';
 export { renderHelp } from './help.js';
-export {
-  defaultConfig,
-  envName,
-  envNames,
-  IGNORED_WATCHTOWER_OPTIONS,
-  optionByKey,
-  optionByName,
-  OPTIONS,
-  watchtowerEnvName,
-} from './options.js';
-export { resolveConfig, type ResolveInput, type ResolvedConfig } from './resolve.js';
-export { MAIN_TOKEN_ENDPOINTS } from './rules.js';
-export { configView, REDACTED } from './view.js';
-export {
-  HTTP_API_ENDPOINTS,
-  LOG_FORMATS,
-  LOG_LEVELS,
-  type AnyOptionSpec,
-  type HttpApiEndpoint,
-  type LogFormat,
-  type LogLevel,
-  type OptionGroup,
-  type OptionKey,
-  type OptionKind,
-  type OptionName,
-  type OptionSpec,
-  type TidewatchConfig,
-  type ValueSource,
-} from './types.js';
+export { IGNORED_WATCHTOWER_OPTIONS } from './compat-options.js';
+export { readBootstrap, resolveConfig, type Bootstrap, type ResolveInput, type ResolvedConfig, type ValueSource } from './resolve.js';
+export { LOG_FORMATS, LOG_LEVELS, SERVICE_OPTIONS, servicePlugin, type LogFormat, type LogLevel } from './service-options.js';
+export { buildTable, camelName, type OptionTable, type TableEntry, type TableSpec } from './table.js';
+export { configView } from './view.js';
+export { envNames } from '../../core/index.js';
+export { builtinTable, OPTIONS } from './builtin-table.js';

@@ -1,20 +1,32 @@
-// Resolution: for every option, take the value from the strongest source that sets it (decisions §2):
+// Resolution: for every option of the loaded plugins, take the value from the strongest source that sets
+// it (docs/interface.md §2):
 //   flag > TIDEWATCH_<X> > WATCHTOWER_<alias> > un-prefixed variable (DOCKER_HOST...) > config file > default.
-// Empty variables count as unset (Watchtower's rule), except presence-only ones such as NO_COLOR.
-// Then the cross-option rules run. Every failure is a ConfigError with a one-line message; secrets never
-// appear in one (`<redacted>`).
-
-import { statSync, readFileSync } from 'node:fs';
+// Empty variables count as unset (Watchtower's rule), except presence-only ones such as NO_COLOR. Every
+// failure is a ConfigError with a one-line message; secrets never appear in one (`<redacted>`). The rules
+// between one plugin's options are the plugin's own (`check`), run by the core before anything is applied.
+import { readFileSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-
-import { parseArgv, type FlagValue } from './argv.js';
-import { readConfigFile, type FileValue } from './config-file.js';
-import { ConfigError, quoteValue } from './errors.js';
+import {
+  ConfigError,
+  defaultOf,
+  envName,
+  envNames,
+  optionLabel,
+  type PluginUse,
+  type TidewatchPlugin,
+} from '../../core/index.js';
+import { parseArgv, prescanArgv, type FlagValue } from './argv.js';
+import { builtinPlugins } from '../builtins.js';
+import { fileValues, readConfigDocument, type ConfigDocument, type FileValue } from './config-file.js';
+import { quoteValue } from './errors.js';
 import { renderHelp } from './help.js';
 import { checkRules } from './rules.js';
-import { defaultConfig, envName, envNames, IGNORED_WATCHTOWER_OPTIONS, optionLabel, OPTIONS } from './options.js';
-import { parsePath, stripSlash } from './parsers.js';
-import type { AnyOptionSpec, OptionKey, OptionName, TidewatchConfig, ValueSource } from './types.js';
+import { IGNORED_WATCHTOWER_OPTIONS } from './compat-options.js';
+import { servicePlugin, SERVICE_OPTIONS, type ServiceValues } from './service-options.js';
+import { buildTable, type OptionTable, type TableSpec } from './table.js';
+
+/** Where a value came from; `default` when no source set it. */
+export type ValueSource = 'flag' | 'env' | 'file' | 'default';
 
 export interface ResolveInput {
   /** The arguments after the program name: `process.argv.slice(2)`. */
@@ -22,24 +34,30 @@ export interface ResolveInput {
   env: NodeJS.ProcessEnv;
   /** Directory relative paths (config file, secret files, TLS files) are resolved against. */
   cwd: string;
+  /** Third-party plugins, by the specifier they were loaded from (`--plugins`, or the config file). */
+  thirdParty?: ReadonlyMap<string, TidewatchPlugin<object>>;
 }
 
 export interface ResolvedConfig {
-  config: TidewatchConfig;
-  /** Positional container names, leading `/` stripped. */
+  /** Every option's value by its camelCase name (`httpApiPort`); the server's own are typed. */
+  config: ServiceValues & Record<string, unknown>;
+  /** Positional arguments (container names), leading `/` stripped. */
   names: string[];
-  /** Where each option's value came from. */
-  sources: Record<OptionName, ValueSource>;
-  /** The WATCHTOWER_* variables that supplied a value, for the startup log line (decisions §1). */
+  /** Where each option's value came from, by flag. */
+  sources: Record<string, ValueSource>;
+  /** The WATCHTOWER_* variables that supplied a value, for the startup log line (docs/interface.md §1). */
   aliasesUsed: string[];
-  /** Options of IGNORED_WATCHTOWER_OPTIONS that were set, for one startup warning. */
-  ignoredSet: OptionName[];
-  /** Non-fatal remarks for the startup log (e.g. API options set while no endpoint is enabled). */
+  /** Watchtower options accepted but not implemented that were set, for one startup warning. */
+  ignoredSet: string[];
+  /** Non-fatal remarks for the startup log. */
   warnings: string[];
   /** Present when --help/-h was given: the text to print (nothing else was resolved). */
   help?: string;
   /** True when --version was given (nothing else was resolved). */
   version?: boolean;
+  readonly table: OptionTable;
+  /** Every plugin in tap order, with its options from the values above. */
+  readonly plugins: PluginUse<object>[];
 }
 
 /** One raw value and how to name where it came from. */
@@ -51,15 +69,14 @@ interface Candidate {
   alias?: string;
 }
 
-function fromFlags(spec: AnyOptionSpec, values: FlagValue[]): Candidate | undefined {
+function fromFlags(spec: TableSpec, values: FlagValue[]): Candidate | undefined {
   if (values.length === 0) return undefined;
   // Lists accumulate over repeated flags (pflag's string slices); any other flag keeps its last value.
-  const multi = spec.kind === 'list' || spec.kind === 'endpoints';
-  const raw = multi ? values.map((v) => v.raw).join(spec.join ?? ',') : values[values.length - 1]!.raw;
+  const raw = spec.kind === 'list' ? values.map((v) => v.raw).join(spec.join ?? ',') : values[values.length - 1]!.raw;
   return { raw, source: 'flag', where: envName(spec) ?? '' };
 }
 
-function fromEnv(spec: AnyOptionSpec, env: NodeJS.ProcessEnv): Candidate | undefined {
+function fromEnv(spec: TableSpec, env: NodeJS.ProcessEnv): Candidate | undefined {
   for (const name of envNames(spec)) {
     const value = env[name];
     if (value === undefined) continue;
@@ -72,8 +89,8 @@ function fromEnv(spec: AnyOptionSpec, env: NodeJS.ProcessEnv): Candidate | undef
   return undefined;
 }
 
-/** Decisions §2: a secret naming an existing file is that file's content, trimmed. */
-function readSecret(spec: AnyOptionSpec, c: Candidate, cwd: string): string {
+/** docs/interface.md §2: a secret naming an existing file is that file's content, trimmed. */
+function readSecret(spec: TableSpec, c: Candidate, cwd: string): string {
   if (spec.secret !== true || c.raw.trim() === '') return c.raw;
   const path = resolvePath(cwd, c.raw.trim());
   let isFile = false;
@@ -92,7 +109,7 @@ function readSecret(spec: AnyOptionSpec, c: Candidate, cwd: string): string {
   }
 }
 
-function parseCandidate(spec: AnyOptionSpec, c: Candidate, cwd: string): TidewatchConfig[OptionKey] {
+function parseCandidate(spec: TableSpec, c: Candidate, cwd: string): unknown {
   const raw = readSecret(spec, c, cwd);
   try {
     return spec.parse(raw, { origin: c.source, cwd });
@@ -103,68 +120,102 @@ function parseCandidate(spec: AnyOptionSpec, c: Candidate, cwd: string): Tidewat
   }
 }
 
-function allSources(value: ValueSource): Record<OptionName, ValueSource> {
-  return Object.fromEntries(OPTIONS.map((o) => [o.name, value])) as Record<OptionName, ValueSource>;
+/** The config file's path and content, and the plugins to load, read before the option table exists. */
+export interface Bootstrap {
+  readonly document: ConfigDocument | undefined;
+  /** Module specifiers from `--plugins`/TIDEWATCH_PLUGINS, else from the config file. */
+  readonly specifiers: string[];
 }
 
-/** Resolves flags, variables, the config file and defaults into one checked configuration. */
+export function readBootstrap(input: Omit<ResolveInput, 'thirdParty'>): Bootstrap {
+  const scanned = prescanArgv(input.argv, ['config', 'plugins']);
+  const first = (name: 'config' | 'plugins'): string | undefined => {
+    const fromFlag = scanned.get(name);
+    if (fromFlag) return name === 'plugins' ? fromFlag.join(',') : fromFlag[fromFlag.length - 1];
+    return envNames(SERVICE_OPTIONS[name]).map((n) => input.env[n]).find((v) => v !== undefined && v !== '');
+  };
+  const configRaw = first('config');
+  const configPath = configRaw === undefined ? '' : SERVICE_OPTIONS.config.parse(configRaw, { origin: 'flag', cwd: input.cwd });
+  const document = configPath === '' ? undefined : readConfigDocument(configPath);
+  const pluginsRaw = first('plugins');
+  const specifiers =
+    pluginsRaw !== undefined
+      ? SERVICE_OPTIONS.plugins.parse(pluginsRaw, { origin: 'flag', cwd: input.cwd })
+      : (document?.plugins.map((p) => p.specifier) ?? []);
+  return { document, specifiers };
+}
+
+/** Resolves flags, variables, the config file and defaults for every plugin's options. */
 export function resolveConfig(input: ResolveInput): ResolvedConfig {
-  const argv = parseArgv(input.argv);
+  const thirdParty = input.thirdParty ?? new Map<string, TidewatchPlugin<object>>();
+  const plugins: TidewatchPlugin<object>[] = [servicePlugin, ...builtinPlugins([...thirdParty.values()])];
+  const table = buildTable(plugins);
+  const argv = parseArgv(input.argv, table);
+  const defaults = (): Record<string, unknown> => Object.fromEntries(table.entries.map((e) => [e.spec.key, defaultOf(e.spec)]));
+  const allSources = (): Record<string, ValueSource> => Object.fromEntries(table.entries.map((e) => [e.spec.name, 'default' as const]));
+  const uses = (config: Record<string, unknown>): PluginUse<object>[] =>
+    plugins.map((plugin) => ({
+      plugin,
+      options: Object.fromEntries(Object.entries(plugin.options ?? {}).map(([key, s]) => [key, config[table.byFlag(s.flag)!.spec.key]])),
+    }));
   if (argv.help || argv.version) {
-    const base = { config: defaultConfig(), names: [], sources: allSources('default'), aliasesUsed: [], ignoredSet: [], warnings: [] };
-    return argv.help ? { ...base, help: renderHelp() } : { ...base, version: true };
+    const config = defaults() as ResolvedConfig['config'];
+    const base = { config, names: [], sources: allSources(), aliasesUsed: [], ignoredSet: [], warnings: [], table, plugins: uses(config) };
+    return argv.help ? { ...base, help: renderHelp(table) } : { ...base, version: true };
   }
 
   const flagValues = new Map<string, FlagValue[]>();
   for (const v of argv.values) flagValues.set(v.spec.name, [...(flagValues.get(v.spec.name) ?? []), v]);
+  const { document } = readBootstrap(input);
+  const fromFile = new Map<string, FileValue>();
+  if (document) for (const v of fileValues(document, table, thirdParty)) fromFile.set(v.spec.name, v);
 
-  const candidate = (spec: AnyOptionSpec): Candidate | undefined =>
-    fromFlags(spec, flagValues.get(spec.name) ?? []) ?? fromEnv(spec, input.env);
-
-  // The config file's own location comes from a flag or a variable only.
-  const configSpec = OPTIONS.find((o) => o.name === 'config')!;
-  const configCandidate = candidate(configSpec);
-  const configPath =
-    configCandidate === undefined ? '' : parsePath(configCandidate.raw, { origin: configCandidate.source, cwd: input.cwd });
-  const fileValues = new Map<string, FileValue>();
-  if (configPath !== '') for (const v of readConfigFile(configPath)) fileValues.set(v.spec.name, v);
-
-  const config = defaultConfig() as unknown as Record<OptionKey, unknown>;
-  const sources = allSources('default');
+  const config = defaults();
+  const sources = allSources();
   const aliasesUsed: string[] = [];
-  for (const spec of OPTIONS) {
-    let c = candidate(spec);
-    const file = fileValues.get(spec.name);
-    if (c === undefined && file !== undefined) {
-      c = { raw: file.raw, source: 'file', where: `key ${JSON.stringify(file.key)} in ${configPath}` };
+  for (const { spec } of table.entries) {
+    let c = fromFlags(spec, flagValues.get(spec.name) ?? []) ?? fromEnv(spec, input.env);
+    const file = fromFile.get(spec.name);
+    if (c === undefined && file !== undefined && document) {
+      c = { raw: file.raw, source: 'file', where: `key ${JSON.stringify(file.key)} in ${document.path}` };
     }
     if (c === undefined) continue;
-    config[spec.key] = spec.name === 'config' ? configPath : parseCandidate(spec, c, input.cwd);
+    config[spec.key] = spec.name === 'config' ? (document?.path ?? '') : parseCandidate(spec, c, input.cwd);
     sources[spec.name] = c.source;
     if (c.alias !== undefined) aliasesUsed.push(c.alias);
   }
-  const cfg = config as unknown as TidewatchConfig;
-
-  // Watchtower's deprecated switches are shorthands for endpoint names.
-  const endpoints = new Set(cfg.httpApiEndpoints);
-  if (cfg.httpApiUpdate) endpoints.add('update');
-  if (cfg.httpApiMetrics) endpoints.add('metrics');
-  if (cfg.httpApiContainers) endpoints.add('containers');
-  cfg.httpApiEndpoints = [...endpoints].sort();
-
+  // `plugins` entries of the config file count as its value of --plugins.
+  if (sources['plugins'] === 'default' && document && document.plugins.length > 0) {
+    config['plugins'] = document.plugins.map((p) => p.specifier);
+    sources['plugins'] = 'file';
+  }
+  const names = argv.positionals.map((n) => n.replace(/^\/+/, '')).filter((n) => n !== '');
+  if (table.positional && names.length > 0) {
+    config[table.positional.spec.key] = names;
+    sources[table.positional.spec.name] = 'flag';
+  }
+  const cfg = config as ResolvedConfig['config'];
   // --debug and --trace are shorthands for a more verbose level; they never make logging quieter.
   if (cfg.trace) cfg.logLevel = 'trace';
   else if (cfg.debug && cfg.logLevel !== 'trace') cfg.logLevel = 'debug';
 
-  const warnings = checkRules(cfg, sources);
-
+  const pluginUses = uses(cfg);
+  // Each enabled plugin's own rules, so a bad combination exits 2 before anything starts. Their warnings
+  // are logged by the core when it applies the plugins.
+  for (const { plugin, options } of pluginUses) {
+    const specs = plugin.options ?? {};
+    plugin.check?.(options as object, (key) => (specs[key] ? optionLabel(specs[key]) : key));
+  }
+  const warnings = checkRules(cfg, sources, table, pluginUses);
   const ignored: ReadonlySet<string> = new Set(IGNORED_WATCHTOWER_OPTIONS);
   return {
     config: cfg,
-    names: argv.positionals.map(stripSlash).filter((n) => n !== ''),
+    names,
     sources,
     aliasesUsed,
-    ignoredSet: OPTIONS.filter((o) => ignored.has(o.name) && sources[o.name] !== 'default').map((o) => o.name),
+    ignoredSet: table.entries.map((e) => e.spec.name).filter((n) => ignored.has(n) && sources[n] !== 'default'),
     warnings,
+    table,
+    plugins: pluginUses,
   };
 }

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { orderByDependencies, transitiveDependents } from '../../core/index.js';
+import { orderByDependencies, transitiveDependents } from '../../core/dependency-order.js';
 import { fakeTarget } from '../helpers/targets.js';
 
 const names = (list: { name: string }[]) => list.map((x) => x.name);

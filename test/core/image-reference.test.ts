@@ -1,5 +1,5 @@
 import t from 'tap';
-import { familiarName, formatImageReference, parseImageReference } from '../../core/index.js';
+import { familiarName, formatImageReference, parseImageReference } from '../../core/image-reference.js';
 
 t.test('Docker Hub names are normalised as docker does', async (t) => {
   t.same(parseImageReference('nginx'), { registry: 'docker.io', repository: 'library/nginx', tag: 'latest', digest: undefined });

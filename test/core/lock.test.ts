@@ -1,5 +1,6 @@
 import t from 'tap';
-import { UpdateLock, isTidewatchError, errors } from '../../core/index.js';
+import { isTidewatchError, errors } from '../../core/index.js';
+import { UpdateLock } from '../../core/lock.js';
 
 t.test('tryAcquire refuses while held and succeeds after release', async (t) => {
   const lock = new UpdateLock();

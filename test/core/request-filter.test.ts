@@ -1,5 +1,5 @@
 import t from 'tap';
-import { applyRequestFilters, imageMatcher, nameMatcher, splitFilterValues } from '../../core/index.js';
+import { applyRequestFilters, imageMatcher, nameMatcher, splitFilterValues } from '../../core/request-filter.js';
 import { fakeTarget } from '../helpers/targets.js';
 
 t.test('container names: exact, anchored RE2, invalid pattern as literal', async (t) => {

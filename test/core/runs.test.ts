@@ -3,7 +3,9 @@
 import t from 'tap';
 import {
   createTidewatch,
+  definePlugin,
   errors,
+  option,
   isTidewatchError,
   type ApplyResult,
   type Staleness,
@@ -258,21 +260,21 @@ t.test('update: cancellation between targets; scan_failed names the reason', asy
   t.notOk(tw.lock.busy, 'the lock was released');
 });
 
-t.test('plugins: options are validated against the schema before apply', async (t) => {
-  const plugin: TidewatchPlugin<{ level: number }> = {
+t.test('plugins: options are validated against the declarations before apply', async (t) => {
+  const plugin = definePlugin({
     name: 'picky',
-    optionsSchema: { type: 'object', properties: { level: { type: 'integer', minimum: 1, default: 3 } }, additionalProperties: false },
+    options: { level: option.integer({ flag: 'picky-level', min: 1, default: 3, group: 'Test', description: 'A level.' }) },
     apply(core, options) {
       core.logger.info({ level: options.level }, 'applied');
       seen.push(options.level);
     },
-  };
+  });
   const seen: number[] = [];
   await createTidewatch({ plugins: [{ plugin }] });
   t.same(seen, [3], 'defaults filled in');
   const err = await createTidewatch({ plugins: [{ plugin, options: { level: 0 } }] }).catch((e: unknown) => e);
   t.ok(isTidewatchError(err, errors.pluginOptions));
-  t.match((err as Error).message, /invalid options for plugin picky: \/level must be >= 1/);
+  t.match((err as Error).message, /invalid options for plugin picky: level must be >= 1/);
 });
 
 t.test('event subscribers cannot break a run or each other', async (t) => {

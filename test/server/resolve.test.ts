@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import t from 'tap';
 
 import { ConfigError, configView, resolveConfig, type ResolvedConfig } from '../../server/config/index.js';
+import { effectiveEndpoints, type HttpApiOptionValues } from '../../plugins/http-api/options.js';
 
 const SECRET = 'S3kr1t-t0ken-value';
 const EVENTS_SECRET = 'ev3nts-s3cret-value';
@@ -314,7 +315,9 @@ t.test('--http-api-endpoints', async (t) => {
   t.same(run([], { ...tokens, WATCHTOWER_HTTP_API_ENDPOINTS: 'ALL' }).config.httpApiEndpoints, all);
   t.same(run(['--http-api-endpoints', 'Update, check  update'], tokens).config.httpApiEndpoints, ['check', 'update']);
   t.same(run(['--http-api-endpoints='], tokens).config.httpApiEndpoints, [], 'empty: API off');
-  t.same(run(['--http-api-metrics', '--http-api-containers', '--http-api-endpoints', 'swagger'], tokens).config.httpApiEndpoints, [
+  // Watchtower's deprecated switches add their endpoint (the HTTP API plugin folds them in).
+  const legacy = run(['--http-api-metrics', '--http-api-containers', '--http-api-endpoints', 'swagger'], tokens).plugins.find((p) => p.plugin.name === 'http-api')!;
+  t.same(effectiveEndpoints(legacy.options as HttpApiOptionValues), [
     'containers',
     'metrics',
     'swagger',
@@ -395,11 +398,13 @@ t.test('ignored Watchtower options and warnings', async (t) => {
   });
   t.same(r.ignoredSet, ['porcelain', 'notifications', 'notification-msteams-hook'], 'table order');
   t.equal(r.config.notificationMsteamsHook, 'https://teams.example/x');
-  t.match(r.warnings.join('\n'), /--http-api-port\) but no endpoint is enabled/);
+  t.match(r.warnings.join('\n'), /options of the http-api plugin are set \(--http-api-port\) but the plugin is off/);
   t.equal(r.config.noStartupMessage, true);
 
   t.match(run(['-m', '--no-pull']).warnings.join('\n'), /--monitor-only with --no-pull/);
-  t.match(run(['-t', '500ms']).warnings.join('\n'), /--stop-timeout is 500ms/);
+  // A plugin's own remarks come from its check, which the core logs when it applies the plugin.
+  const docker = run(['-t', '500ms']).plugins.find((p) => p.plugin.name === 'docker')!;
+  t.match(docker.plugin.check?.(docker.options as object, (k) => k), [/stopTimeoutMs is under a second/]);
   t.same(run([]).warnings, []);
 });
 

@@ -54,5 +54,5 @@ t.test('effective values, secrets redacted', async (t) => {
 
   // The view is a copy: changing it leaves the configuration alone.
   (view.http_api_endpoints as string[]).push('x');
-  t.equal(resolved.config.httpApiEndpoints.length, 9);
+  t.equal((resolved.config.httpApiEndpoints as string[]).length, 9);
 });

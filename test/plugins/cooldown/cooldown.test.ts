@@ -4,8 +4,7 @@ import t from 'tap';
 import {
   REMOTE_IMAGES,
   createTidewatch,
-  provideService,
-  silentLogger,
+  type RemoteImages,
   type RunContext,
   type Staleness,
   type Target,
@@ -14,6 +13,7 @@ import {
 import { cooldownPlugin, parseCooldownLabel } from '../../../plugins/cooldown/index.js';
 import { formatDuration } from '../../../plugins/cooldown/duration.js';
 import { cooldownGate } from '../../../plugins/cooldown/gate.js';
+import { silentLogger } from '../../../core/logger.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -73,7 +73,7 @@ async function update(s: Scenario) {
         );
         core.hooks.apply.tapPromise('stub', async (plan) => ({ target: plan.target, outcome: 'updated' }));
         if (s.provide === false) return;
-        provideService(core, REMOTE_IMAGES, {
+        core.services.provide(REMOTE_IMAGES, {
           async created(reference) {
             asked.push(reference);
             const name = /demo\/([^@]+)@/.exec(reference)?.[1] ?? '';
@@ -122,8 +122,9 @@ t.test('unknown age defers', async (t) => {
   t.same(r.updated, []);
   t.match(r.skipped('missing'), /creation time unavailable \(the image config has no creation time\)/);
   t.match(r.skipped('failing'), /creation time unavailable \(blob unknown\)/);
-  const none = await update({ targets: [target('x')], delayMs: DAY, created: {}, provide: false });
-  t.match(none.skipped('x'), /no plugin reads image configs/);
+  // Without anything that reads image configs the cooldown cannot work at all: start-up says so.
+  const none = await update({ targets: [target('x')], delayMs: DAY, created: {}, provide: false }).catch((e: unknown) => e);
+  t.match(none, { code: 'TW_ERR_SERVICE_MISSING', message: /plugin cooldown needs the remote-images service/ });
 });
 
 t.test('the label: overrides the flag, 0 turns it off, junk falls back to the flag', async (t) => {
@@ -159,5 +160,6 @@ t.test('leaves alone: local (no-pull) comparisons, Git sources, and non-update r
   t.same(r.updated, ['git', 'local']);
   t.same(r.asked, []);
   const ctx = { kind: 'check', logger: silentLogger, signal: new AbortController().signal, memo: (_k: string, f: () => Promise<unknown>) => f() } as unknown as RunContext;
-  t.equal(await cooldownGate(undefined, target('x'), { source: 'registry', stale: true, latestDigest: LATEST }, ctx, { delayMs: DAY }), undefined);
+  const unused: RemoteImages = { created: async () => { throw new Error('a check never ages an image'); } };
+  t.equal(await cooldownGate(unused, target('x'), { source: 'registry', stale: true, latestDigest: LATEST }, ctx, { delayMs: DAY }), undefined);
 });

@@ -1,4 +1,4 @@
-// The pure parts of replacement: aside names, monitor-only, hook settings, own-container decisions.
+// The pure parts of replacement: aside names, monitor-only, hook settings, own-container docs/interface.md.
 import t from 'tap';
 import {
   isReplacementName,
@@ -13,7 +13,8 @@ import { hookTimeoutMs, hookUser } from '../../../plugins/docker/lifecycle-hooks
 import { isMonitorOnly } from '../../../plugins/docker/monitor-only.js';
 import { ownership } from '../../../plugins/docker/self-update.js';
 import { statusFilter } from '../../../plugins/docker/discovery.js';
-import { resolveOptions } from '../../../plugins/docker/options.js';
+import { resolvePluginOptions } from '../../../core/plugin.js';
+import { dockerPlugin } from '../../../plugins/docker/index.js';
 import { fakeTarget } from '../../helpers/targets.js';
 
 const ID = '0123456789abcdef'.repeat(4);
@@ -63,14 +64,9 @@ t.test('own container: by id; unknown only for a labelled target inside a contai
 t.test('status filters and defaults', async (t) => {
   t.same(statusFilter({ includeStopped: false, includeRestarting: false }), ['running']);
   t.same(statusFilter({ includeStopped: true, includeRestarting: true }), ['running', 'created', 'exited', 'restarting']);
-  const saved = process.env['DOCKER_HOST'];
-  delete process.env['DOCKER_HOST'];
-  const options = resolveOptions({});
-  process.env['DOCKER_HOST'] = 'tcp://127.0.0.1:2375';
-  t.equal(resolveOptions({}).host, 'tcp://127.0.0.1:2375', 'DOCKER_HOST when no host is given');
-  t.equal(resolveOptions({ host: 'unix:///x.sock' }).host, 'unix:///x.sock');
-  if (saved === undefined) delete process.env['DOCKER_HOST'];
-  else process.env['DOCKER_HOST'] = saved;
-  t.match(options, { host: 'unix:///var/run/docker.sock', stopTimeoutMs: 30_000, gracePeriodMs: 30_000, selfUpdate: true, useComposeDependsOn: true });
-  t.throws(() => resolveOptions({ authFor: 'nope' as never }), /authFor must be a function/);
+  // The declarations' defaults, the same for an embedder as for the command line (one declaration).
+  const options = resolvePluginOptions(dockerPlugin, {});
+  t.match(options, { host: 'unix:///var/run/docker.sock', stopTimeoutMs: 30_000, gracePeriodMs: 10_000, selfUpdate: true, useComposeDependsOn: true });
+  t.equal(resolvePluginOptions(dockerPlugin, { host: 'unix:///x.sock' }).host, 'unix:///x.sock');
+  t.throws(() => resolvePluginOptions(dockerPlugin, { authFor: 'nope' }), /unknown option "authFor"/, 'credentials come from a service, not an option');
 });

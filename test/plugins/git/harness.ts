@@ -31,12 +31,14 @@ export async function harness(
     name: 'stub-registry',
     apply(core) {
       core.hooks.checkStaleness.tapPromise('stub-registry', async (target) => {
+        // The staleness protocol: a source answers only for targets on its own watch path.
+        if (core.watchPath(target) !== 'registry') return undefined;
         registryAsked.push(target.name);
         return { source: 'registry', stale: false };
       });
     },
   };
-  // The registry stub is listed first on purpose: the git plugin's stage -20 must still run first.
+  // The registry stub is listed first on purpose: the watch split, not the tap order, decides.
   const tw = await createTidewatch({
     plugins: [discovery, registry, usePlugin(gitPlugin, options)],
     ...(logger ? { logger } : {}),

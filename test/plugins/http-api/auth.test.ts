@@ -1,4 +1,4 @@
-// Main-token authentication (spec §5, decisions.md §4): Bearer header, a raw Authorization value
+// Main-token authentication (docs/http-api-contract.md §5, docs/interface.md §4): Bearer header, a raw Authorization value
 // (as Swagger UI sends it), the access_token cookie; 401 with the JSON error body; failures logged
 // with the client IP and never the token.
 import t from 'tap';
@@ -53,8 +53,8 @@ t.test('failed attempts are logged with the client IP, never the token', async (
 });
 
 t.test('the plugin refuses to start without the tokens its endpoints need', async (t) => {
-  await t.rejects(startApi({ endpoints: ['check'], token: undefined }), /main token is required/);
-  await t.rejects(startApi({ endpoints: ['events'], eventsToken: undefined }), /events token is required/);
+  await t.rejects(startApi({ endpoints: ['check'], token: undefined }), /--http-api-token is required/);
+  await t.rejects(startApi({ endpoints: ['events'], eventsToken: undefined }), /--http-api-events-token is required/);
   const h = await startApi({ endpoints: ['health'], token: undefined, eventsToken: undefined });
   t.teardown(() => h.close());
   t.equal((await fetch(`${h.url}/livez`)).status, 200, 'health alone needs no token');

@@ -1,5 +1,5 @@
-// POST /v1/check: the record of spec 2.2 from the core's results, filters, timeouts (spec 4.2,
-// decisions.md §4–5).
+// POST /v1/check: the record of docs/http-api-contract.md §2.2 from the core's results, filters, timeouts (docs/http-api-contract.md §4.2,
+// docs/interface.md §4–5).
 import t from 'tap';
 import { bearer, startApi, target } from './helpers/harness.js';
 
@@ -9,7 +9,7 @@ const D3 = `sha256:${'3'.repeat(64)}`;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-t.test('records map every field of spec 2.2', async (t) => {
+t.test('records map every field of docs/http-api-contract.md §2.2', async (t) => {
   const h = await startApi(
     {},
     {

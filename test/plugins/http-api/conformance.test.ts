@@ -1,9 +1,9 @@
-// The status rows of spec §4 and §7, one by one, over real HTTP. Each row names the place in the
+// The status rows of docs/http-api-contract.md §4 and §7, one by one, over real HTTP. Each row names the place in the
 // spec it checks; the detailed behaviour behind a row lives in the topic files beside this one
 // (update, check, events, swagger, limits, read-endpoints, cors-tls, health, routing).
 import t, { type Test } from 'tap';
 import type { Staleness } from '../../../core/index.js';
-import { validatePluginOptions } from '../../../core/index.js';
+import { resolvePluginOptions as validatePluginOptions } from '../../../core/plugin.js';
 import { createHttpApiPlugin } from '../../../plugins/http-api/index.js';
 import { bearer, EVENTS_TOKEN, gate, startApi, target, waitFor, type Harness } from './helpers/harness.js';
 import { openStream } from './helpers/sse.js';
@@ -15,7 +15,7 @@ interface Row {
   readonly row: string;
   readonly status: number;
   readonly request: (h: Harness) => Promise<Response>;
-  /** Default: the JSON error body of decisions.md §4 for >= 400. */
+  /** Default: the JSON error body of docs/interface.md §4 for >= 400. */
   readonly body?: 'error' | 'empty' | 'json' | 'stream' | 'html' | 'text' | 'yaml';
   readonly headers?: Record<string, RegExp>;
 }
@@ -42,14 +42,14 @@ async function checkRow(t: Test, h: Harness, row: Row): Promise<void> {
     const body = (await res.json()) as Record<string, unknown>;
     t.equal(body.api_version, 'v1', `${row.row}: api_version`);
     t.ok(typeof body.timestamp === 'string' && !Number.isNaN(Date.parse(body.timestamp)), `${row.row}: RFC 3339 timestamp`);
-    if (kind === 'error') t.same(Object.keys(body).sort(), ERROR_KEYS, `${row.row}: the error body of spec 2.3`);
+    if (kind === 'error') t.same(Object.keys(body).sort(), ERROR_KEYS, `${row.row}: the error body of docs/http-api-contract.md §2.3`);
   }
   for (const [name, pattern] of Object.entries(row.headers ?? {})) {
     t.match(res.headers.get(name), pattern, `${row.row}: ${name}`);
   }
 }
 
-t.test('spec §4 and §7 status rows', async (t) => {
+t.test('docs/http-api-contract.md §4 and §7 status rows', async (t) => {
   const h = await startApi(
     { checkTimeoutMs: 60_000, updateTimeoutMs: 60_000, corsOrigins: ['https://dash.example'], eventsMaxSubscribers: 1 },
     { targets: [target('web'), target('db')], staleness: new Map([['web', STALE]]) },
@@ -98,7 +98,7 @@ t.test('spec §4 and §7 status rows', async (t) => {
   open.close();
 });
 
-t.test('spec 4.1 / §7 rows that need a run in progress', async (t) => {
+t.test('docs/http-api-contract.md §4.1 / §7 rows that need a run in progress', async (t) => {
   const held = gate();
   let applies = 0;
   const h = await startApi(
@@ -123,12 +123,12 @@ t.test('spec 4.1 / §7 rows that need a run in progress', async (t) => {
     headers: { 'retry-after': /^30$/ },
   });
   await checkRow(t, h, {
-    row: '4.1 408-or-503: handler timeout is 503 (decisions §4)',
+    row: '4.1 408-or-503: handler timeout is 503 (docs/interface.md §4)',
     status: 503,
     request: (h) => post(h, '/v1/update?container=web&timeout=100ms'),
   });
   await checkRow(t, h, {
-    row: '4.2 check timeout is 503 (decisions §4)',
+    row: '4.2 check timeout is 503 (docs/interface.md §4)',
     status: 503,
     request: async (h) => {
       h.world.staleness.set('web', () => new Promise((resolve) => setTimeout(() => resolve(STALE), 1000)));
@@ -139,7 +139,7 @@ t.test('spec 4.1 / §7 rows that need a run in progress', async (t) => {
   t.equal((await first).status, 200);
 });
 
-t.test('spec §7 500 rows and the per-IP 429', async (t) => {
+t.test('docs/http-api-contract.md §7 500 rows and the per-IP 429', async (t) => {
   const broken = await startApi({ rateLimit: 4 }, { beforeDiscover: async () => Promise.reject(new Error('engine unreachable')) });
   t.teardown(() => broken.close());
   await checkRow(t, broken, { row: '§7 500 update internal error', status: 500, request: (h) => post(h, '/v1/update') });
@@ -155,7 +155,7 @@ t.test('spec §7 500 rows and the per-IP 429', async (t) => {
   });
 });
 
-t.test('decisions §3: defaults and required tokens', async (t) => {
+t.test('docs/interface.md §3: defaults and required tokens', async (t) => {
   const plugin = createHttpApiPlugin();
   const options = validatePluginOptions(plugin, {});
   t.match(options, {
@@ -171,11 +171,11 @@ t.test('decisions §3: defaults and required tokens', async (t) => {
     corsOrigins: [],
   });
   t.throws(() => validatePluginOptions(plugin, { endpoints: ['bogus'] }), /TW_ERR_PLUGIN_OPTIONS|invalid options/);
-  t.throws(() => validatePluginOptions(plugin, { tlsCert: '/x' }), /tlsKey/);
+  await t.rejects(startApi({ tlsCert: '/x' }), /--http-api-tls-key is missing/);
   for (const endpoint of ['update', 'check', 'metrics', 'containers', 'config', 'history'] as const) {
-    await t.rejects(startApi({ endpoints: [endpoint], token: undefined }), /main token is required/, `${endpoint} needs the main token`);
+    await t.rejects(startApi({ endpoints: [endpoint], token: undefined }), /--http-api-token is required/, `${endpoint} needs the main token`);
   }
-  await t.rejects(startApi({ endpoints: ['events'], eventsToken: undefined }), /events token is required/);
+  await t.rejects(startApi({ endpoints: ['events'], eventsToken: undefined }), /--http-api-events-token is required/);
   const healthOnly = await startApi({ endpoints: ['health', 'swagger'], token: undefined, eventsToken: undefined });
   t.teardown(() => healthOnly.close());
   t.equal((await get(healthOnly, '/readyz', {})).status, 200, 'health and swagger need no token');

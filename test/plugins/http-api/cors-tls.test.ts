@@ -1,4 +1,4 @@
-// CORS with --http-api-cors-origins and TLS from a certificate and key file (spec §1, §5.1).
+// CORS with --http-api-cors-origins and TLS from a certificate and key file (docs/http-api-contract.md §1, §5.1).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
@@ -78,5 +78,5 @@ t.test('TLS from a certificate and key file', async (t) => {
   t.same(doc.schemes, ['https'], 'the description advertises https when the socket is TLS');
   await t.rejects(fetch(`${h.url.replace('https', 'http')}/livez`), 'plain HTTP is not served');
 
-  await t.rejects(startApi({ tlsCert: cert }), /tlsKey/, 'a certificate without a key is refused');
+  await t.rejects(startApi({ tlsCert: cert }), /--http-api-tls-key is missing/, 'a certificate without a key is refused');
 });

@@ -1,9 +1,9 @@
 // The fan-out itself, with real sockets and shortened timings: pings, and a subscriber that stops
-// reading is dropped after the allowed delay without delaying the others (decisions.md §6).
+// reading is dropped after the allowed delay without delaying the others (docs/interface.md §6).
 import { createServer, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import t from 'tap';
-import { makeEvent } from '../../../core/index.js';
+import { makeEvent } from '../../../core/events.js';
 import { EventHub } from '../../../plugins/http-api/event-hub.js';
 import { memoryLogger, sleep, waitFor } from './helpers/harness.js';
 import { countFrames, openStream, parseFrames } from './helpers/sse.js';

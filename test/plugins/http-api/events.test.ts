@@ -1,4 +1,4 @@
-// GET /v1/events over real HTTP (spec 4.3, §6; decisions.md §6): the events token, the frame format,
+// GET /v1/events over real HTTP (docs/http-api-contract.md §4.3, §6; docs/interface.md §6): the events token, the frame format,
 // ids, replay, the Origin check, the subscriber limit; a real `eventsource` client across a reconnect.
 import t from 'tap';
 import { EventSource } from 'eventsource';

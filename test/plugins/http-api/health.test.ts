@@ -1,4 +1,4 @@
-// Health probes (decisions.md §4): GET and HEAD, no authentication, JSON status.
+// Health probes (docs/interface.md §4): GET and HEAD, no authentication, JSON status.
 import t from 'tap';
 import { createTidewatch } from '../../../core/index.js';
 import { createHttpApiPlugin } from '../../../plugins/http-api/index.js';
@@ -28,7 +28,7 @@ t.test('readyz: 503 with the failing check when the engine does not answer', asy
 
 t.test('startupz: 503 until the first discovery succeeded', async (t) => {
   const api = createHttpApiPlugin();
-  const tw = await createTidewatch({ plugins: [{ plugin: api, options: { endpoints: [], host: '127.0.0.1', port: 0 } }] });
+  const tw = await createTidewatch({ plugins: [{ plugin: api, options: { endpoints: ['health'], host: '127.0.0.1', port: 0 } }] });
   t.teardown(() => tw.close());
   const url = api.address!.url;
   let res = await fetch(`${url}/startupz`);
@@ -43,7 +43,7 @@ t.test('startupz: 503 until the first discovery succeeded', async (t) => {
 t.test('the address is known after apply and cleared after close', async (t) => {
   const api = createHttpApiPlugin();
   t.equal(api.address, undefined);
-  const tw = await createTidewatch({ plugins: [{ plugin: api, options: { host: '127.0.0.1', port: 0 } }] });
+  const tw = await createTidewatch({ plugins: [{ plugin: api, options: { endpoints: ['health'], host: '127.0.0.1', port: 0 } }] });
   const address = api.address!;
   t.equal(address.host, '127.0.0.1');
   t.ok(address.port > 0);

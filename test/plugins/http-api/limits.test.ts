@@ -1,4 +1,4 @@
-// The per-IP rate limit (spec §8.1): a true sliding window, before authentication, on every route;
+// The per-IP rate limit (docs/http-api-contract.md §8.1): a true sliding window, before authentication, on every route;
 // 429 with no body and Retry-After; the client IP from the proxy header only for trusted proxies.
 import t from 'tap';
 import { SlidingWindowLimiter } from '../../../plugins/http-api/rate-limit.js';

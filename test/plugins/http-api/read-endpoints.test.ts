@@ -1,4 +1,4 @@
-// GET /v1/metrics, /v1/containers, /v1/config, /v1/history over real HTTP (decisions.md §4).
+// GET /v1/metrics, /v1/containers, /v1/config, /v1/history over real HTTP (docs/interface.md §4).
 import t from 'tap';
 import type { Staleness } from '../../../core/index.js';
 import { bearer, sleep, startApi, target } from './helpers/harness.js';
@@ -109,13 +109,14 @@ t.test('containers: the selected targets, exact name and image filters, [] when 
   t.equal((await get(`${h.url}/v1/containers`, {})).status, 401);
 });
 
-t.test('config: the view the server gave, as is', async (t) => {
-  const view = { interval: '24h0m0s', http_api_token: '<redacted>', cleanup: true, scope: '' };
-  const h = await startApi({ configView: view });
+t.test('config: every plugin\'s effective options, secrets redacted', async (t) => {
+  const h = await startApi({ rateLimit: 0 });
   t.teardown(() => h.close());
   const res = await get(`${h.url}/v1/config`);
   t.equal(res.status, 200);
+  const view = { http_api_token: '<redacted>', http_api_rate_limit: 0, http_api_check_timeout: '5m0s', http_api_tls_cert: '' };
   t.match(await res.json(), { config: view, api_version: 'v1', timestamp: String });
+  t.notMatch(JSON.stringify(await (await get(`${h.url}/v1/config`)).json()), /main-token-for-tests|events-token-for-tests/, 'no token value in the view');
   t.equal((await get(`${h.url}/v1/config`, {})).status, 401);
 });
 

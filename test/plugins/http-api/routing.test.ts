@@ -1,4 +1,4 @@
-// The allowlist, 404/405, body limit and the error shape (spec §4, §7; decisions.md §3–4).
+// The allowlist, 404/405, body limit and the error shape (docs/http-api-contract.md §4, §7; docs/interface.md §3–4).
 import t, { type Test } from 'tap';
 import { bearer, startApi } from './helpers/harness.js';
 

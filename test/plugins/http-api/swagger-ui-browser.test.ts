@@ -1,4 +1,4 @@
-// The Swagger page as a person uses it (spec 4.4): headless Chromium (Debian's `chromium`, driven by
+// The Swagger page as a person uses it (docs/http-api-contract.md §4.4): headless Chromium (Debian's `chromium`, driven by
 // playwright-core) opens /swagger/index.html, authorizes with the bare token and runs "Try it out" on
 // POST /v1/check, which must answer 200.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';

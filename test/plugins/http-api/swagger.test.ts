@@ -1,4 +1,4 @@
-// Swagger (spec 4.4, decisions.md §7): the 2.0 description validates against the official schema,
+// Swagger (docs/http-api-contract.md §4.4, docs/interface.md §7): the 2.0 description validates against the official schema,
 // describes every enabled route and both security schemes; page paths, 404/405 rules, and the scheme
 // taken from X-Forwarded-Proto only for trusted proxies.
 import { createRequire } from 'node:module';

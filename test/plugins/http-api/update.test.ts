@@ -1,4 +1,4 @@
-// POST /v1/update over real HTTP (spec 4.1, decisions.md §4–5): the 2.1 summary, async 202 with a
+// POST /v1/update over real HTTP (docs/http-api-contract.md §4.1, docs/interface.md §4–5): the 2.1 summary, async 202 with a
 // run_id the events carry, the concurrency rules, timeouts that cancel between containers only.
 import t from 'tap';
 import type { Staleness } from '../../../core/index.js';

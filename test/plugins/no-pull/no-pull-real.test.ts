@@ -1,7 +1,7 @@
 // no-pull against the real engine: images pulled through a counting proxy in front of the real
 // registry; once no-pull decides, the proxy sees no request at all.
 import t from 'tap';
-import { LOCAL_IMAGES, createTidewatch, provideService, type Target, type TidewatchPlugin } from '../../../core/index.js';
+import { LOCAL_IMAGES, createTidewatch, type Target, type TidewatchPlugin } from '../../../core/index.js';
 import { noPullPlugin } from '../../../plugins/no-pull/index.js';
 import { registryPlugin } from '../../../plugins/registry/index.js';
 import { docker, requireEnv } from '../../helpers/env.js';
@@ -41,7 +41,7 @@ t.test('no-pull compares with the local tag and contacts nothing', async (t) => 
     name: 'test-runtime',
     apply(core) {
       core.hooks.discover.tapPromise('test-runtime', async (found) => [...found, running]);
-      provideService(core, LOCAL_IMAGES, {
+      core.services.provide(LOCAL_IMAGES, {
         async inspectImage(reference) {
           try {
             return { id: (await engine.getImage(reference).inspect()).Id };

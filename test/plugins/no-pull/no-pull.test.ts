@@ -4,7 +4,6 @@ import t from 'tap';
 import {
   LOCAL_IMAGES,
   createTidewatch,
-  provideService,
   type Target,
   type TidewatchPlugin,
 } from '../../../core/index.js';
@@ -45,7 +44,7 @@ async function run(setup: Setup) {
       apply(core) {
         core.hooks.discover.tapPromise('stub-runtime', async (found) => [...found, ...setup.targets]);
         if (setup.provide === false) return;
-        provideService(core, LOCAL_IMAGES, {
+        core.services.provide(LOCAL_IMAGES, {
           async inspectImage(ref) {
             inspected.push(ref);
             const v = setup.local?.[ref];
@@ -123,9 +122,9 @@ t.test('Git-watched targets are left to the git source', async (t) => {
   t.same(r.inspected, []);
 });
 
-t.test('without a runtime that inspects local images, an error, not "up to date"', async (t) => {
-  const r = await run({ targets: [target('x', 'app:1', ID_A)], options: { noPull: true }, provide: false });
-  t.match(r.by('x'), { stale: false, error: /no runtime plugin provides local image inspection/ });
+t.test('without a runtime that inspects local images, start-up fails naming the service', async (t) => {
+  const err = await run({ targets: [target('x', 'app:1', ID_A)], options: { noPull: true }, provide: false }).catch((e: unknown) => e);
+  t.match(err, { code: 'TW_ERR_SERVICE_MISSING', message: /plugin no-pull needs the local-images service/ });
 });
 
 t.test('options are schema-checked', async (t) => {

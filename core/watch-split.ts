@@ -1,0 +1,55 @@
+// The watch split: every target has exactly one watch path, the `update_source` of its check record, and
+// only sources serving that path answer for it (docs/plugins.md#the-watch-split). The path is decided from
+// the target before any source is asked, so the split holds whichever sources are loaded: a Git-watched
+// container is never registry-checked because the Git plugin happens to be missing or to run late.
+//
+// What the core knows, and why: one label, `git.repo`. A container with a non-blank `git.repo` label is
+// Git-watched (docs/interface.md#git-watched-containers); that rule must hold even when no Git plugin is
+// loaded, so it cannot live in the Git plugin. Every other path is claimed by the plugin that serves it.
+import { readLabel } from './labels.js';
+import type { Target } from './types.js';
+
+/** The default path: the image's registry. */
+export const REGISTRY_PATH = 'registry';
+/** Targets with a `git.repo` label. */
+export const GIT_PATH = 'git';
+
+export type WatchClaim = (target: Target) => boolean;
+
+/** A non-blank `git.repo` label; a blank value (an unset compose variable) counts as absent. */
+export function isGitWatched(labels: Readonly<Record<string, string>>): boolean {
+  return (readLabel(labels, 'git.repo') ?? '').trim() !== '';
+}
+
+export class WatchSplit {
+  readonly #claims: { path: string; claims: WatchClaim }[] = [{ path: GIT_PATH, claims: (t) => isGitWatched(t.labels) }];
+
+  /** A plugin's own path: targets `claims` accepts are watched by it (claims are asked in the order made). */
+  claim(path: string, claims: WatchClaim): void {
+    this.#claims.push({ path, claims });
+  }
+
+  pathOf(target: Target): string {
+    return this.#claims.find((c) => c.claims(target))?.path ?? REGISTRY_PATH;
+  }
+}
+
+/** Named stages, so plugins order their taps by meaning rather than by numbers (docs/plugins.md#stages). */
+export const STAGES = Object.freeze({
+  checkStaleness: Object.freeze({
+    /** Observers that must run before any source (lifecycle pre-check commands); they return undefined. */
+    observe: -100,
+    /** Sources answering from local state only (no-pull): before any remote request is made. */
+    local: -10,
+    /** Sources that ask a remote (registry, Git host): the default stage. */
+    remote: 0,
+  }),
+  gate: Object.freeze({
+    /** Report-only docs/interface.md (monitor-only): Watchtower applies no other gate to those targets. */
+    report: 0,
+    /** Gates that defer an update (cooldown). */
+    defer: 10,
+    /** After every gate said yes: the target will be applied (a runtime may start its pull here). */
+    commit: 100,
+  }),
+});
