@@ -4,6 +4,7 @@
 // `time.Duration.String()`. Values are handed around in milliseconds (a JS number, possibly fractional for
 // sub-millisecond durations) because that is what timers and fastify take. It lives in core because the
 // server (options), the HTTP API (`timeout` queries) and the cooldown gate (its label) must agree.
+import { TidewatchError } from './errors.js';
 
 const NS_PER_MS = 1_000_000n;
 // Go accumulates in a uint64 and allows up to 1<<63 (so that -1<<63, the smallest Duration, parses).
@@ -25,7 +26,7 @@ const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' 
 
 /** Go's error text, so a message reads the same as the Watchtower error a user may have searched for. */
 function invalid(orig: string): Error {
-  return new Error(`time: invalid duration ${JSON.stringify(orig)}`);
+  return new TidewatchError('TW_ERR_DURATION', `time: invalid duration ${JSON.stringify(orig)}`, 400);
 }
 
 /**
@@ -93,12 +94,12 @@ export function parseGoDurationNs(text: string): bigint {
     // Unit: everything up to the next [0-9.].
     let k = 0;
     while (k < s.length && !(s[k] === '.' || isDigit(s[k]))) k++;
-    if (k === 0) throw new Error(`time: missing unit in duration ${JSON.stringify(orig)}`);
+    if (k === 0) throw new TidewatchError('TW_ERR_DURATION', `time: missing unit in duration ${JSON.stringify(orig)}`, 400);
     const u = s.slice(0, k);
     s = s.slice(k);
     const unit = UNITS.get(u);
     if (unit === undefined) {
-      throw new Error(`time: unknown unit ${JSON.stringify(u)} in duration ${JSON.stringify(orig)}`);
+      throw new TidewatchError('TW_ERR_DURATION', `time: unknown unit ${JSON.stringify(u)} in duration ${JSON.stringify(orig)}`, 400);
     }
 
     if (v > LIMIT / unit) throw invalid(orig);
@@ -208,8 +209,8 @@ export function parseCooldownDuration(text: string): number {
     part.lastIndex = pos;
     const m = part.exec(t);
     if (m === null) {
-      throw new Error(
-        `invalid cooldown ${JSON.stringify(text)}: expected <number><unit> parts with units s m h d w M (M = 30 days), e.g. 3d12h, or 0 for off`,
+      throw new TidewatchError('TW_ERR_DURATION',
+        `invalid cooldown ${JSON.stringify(text)}: expected <number><unit> parts with units s m h d w M (M = 30 days), e.g. 3d12h, or 0 for off`, 400,
       );
     }
     total += Number(m[1]) * (COOLDOWN_UNITS[m[2]!] ?? 0);

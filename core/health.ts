@@ -1,5 +1,6 @@
 // Readiness checks plugins register (the Docker runtime registers an engine ping), and the startup
 // state the health probes report (docs/interface.md §4).
+import { TidewatchError } from './errors.js';
 
 export type ReadinessCheck = (signal: AbortSignal) => Promise<void>;
 
@@ -26,7 +27,7 @@ export class Health {
     await Promise.all(
       [...this.#checks].map(async ([name, check]) => {
         const timedOut = new Promise<never>((_, reject) =>
-          signal.addEventListener('abort', () => reject(new Error(`${name}: no answer within ${timeoutMs} ms`)), {
+          signal.addEventListener('abort', () => reject(new TidewatchError('TW_ERR_NOT_READY', `${name}: no answer within ${timeoutMs} ms`, 503)), {
             once: true,
           }),
         );
@@ -34,7 +35,7 @@ export class Health {
           await Promise.race([check(signal), timedOut]);
         } catch (err) {
           const message = err instanceof Error ? err.message : String(err);
-          throw new Error(message.startsWith(`${name}:`) ? message : `${name}: ${message}`);
+          throw new TidewatchError('TW_ERR_NOT_READY', message.startsWith(`${name}:`) ? message : `${name}: ${message}`, 503);
         }
       }),
     );

@@ -2,6 +2,7 @@
 // config-file value) into the typed value, or throws a plain Error whose message says what is accepted;
 // the server turns that into a one-line configuration error naming the option (docs/configuration.md).
 // They live in core because every plugin declares its options with them.
+import { TidewatchError } from './errors.js';
 import { resolve as resolvePath } from 'node:path';
 import { parseCooldownDuration, parseEnvDuration } from './go-duration.js';
 
@@ -31,7 +32,7 @@ export function isGoBool(text: string): boolean {
 export function parseGoBool(text: string): boolean {
   if (TRUE_VALUES.has(text)) return true;
   if (FALSE_VALUES.has(text)) return false;
-  throw new Error(GO_BOOL_ACCEPTED);
+  throw new TidewatchError('TW_ERR_INVALID_VALUE', GO_BOOL_ACCEPTED, 400);
 }
 
 export const parseBoolean: Parser<boolean> = (raw) => parseGoBool(raw);
@@ -58,11 +59,11 @@ export function durationParser(opts: { positive?: boolean; zeroMeans?: number } 
     try {
       ms = parseEnvDuration(raw);
     } catch {
-      throw new Error(DURATION_ACCEPTED);
+      throw new TidewatchError('TW_ERR_INVALID_VALUE', DURATION_ACCEPTED, 400);
     }
-    if (ms < 0) throw new Error(`${DURATION_ACCEPTED}; negative values are not allowed`);
+    if (ms < 0) throw new TidewatchError('TW_ERR_INVALID_VALUE', `${DURATION_ACCEPTED}; negative values are not allowed`, 400);
     if (ms === 0 && opts.zeroMeans !== undefined) return opts.zeroMeans;
-    if (ms === 0 && opts.positive === true) throw new Error(`${DURATION_ACCEPTED}, greater than zero`);
+    if (ms === 0 && opts.positive === true) throw new TidewatchError('TW_ERR_INVALID_VALUE', `${DURATION_ACCEPTED}, greater than zero`, 400);
     return ms;
   };
 }
@@ -71,7 +72,7 @@ export const parseCooldown: Parser<number> = (raw) => {
   try {
     return parseCooldownDuration(raw);
   } catch {
-    throw new Error('expected a delay such as 12h, 3d12h, 2w or 1M (units s m h d w M, M = 30 days), or 0 for off');
+    throw new TidewatchError('TW_ERR_INVALID_VALUE', 'expected a delay such as 12h, 3d12h, 2w or 1M (units s m h d w M, M = 30 days), or 0 for off', 400);
   }
 };
 
@@ -81,9 +82,9 @@ export function integerParser(min: number, max: number = Number.MAX_SAFE_INTEGER
     max === Number.MAX_SAFE_INTEGER ? `expected an integer >= ${min}` : `expected an integer from ${min} to ${max}`;
   return (raw) => {
     const t = raw.trim();
-    if (!/^[+-]?\d+$/.test(t)) throw new Error(accepted);
+    if (!/^[+-]?\d+$/.test(t)) throw new TidewatchError('TW_ERR_INVALID_VALUE', accepted, 400);
     const n = Number(t);
-    if (!Number.isSafeInteger(n) || n < min || n > max) throw new Error(accepted);
+    if (!Number.isSafeInteger(n) || n < min || n > max) throw new TidewatchError('TW_ERR_INVALID_VALUE', accepted, 400);
     return n;
   };
 }
@@ -128,7 +129,7 @@ export function enumParser<T extends string>(values: readonly T[], aliases: Read
   return (raw) => {
     const t = raw.trim().toLowerCase();
     const hit = values.find((v) => v.toLowerCase() === t) ?? aliases[t];
-    if (hit === undefined) throw new Error(`expected one of ${values.filter((v) => v !== '').join(', ')}`);
+    if (hit === undefined) throw new TidewatchError('TW_ERR_INVALID_VALUE', `expected one of ${values.filter((v) => v !== '').join(', ')}`, 400);
     return hit;
   };
 }

@@ -2,7 +2,7 @@
 // tapping the hooks under its own name (docs/plugins.md). `definePlugin` only checks and types the object:
 // a plain object of the same shape is a plugin too (that is what a plain-JavaScript plugin writes).
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { errors } from './errors.js';
+import { TidewatchError, errors } from './errors.js';
 import { defaultOf, type JsonSchema, type OptionSpec, type OptionSpecs, type OptionValues } from './option.js';
 import type { ServiceKey } from './services.js';
 import type { TidewatchCore } from './tidewatch.js';
@@ -44,7 +44,7 @@ export interface PluginDefinition<S extends OptionSpecs> {
 export function definePlugin<S extends OptionSpecs = Record<never, OptionSpec>>(
   definition: PluginDefinition<S>,
 ): TidewatchPlugin<OptionValues<S>> {
-  if (typeof definition.name !== 'string' || definition.name === '') throw new TypeError('a plugin needs a name');
+  if (typeof definition.name !== 'string' || definition.name === '') throw new TidewatchError('TW_ERR_PLUGIN_DEFINITION', 'a plugin needs a name', 500);
   return Object.freeze({ ...definition }) as TidewatchPlugin<OptionValues<S>>;
 }
 

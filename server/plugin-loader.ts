@@ -3,11 +3,12 @@
 // factory `createPlugin()`; whatever it exports must look like a plugin, or startup fails naming it.
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { TidewatchError } from '../core/index.js';
 import type { TidewatchPlugin } from '../core/index.js';
 
-export class PluginLoadError extends Error {
+export class PluginLoadError extends TidewatchError {
   constructor(specifier: string, why: string) {
-    super(`cannot load plugin "${specifier}" (--plugins): ${why}`);
+    super('TW_ERR_PLUGIN_LOAD', `cannot load plugin "${specifier}" (--plugins): ${why}`, 500);
     this.name = 'PluginLoadError';
   }
 }

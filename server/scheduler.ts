@@ -3,6 +3,7 @@
 // Scheduled runs share the one update lock with the API: a run that finds it busy is skipped, the
 // next tick tries again (Watchtower's SkipIfStillRunning).
 import { Cron } from 'croner';
+import { TidewatchError } from '../core/index.js';
 
 export interface Schedule {
   /** When the next run is due, for the startup log line. */
@@ -12,8 +13,11 @@ export interface Schedule {
 
 export type ScheduleSpec = { readonly cron: string } | { readonly everyMs: number };
 
-export class InvalidScheduleError extends Error {
-  override readonly name = 'InvalidScheduleError';
+export class InvalidScheduleError extends TidewatchError {
+  constructor(message: string) {
+    super('TW_ERR_SCHEDULE', message, 400);
+    this.name = 'InvalidScheduleError';
+  }
 }
 
 /** Parses --schedule; `@every 5m` becomes an interval through the given duration parser. */

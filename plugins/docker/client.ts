@@ -1,6 +1,7 @@
 // Building the Engine client from DOCKER_HOST-style options. Every connection field is set explicitly:
 // docker-modem merges its own reading of the process environment (DOCKER_HOST, DOCKER_CERT_PATH) under
 // whatever it is given, and the server has already resolved those variables into the options.
+import { TidewatchError } from '../../core/index.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
@@ -32,13 +33,13 @@ export function parseDockerHost(value: string | undefined, tlsVerify = false): D
     return { kind: 'socket', socketPath: host.slice('npipe://'.length) || '//./pipe/docker_engine' };
   }
   const match = /^(tcp|http|https):\/\/(.+)$/.exec(host);
-  if (!match) throw new Error(`unsupported Docker host "${host}": expected unix://, npipe://, tcp://, http:// or https://`);
+  if (!match) throw new TidewatchError('TW_ERR_DOCKER_HOST', `unsupported Docker host "${host}": expected unix://, npipe://, tcp://, http:// or https://`, 400);
   const scheme = match[1] as string;
   let url: URL;
   try {
     url = new URL(`http://${match[2] as string}`);
   } catch {
-    throw new Error(`invalid Docker host "${host}"`);
+    throw new TidewatchError('TW_ERR_DOCKER_HOST', `invalid Docker host "${host}"`, 400);
   }
   const protocol = scheme === 'https' || (scheme === 'tcp' && tlsVerify) ? 'https' : 'http';
   const port = url.port ? Number(url.port) : protocol === 'https' ? 2376 : 2375;

@@ -3,7 +3,7 @@
 // repeat steps that may or may not have happened.
 import { setTimeout as sleep } from 'node:timers/promises';
 import Docker from 'dockerode';
-import { readLabel } from '../../core/index.js';
+import { readLabel, TidewatchError } from '../../core/index.js';
 import { engineMessage, isConflict, isNotFound, isNotModified } from './engine-errors.js';
 import type { InspectedConfig } from './recreate-config.js';
 
@@ -36,7 +36,7 @@ export async function renameContainer(docker: Docker, id: string, name: string):
 async function waitGone(docker: Docker, id: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while ((await inspectOrUndefined(docker, id)) !== undefined) {
-    if (Date.now() > deadline) throw new Error(`container ${id} is still being removed after ${timeoutMs} ms`);
+    if (Date.now() > deadline) throw new TidewatchError('TW_ERR_DOCKER', `container ${id} is still being removed after ${timeoutMs} ms`, 500);
     await sleep(50);
   }
 }

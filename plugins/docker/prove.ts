@@ -2,6 +2,7 @@
 // and when its image has a health check it must turn `healthy` within it (as soon as it does, it is
 // proven); with a grace period of 0, running once is enough. An exit, a restart (a restart policy hides a crash loop behind `running`) or `unhealthy` fails
 // at once, so a broken image is rolled back without waiting out the grace period.
+import { TidewatchError } from '../../core/index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Docker from 'dockerode';
 
@@ -11,9 +12,9 @@ export interface ProveOptions {
   readonly pollMs?: number;
 }
 
-export class NotProvenError extends Error {
+export class NotProvenError extends TidewatchError {
   constructor(message: string) {
-    super(message);
+    super('TW_ERR_DOCKER_NOT_PROVEN', message, 500);
     this.name = 'NotProvenError';
   }
 }

@@ -1,6 +1,7 @@
 // Pulling through the Engine with the registry's credentials. The Engine reports a failed pull inside
 // the progress stream, not as an HTTP status, so the whole stream is read. Credentials the registry
 // refuses are retried anonymously once (a public image behind a stale password), as Watchtower does.
+import { TidewatchError } from '../../core/index.js';
 import Docker from 'dockerode';
 import type { RunContext } from '../../core/index.js';
 import type { AuthFor, RegistryAuth } from './options.js';
@@ -19,7 +20,7 @@ async function pullOnce(docker: Docker, image: string, auth: RegistryAuth | unde
     );
   });
   const failed = events.find((event) => event.error || event.errorDetail?.message);
-  if (failed) throw new Error(`pull ${image}: ${failed.errorDetail?.message ?? failed.error}`);
+  if (failed) throw new TidewatchError('TW_ERR_DOCKER_PULL', `pull ${image}: ${failed.errorDetail?.message ?? failed.error}`, 502);
 }
 
 function isUnauthorized(err: unknown): boolean {

@@ -3,6 +3,7 @@
 //   GET /repos/{owner}/{repo}/commits/{ref}   → the commit, as the bare SHA (media type `sha`)
 // Both are conditional: the ETag of the last answer is kept across runs and sent as If-None-Match,
 // so an unchanged ref answers 304, which GitHub does not count against the rate limit.
+import { TidewatchError } from '../../core/index.js';
 import { Octokit } from '@octokit/rest';
 import { fetch as undiciFetch } from 'undici';
 import type { Logger } from '../../core/index.js';
@@ -50,13 +51,13 @@ function shaOf(data: unknown): string {
   if (data instanceof ArrayBuffer) text = Buffer.from(data).toString('utf8');
   else if (typeof data === 'object' && data !== null && 'sha' in data) text = (data as { sha: unknown }).sha;
   const sha = typeof text === 'string' ? text.trim().toLowerCase() : '';
-  if (!SHA.test(sha)) throw new Error('GitHub answered without a commit id');
+  if (!SHA.test(sha)) throw new TidewatchError('TW_ERR_GIT', 'GitHub answered without a commit id', 502);
   return sha;
 }
 
 function defaultBranchOf(data: unknown): string {
   const branch = typeof data === 'object' && data !== null ? (data as { default_branch?: unknown }).default_branch : undefined;
-  if (typeof branch !== 'string' || branch === '') throw new Error('GitHub answered without a default branch');
+  if (typeof branch !== 'string' || branch === '') throw new TidewatchError('TW_ERR_GIT', 'GitHub answered without a default branch', 502);
   return branch;
 }
 
@@ -117,7 +118,7 @@ export class GitHubClient {
       signal,
     );
     if (value === undefined) {
-      throw new Error(`GitHub repository ${repo.owner}/${repo.name} not found (or not accessible with the configured token)`);
+      throw new TidewatchError('TW_ERR_GIT', `GitHub repository ${repo.owner}/${repo.name} not found (or not accessible with the configured token)`, 502);
     }
     return value;
   }
@@ -192,7 +193,7 @@ export class GitHubClient {
       if (!isHttpError(err) || !err.response) {
         if (err instanceof RateLimitedError) throw err;
         const cause = isHttpError(err) && err.cause !== undefined ? err.cause : err;
-        throw new Error(`GitHub API request failed: ${describeRequestError(cause, this.#timeoutMs)}`, { cause: err });
+        throw new TidewatchError('TW_ERR_GIT', `GitHub API request failed: ${describeRequestError(cause, this.#timeoutMs)}`, 502, { cause: err });
       }
       const status = err.status;
       if (this.#gate.observe(status, err.response.headers, err.message)) {
@@ -200,8 +201,8 @@ export class GitHubClient {
       }
       if (status === 304 && cached) return cached.value;
       if (status === 404 || status === 422) return undefined;
-      if (status === 401) throw new Error('GitHub API: HTTP 401 (bad credentials: check the git token)');
-      throw new Error(`GitHub API: HTTP ${status} (${err.message})`);
+      if (status === 401) throw new TidewatchError('TW_ERR_GIT', 'GitHub API: HTTP 401 (bad credentials: check the git token)', 502);
+      throw new TidewatchError('TW_ERR_GIT', `GitHub API: HTTP ${status} (${err.message})`, 502);
     }
   }
 }

@@ -1,5 +1,6 @@
 // Small pieces both remote clients share: a per-request deadline tied to the run's signal, and a
 // bounded body read (a hostile or broken server must not make us buffer without limit).
+import { TidewatchError } from '../../core/index.js';
 
 /** The run's signal and a per-request timeout, as one signal. */
 export function requestSignal(runSignal: AbortSignal, timeoutMs: number): AbortSignal {
@@ -25,7 +26,7 @@ export async function readLimited(body: AsyncIterable<Uint8Array> | null, limit:
   let size = 0;
   for await (const chunk of body) {
     size += chunk.byteLength;
-    if (size > limit) throw new Error(`response larger than ${limit} bytes`);
+    if (size > limit) throw new TidewatchError('TW_ERR_GIT', `response larger than ${limit} bytes`, 502);
     chunks.push(Buffer.from(chunk));
   }
   return Buffer.concat(chunks);

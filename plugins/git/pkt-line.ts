@@ -1,13 +1,14 @@
 // Git's pkt-line framing and the protocol v0/v1 ref advertisement that `info/refs?service=git-upload-pack`
 // answers with (gitprotocol-common(5), gitprotocol-http(5), gitprotocol-pack(5)). Parsed from bytes,
 // because the length prefix counts bytes, not characters.
+import { TidewatchError } from '../../core/index.js';
 
 /** One pkt-line: data with its payload (trailing LF removed), or one of the special packets. */
 export type Packet = { readonly type: 'data'; readonly payload: string } | { readonly type: 'flush' | 'delim' | 'end' };
 
-export class PktLineError extends Error {
+export class PktLineError extends TidewatchError {
   constructor(message: string) {
-    super(message);
+    super('TW_ERR_GIT_PROTOCOL', message, 502);
     this.name = 'PktLineError';
   }
 }

@@ -2,16 +2,17 @@
 // API"): `x-ratelimit-remaining` / `x-ratelimit-reset` for the primary limit, `retry-after` for the
 // secondary one. Once a limit is hit, no request goes out before the server said it may: asking
 // again early only prolongs a secondary-limit penalty and never succeeds for the primary one.
+import { TidewatchError } from '../../core/index.js';
 
 export type HeaderBag = Readonly<Record<string, string | number | undefined>>;
 
 /** GitHub's advice when a secondary limit gives no `retry-after`: wait at least a minute. */
 const SECONDARY_DEFAULT_MS = 60_000;
 
-export class RateLimitedError extends Error {
+export class RateLimitedError extends TidewatchError {
   readonly until: Date;
   constructor(until: Date) {
-    super(`GitHub API rate limit exhausted; no request before ${until.toISOString()}`);
+    super('TW_ERR_GIT_RATE_LIMITED', `GitHub API rate limit exhausted; no request before ${until.toISOString()}`, 429);
     this.name = 'RateLimitedError';
     this.until = until;
   }

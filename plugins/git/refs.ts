@@ -1,6 +1,7 @@
 // Choosing the commit a container follows out of a ref advertisement, the way `git ls-remote` users
 // expect: no ref means the remote's default branch (its HEAD), a bare name is a branch before it is
 // a tag, a full `refs/...` name is used as given, and an annotated tag means the commit it points at.
+import { TidewatchError } from '../../core/index.js';
 import type { RefAdvertisement } from './pkt-line.js';
 
 export interface SelectedRef {
@@ -12,9 +13,9 @@ export interface SelectedRef {
   readonly commit: string;
 }
 
-export class RefNotFoundError extends Error {
+export class RefNotFoundError extends TidewatchError {
   constructor(message: string) {
-    super(message);
+    super('TW_ERR_GIT_REF_NOT_FOUND', message, 404);
     this.name = 'RefNotFoundError';
   }
 }

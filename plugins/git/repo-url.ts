@@ -1,5 +1,6 @@
 // Reading a `git.repo` label: which path resolves its head (GitHub's REST API for github.com, smart
 // HTTP for any other host), what the report shows (never a password), and where people read changes.
+import { TidewatchError } from '../../core/index.js';
 
 export interface GitHubRepo {
   readonly kind: 'github';
@@ -27,9 +28,9 @@ export interface SmartHttpRepo {
 
 export type RepoLocation = GitHubRepo | SmartHttpRepo;
 
-export class RepoUrlError extends Error {
+export class RepoUrlError extends TidewatchError {
   constructor(message: string) {
-    super(message);
+    super('TW_ERR_GIT_REPO_URL', message, 400);
     this.name = 'RepoUrlError';
   }
 }

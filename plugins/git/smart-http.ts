@@ -2,6 +2,7 @@
 // (`GET <repo>/info/refs?service=git-upload-pack`, gitprotocol-http(5)). One request lists every ref
 // of the repository, so a run asks once per repository whatever the refs its containers follow.
 // Nothing is cloned or fetched: only the advertisement is read.
+import { TidewatchError } from '../../core/index.js';
 import { fetch } from 'undici';
 import { describeRequestError, readLimited, requestSignal } from './http-body.js';
 import { parseRefAdvertisement, type RefAdvertisement } from './pkt-line.js';
@@ -65,12 +66,12 @@ export class SmartHttpClient {
     }
     if (response.status !== 200) {
       await response.body?.cancel();
-      throw new Error(`GET info/refs: ${describeStatus(response.status, sentCredentials)}`);
+      throw new TidewatchError('TW_ERR_GIT', `GET info/refs: ${describeStatus(response.status, sentCredentials)}`, 502);
     }
     const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== ADVERTISEMENT_TYPE) {
       await response.body?.cancel();
-      throw new Error(`the server does not speak Git smart HTTP (content type ${type || 'missing'})`);
+      throw new TidewatchError('TW_ERR_GIT', `the server does not speak Git smart HTTP (content type ${type || 'missing'})`, 502);
     }
     const body = await readLimited(response.body, this.#options.maxBytes ?? DEFAULT_MAX_BYTES);
     return parseRefAdvertisement(body);
@@ -86,7 +87,7 @@ export class SmartHttpClient {
         signal: requestSignal(runSignal, this.#options.timeoutMs),
       });
     } catch (err) {
-      throw new Error(`GET info/refs: ${describeRequestError(err, this.#options.timeoutMs)}`, { cause: err });
+      throw new TidewatchError('TW_ERR_GIT', `GET info/refs: ${describeRequestError(err, this.#options.timeoutMs)}`, 502, { cause: err });
     }
   }
 }

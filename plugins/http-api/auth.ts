@@ -73,6 +73,6 @@ export class TokenGuard {
       },
       'HTTP API authentication failed',
     );
-    return sendError(reply, 401, 'missing or invalid API token');
+    return sendError(reply, 401, 'missing or invalid API token', 'TW_ERR_HTTP_UNAUTHORIZED');
   };
 }

@@ -2,6 +2,7 @@
 // comes from `--http-api-proxy-header`; that header (and X-Forwarded-Proto) is believed only when the
 // peer is listed in `--http-api-trusted-proxies`, or anyone could pick the IP the rate limiter and
 // the authentication log see, and the scheme the Swagger description advertises.
+import { TidewatchError } from '../../core/index.js';
 import { BlockList, isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 
@@ -30,7 +31,7 @@ export class ProxyTrust {
       const [address = '', bits] = entry.split('/');
       const ip = normaliseIp(address);
       const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
-      if (isIP(ip) === 0) throw new Error(`trusted proxy ${JSON.stringify(entry)} is not an IP address or CIDR`);
+      if (isIP(ip) === 0) throw new TidewatchError('TW_ERR_INVALID_VALUE', `trusted proxy ${JSON.stringify(entry)} is not an IP address or CIDR`, 400);
       if (bits === undefined) this.#list.addAddress(ip, family);
       else this.#list.addSubnet(ip, Number(bits), family);
     }

@@ -1,5 +1,6 @@
 // What every route module receives: the core, the resolved options and the shared guards. Built once
 // per server so that each route file stays a plain fastify plugin with no module-level state.
+import { TidewatchError } from '../../core/index.js';
 import type { TidewatchCore } from '../../core/index.js';
 import type { TokenGuard } from './auth.js';
 import type { ProxyTrust } from './client-ip.js';
@@ -21,6 +22,6 @@ export const EVENTS_SECURITY = [{ EventsToken: [] }];
 
 /** The main guard's hook, or a failure at startup if a protected route was registered without one. */
 export function requireMainGuard(ctx: RouteContext): TokenGuard {
-  if (!ctx.mainGuard) throw new Error('protected HTTP API route registered without a main token');
+  if (!ctx.mainGuard) throw new TidewatchError('TW_ERR_INTERNAL', 'protected HTTP API route registered without a main token', 500);
   return ctx.mainGuard;
 }

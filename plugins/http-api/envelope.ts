@@ -1,5 +1,6 @@
 // What every JSON body carries (docs/http-api-contract.md §9, docs/interface.md §4): `api_version` and an RFC 3339 `timestamp`,
-// and the one error shape `{"error","api_version","timestamp"}` for every JSON error.
+// and the one error shape `{"error","code","api_version","timestamp"}` for every JSON error: the contract's
+// fields plus the stable code of docs/errors.md.
 import type { FastifyReply } from 'fastify';
 
 export const API_VERSION = 'v1';
@@ -23,15 +24,16 @@ export function envelope<T extends object>(body: T): T & Envelope {
 
 export interface ErrorBody extends Envelope {
   error: string;
+  code: string;
 }
 
-export function errorBody(message: string): ErrorBody {
-  return envelope({ error: message });
+export function errorBody(message: string, code: string): ErrorBody {
+  return envelope({ error: message, code });
 }
 
 /** Sends the JSON error body; the reply's serializer for `status` must accept ErrorBody. */
-export function sendError(reply: FastifyReply, status: number, message: string): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').send(errorBody(message));
+export function sendError(reply: FastifyReply, status: number, message: string, code: string): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send(errorBody(message, code));
 }
 
 /** JSON schemas of the envelope, for the route schemas (and so the Swagger description). */
@@ -42,9 +44,10 @@ export const envelopeProperties = {
 
 export const errorSchema = {
   type: 'object',
-  required: ['error', 'api_version', 'timestamp'],
+  required: ['error', 'code', 'api_version', 'timestamp'],
   properties: {
     error: { type: 'string', description: 'Human-readable message' },
+    code: { type: 'string', description: 'Stable error code (TW_ERR_…), listed in docs/errors.md' },
     ...envelopeProperties,
   },
 } as const;

@@ -18,6 +18,21 @@ function statusOf(err: unknown): number {
   return status >= 400 && status <= 599 ? status : 500;
 }
 
+/** Codes for errors that carry none of ours (fastify's own, or an unexpected throw), by status. */
+const CODE_BY_STATUS: Readonly<Record<number, string>> = {
+  400: 'TW_ERR_HTTP_BAD_REQUEST',
+  401: 'TW_ERR_HTTP_UNAUTHORIZED',
+  404: 'TW_ERR_HTTP_NOT_FOUND',
+  405: 'TW_ERR_HTTP_METHOD',
+  413: 'TW_ERR_HTTP_BODY_TOO_LARGE',
+  415: 'TW_ERR_HTTP_MEDIA_TYPE',
+};
+
+export function codeOf(err: unknown, status: number): string {
+  if (isTidewatchError(err)) return err.code;
+  return CODE_BY_STATUS[status] ?? (status >= 500 ? 'TW_ERR_INTERNAL' : 'TW_ERR_HTTP_BAD_REQUEST');
+}
+
 /** Fastify's own errors (FST_*) and ours say what went wrong; anything else stays internal. */
 function publicMessage(err: unknown, status: number): string {
   if (isTidewatchError(err) || status < 500) return errorMessage(err);
@@ -80,7 +95,7 @@ export function installErrorHandling(app: FastifyInstance, routes: RouteTable, l
     if (status >= 500) {
       logger.error({ err: errorMessage(err), method: request.method, path: pathOf(request) }, 'HTTP API request failed');
     }
-    return sendError(reply, status, publicMessage(err, status));
+    return sendError(reply, status, publicMessage(err, status), codeOf(err, status));
   });
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
@@ -88,8 +103,8 @@ export function installErrorHandling(app: FastifyInstance, routes: RouteTable, l
     const allowed = routes.allowed(path);
     if (allowed && !allowed.includes(request.method)) {
       reply.header('Allow', allowed.sort().join(', '));
-      return sendError(reply, 405, `method ${request.method} not allowed on ${path}`);
+      return sendError(reply, 405, `method ${request.method} not allowed on ${path}`, 'TW_ERR_HTTP_METHOD');
     }
-    return sendError(reply, 404, `cannot ${request.method} ${path}`);
+    return sendError(reply, 404, `cannot ${request.method} ${path}`, 'TW_ERR_HTTP_NOT_FOUND');
   });
 }

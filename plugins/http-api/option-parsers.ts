@@ -1,7 +1,7 @@
 // Parsers of the HTTP API's option values: endpoint names, listen address, proxies, origins, header
 // names. Each throws a plain Error saying what is accepted; the server names the option around it.
 import { isIP } from 'node:net';
-import { splitCommaOrSpace, type Parser } from '../../core/index.js';
+import { splitCommaOrSpace, type Parser, TidewatchError } from '../../core/index.js';
 
 export const ENDPOINTS = [
   'check',
@@ -25,12 +25,12 @@ const ENDPOINTS_ACCEPTED = `expected a comma- or space-separated list of ${ENDPO
 export const parseEndpoints: Parser<Endpoint[]> = (raw) => {
   const names = splitCommaOrSpace(raw.toLowerCase());
   if (names.includes('all')) {
-    if (names.some((n) => n !== 'all')) throw new Error(`"all" must be used alone; ${ENDPOINTS_ACCEPTED}`);
+    if (names.some((n) => n !== 'all')) throw new TidewatchError('TW_ERR_INVALID_VALUE', `"all" must be used alone; ${ENDPOINTS_ACCEPTED}`, 400);
     return [...ENDPOINTS];
   }
   const known: ReadonlySet<string> = new Set(ENDPOINTS);
   for (const n of names) {
-    if (!known.has(n)) throw new Error(`unknown endpoint ${JSON.stringify(n)}; ${ENDPOINTS_ACCEPTED}`);
+    if (!known.has(n)) throw new TidewatchError('TW_ERR_INVALID_VALUE', `unknown endpoint ${JSON.stringify(n)}; ${ENDPOINTS_ACCEPTED}`, 400);
   }
   return [...new Set(names as Endpoint[])].sort();
 };
@@ -40,7 +40,7 @@ export const parseListenHost: Parser<string> = (raw) => {
   let t = raw.trim();
   if (t === '') return '0.0.0.0';
   if (t.startsWith('[') && t.endsWith(']')) t = t.slice(1, -1);
-  if (isIP(t) === 0) throw new Error('expected an IPv4 or IPv6 address such as 0.0.0.0, 127.0.0.1 or ::');
+  if (isIP(t) === 0) throw new TidewatchError('TW_ERR_INVALID_VALUE', 'expected an IPv4 or IPv6 address such as 0.0.0.0, 127.0.0.1 or ::', 400);
   return t;
 };
 
@@ -57,7 +57,7 @@ export function isIpOrCidr(value: string): boolean {
 export const parseTrustedProxies: Parser<string[]> = (raw) =>
   splitCommaOrSpace(raw).map((v) => {
     if (!isIpOrCidr(v)) {
-      throw new Error(`${JSON.stringify(v)} is not an IP address or CIDR; expected IPs or CIDRs such as 10.0.0.1, 172.16.0.0/12 or fd00::/8`);
+      throw new TidewatchError('TW_ERR_INVALID_VALUE', `${JSON.stringify(v)} is not an IP address or CIDR; expected IPs or CIDRs such as 10.0.0.1, 172.16.0.0/12 or fd00::/8`, 400);
     }
     return v;
   });
@@ -73,7 +73,7 @@ export const parseCorsOrigins: Parser<string[]> = (raw) =>
       url = undefined;
     }
     if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin === 'null') {
-      throw new Error(`${JSON.stringify(v)} is not an origin; expected *, null or origins such as https://example.com`);
+      throw new TidewatchError('TW_ERR_INVALID_VALUE', `${JSON.stringify(v)} is not an origin; expected *, null or origins such as https://example.com`, 400);
     }
     return url.origin;
   });
@@ -81,6 +81,6 @@ export const parseCorsOrigins: Parser<string[]> = (raw) =>
 /** An HTTP header name (RFC 9110 token). */
 export const parseHeaderName: Parser<string> = (raw) => {
   const t = raw.trim();
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(t)) throw new Error('expected an HTTP header name such as X-Forwarded-For');
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(t)) throw new TidewatchError('TW_ERR_INVALID_VALUE', 'expected an HTTP header name such as X-Forwarded-For', 400);
   return t;
 };

@@ -1,7 +1,7 @@
 // The HTTP API's options, each declared once (docs/configuration.md#declaring-options), and the rules
 // between them (docs/interface.md §3): which endpoints need which token, TLS needs a certificate and a key.
 import { accessSync, constants, statSync } from 'node:fs';
-import { invalidOptions, option, type OptionValues } from '../../core/index.js';
+import { invalidOptions, option, type OptionValues, TidewatchError } from '../../core/index.js';
 import {
   ENDPOINTS,
   parseCorsOrigins,
@@ -111,7 +111,7 @@ export function resolveHttpApiOptions(options: HttpApiOptionValues): ResolvedHtt
 
 function checkReadableFile(key: 'tlsCert' | 'tlsKey', path: string, label: (key: keyof HttpApiOptionValues & string) => string): void {
   try {
-    if (!statSync(path).isFile()) throw Object.assign(new Error('not a file'), { code: 'not a regular file' });
+    if (!statSync(path).isFile()) throw Object.assign(new TidewatchError('TW_ERR_CONFIG', 'not a file', 500), { code: 'not a regular file' });
     accessSync(path, constants.R_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';

@@ -2,6 +2,7 @@
 // the connection's lifecycle, the EventHub owns framing and fan-out. The route uses the plugin's
 // `manual` kind (no Accept negotiation: curl and EventSource both get the stream) and turns its
 // heartbeat off, because docs/interface.md fixes our own `: ping` every 15 s, sent by the hub to all.
+import { TidewatchError } from '../../core/index.js';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { RouteContext } from './context.js';
 import { EVENTS_SECURITY } from './context.js';
@@ -32,7 +33,7 @@ export function originAllowed(origin: string | undefined, host: string | undefin
 export function eventRoutes(ctx: RouteContext, hub: EventHub): FastifyPluginAsync {
   const { options, proxies } = ctx;
   const guard = ctx.eventsGuard;
-  if (!guard) throw new Error('the events endpoint needs an events token');
+  if (!guard) throw new TidewatchError('TW_ERR_INTERNAL', 'the events endpoint needs an events token', 500);
   return async (app) => {
     app.get(
       '/v1/events',
@@ -70,7 +71,7 @@ export function eventRoutes(ctx: RouteContext, hub: EventHub): FastifyPluginAsyn
         }
         if (hub.size >= options.eventsMaxSubscribers) throw httpErrors.subscribersFull(options.eventsMaxSubscribers);
         const sse = reply.sse;
-        if (!sse) throw new Error('@fastify/sse did not decorate the reply');
+        if (!sse) throw new TidewatchError('TW_ERR_INTERNAL', '@fastify/sse did not decorate the reply', 500);
         sse.keepAlive();
         sse.sendHeaders(200);
         const unsubscribe = hub.subscribe(reply.raw, lastEventId(request));

@@ -85,7 +85,7 @@ const schema = (maximum: string) => ({
 
 function sendBusy(reply: FastifyReply, err: Error): FastifyReply {
   reply.header('Retry-After', String(RETRY_AFTER_BUSY_SECONDS));
-  return sendError(reply, 429, err.message);
+  return sendError(reply, 429, err.message, errors.busy.code);
 }
 
 export function updateRoutes(ctx: RouteContext, starts: RunStarts): FastifyPluginAsync {

@@ -1,6 +1,7 @@
 // Builds the fastify instance: the global order of docs/http-api-contract.md §4 and §5.4 (rate limiter first, then CORS,
 // then per-route authentication), the 1 MiB body limit, the JSON error shape, and one encapsulated
 // plugin per enabled endpoint, so that a disabled endpoint has no route at all (and answers 404).
+import { TidewatchError } from '../../core/index.js';
 import { readFileSync } from 'node:fs';
 import fastifyCookie from '@fastify/cookie';
 import { fastifySSE } from '@fastify/sse';
@@ -121,7 +122,7 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
   // itself only checks bodies it parses, and it parses none for GET.
   app.addHook('onRequest', async (request, reply) => {
     const length = Number(request.headers['content-length'] ?? 0);
-    if (length > BODY_LIMIT) return sendError(reply, 413, `request body is larger than ${BODY_LIMIT} bytes`);
+    if (length > BODY_LIMIT) return sendError(reply, 413, `request body is larger than ${BODY_LIMIT} bytes`, 'TW_ERR_HTTP_BODY_TOO_LARGE');
   });
 
   // No endpoint reads a body; accept (and bound) any media type instead of answering 415.
@@ -166,7 +167,7 @@ function serverOptions(swagger: boolean) {
       const name = first?.instancePath.replace(/^\//, '').split('/')[0] || dataVar;
       const allowed = first?.params?.allowedValues;
       const detail = Array.isArray(allowed) ? `expected one of ${allowed.join(', ')}` : (first?.message ?? 'invalid');
-      return new Error(`invalid '${name}' parameter: ${detail}`);
+      return new TidewatchError('TW_ERR_HTTP_BAD_REQUEST', `invalid '${name}' parameter: ${detail}`, 400);
     },
     // Watchtower's router is strict and case-sensitive: /v1/check/ and /V1/check are not /v1/check.
     routerOptions: { ignoreTrailingSlash: false, caseSensitive: true },

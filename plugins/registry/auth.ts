@@ -2,6 +2,7 @@
 // (remembered per registry): 200 means anonymous, a Basic challenge means credentials on every
 // request, a Bearer challenge means a token from its realm for the repository's scope. A 401 on a
 // real request carries a fresh challenge; `reauthorize` answers it once.
+import { TidewatchError } from '../../core/index.js';
 import { createHash } from 'node:crypto';
 import { parseChallenge, type Challenge } from './challenge.js';
 import type { CredentialStore, Credentials } from './credentials.js';
@@ -11,9 +12,9 @@ import { RegistryError, type RegistryReply, type RegistryTransport } from './tra
 
 export type BearerChallenge = Extract<Challenge, { scheme: 'bearer' }>;
 
-export class RegistryAuthError extends Error {
+export class RegistryAuthError extends TidewatchError {
   constructor(message: string) {
-    super(message);
+    super('TW_ERR_REGISTRY_AUTH', message, 401);
     this.name = 'RegistryAuthError';
   }
 }

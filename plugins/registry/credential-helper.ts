@@ -1,6 +1,7 @@
 // The docker credential-helper protocol: `docker-credential-<name> get`, the server URL on stdin,
 // `{"ServerURL","Username","Secret"}` on stdout. A Username of `<token>` means Secret is an identity
 // (refresh) token. "credentials not found" is an answer, not a failure.
+import { TidewatchError } from '../../core/index.js';
 import { spawn } from 'node:child_process';
 
 export interface HelperCredentials {
@@ -12,9 +13,9 @@ export interface HelperCredentials {
 const NOT_FOUND = /credentials not found/i;
 const HELPER_NAME = /^[A-Za-z0-9._-]+$/;
 
-export class CredentialHelperError extends Error {
+export class CredentialHelperError extends TidewatchError {
   constructor(helper: string, detail: string) {
-    super(`credential helper docker-credential-${helper} failed: ${detail}`);
+    super('TW_ERR_REGISTRY_CREDENTIAL_HELPER', `credential helper docker-credential-${helper} failed: ${detail}`, 500);
     this.name = 'CredentialHelperError';
   }
 }

@@ -1,6 +1,7 @@
 // Reading `$DOCKER_CONFIG/config.json` the way the docker CLI writes it: `auths` (base64 `auth`,
 // `identitytoken`, or the legacy `username`/`password`), `credsStore` and `credHelpers`. Keys may be
 // hostnames or URLs (`https://index.docker.io/v1/`), so lookups compare normalised hostnames.
+import { TidewatchError } from '../../core/index.js';
 import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -120,7 +121,7 @@ export class DockerConfigReader {
       try {
         config = parseDockerConfig(await readFile(this.file, 'utf8'));
       } catch (err) {
-        throw new Error(`cannot read ${this.file}: ${err instanceof Error ? err.message : String(err)}`);
+        throw new TidewatchError('TW_ERR_REGISTRY_CONFIG', `cannot read ${this.file}: ${err instanceof Error ? err.message : String(err)}`, 500);
       }
     }
     this.#cached = { stamp, config };

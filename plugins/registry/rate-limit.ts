@@ -4,6 +4,7 @@
 // backoff step rather than one per waiting container. Each request has a budget (default 30 s):
 // a pause that would outlast it fails the request at once with a rate-limit error, which the
 // staleness source reports for that container, never as "up to date".
+import { TidewatchError } from '../../core/index.js';
 import { header, type HeaderMap, type RegistryReply } from './transport.js';
 
 export interface RateLimitOptions {
@@ -18,12 +19,12 @@ export interface RateLimitOptions {
   readonly now?: () => number;
 }
 
-export class RateLimitError extends Error {
+export class RateLimitError extends TidewatchError {
   readonly registry: string;
   readonly until: Date | undefined;
   constructor(registry: string, until: number | undefined, detail: string) {
     const when = until !== undefined ? ` until ${new Date(until).toISOString()}` : '';
-    super(`${registry} is rate limiting requests${when} (${detail})`);
+    super('TW_ERR_REGISTRY_RATE_LIMITED', `${registry} is rate limiting requests${when} (${detail})`, 429);
     this.name = 'RateLimitError';
     this.registry = registry;
     this.until = until !== undefined ? new Date(until) : undefined;

@@ -2,6 +2,7 @@
 // Agent shared by the whole plugin, a global bound on requests in flight, a timeout per request,
 // redirects followed by hand (so credentials never leak to another origin), and one
 // `registry_request` event per request for the metrics.
+import { TidewatchError } from '../../core/index.js';
 import { Agent, request, type Dispatcher } from 'undici';
 import { Limiter } from './limiter.js';
 import { RateLimitError, RateLimiter, isRateLimited, type RateLimitOptions } from './rate-limit.js';
@@ -44,10 +45,10 @@ const ERROR_BODY_BYTES = 64 * 1024;
 export const MANIFEST_MAX_BYTES = 1024 * 1024;
 
 /** A registry request that failed, with the HTTP status when there was an answer. */
-export class RegistryError extends Error {
+export class RegistryError extends TidewatchError {
   readonly status: number | undefined;
   constructor(message: string, status?: number) {
-    super(message);
+    super('TW_ERR_REGISTRY', message, 502);
     this.name = 'RegistryError';
     this.status = status;
   }

@@ -32,7 +32,7 @@ t.test('main token sources', async (t) => {
 
   const res = await app.inject({ method: 'POST', url: '/v1/check', headers: { authorization: 'Bearer nope' } });
   t.match(res.headers['content-type'], /^application\/json/);
-  t.same(Object.keys(res.json()).sort(), ['api_version', 'error', 'timestamp']);
+  t.same(Object.keys(res.json()).sort(), ['api_version', 'code', 'error', 'timestamp']);
   t.equal(res.json().api_version, 'v1');
 });
 

@@ -34,7 +34,7 @@ t.test('records map every field of docs/http-api-contract.md §2.2', async (t) =
         ['web', { source: 'registry', stale: true, latestDigest: D2 }],
         ['site', { source: 'git', stale: true, git: { repo: 'https://git.example/site', ref: 'main', commit: 'def456', changelog: 'https://git.example/site/compare' } }],
         ['broken', { source: 'registry', stale: false, error: 'registry answered 500' }],
-        ['local', { source: 'no-pull', stale: false, latestImageId: 'sha256:local' }],
+        ['local', { source: 'label-staleness', stale: false, latestImageId: 'sha256:local' }],
       ]),
     },
   );
@@ -83,7 +83,7 @@ t.test('records map every field of docs/http-api-contract.md §2.2', async (t) =
   t.equal(broken.update_available, false);
   t.equal(broken.digest, D1);
   t.notOk('error' in web, 'error only when set');
-  t.equal(local.update_source, 'registry', 'a third-party source name falls back to the watch split');
+  t.equal(local.update_source, 'label-staleness', "a plugin's own watch path is its update_source");
   t.equal(local.latest_image_id, 'sha256:local');
 });
 
@@ -92,7 +92,8 @@ t.test('a Git-labelled target reports git even when its check failed', async (t)
     {},
     {
       targets: [target('site', { labels: { 'com.centurylinklabs.watchtower.git.repo': 'https://git.example/site' } })],
-      staleness: new Map([['site', { source: 'unknown', stale: false, error: 'boom' }]]),
+      // The core reports a failed check on the target's watch path (test/core/plugin-contract.test.ts).
+      staleness: new Map([['site', { source: 'git', stale: false, error: 'boom' }]]),
     },
   );
   t.teardown(() => h.close());
@@ -151,7 +152,8 @@ t.test('timeout: Go duration, capped, 400 on bad values, 503 on expiry', async (
 
   let res = await post('?timeout=100ms');
   t.equal(res.statusCode, 503);
-  t.same(Object.keys(res.json()).sort(), ['api_version', 'error', 'timestamp']);
+  t.same(Object.keys(res.json()).sort(), ['api_version', 'code', 'error', 'timestamp']);
+  t.equal(res.json().code, 'TW_ERR_TIMEOUT');
   t.equal(res.json().error, 'check timed out after 100ms');
 
   const started = Date.now();

@@ -9,7 +9,7 @@ import { bearer, EVENTS_TOKEN, gate, startApi, target, waitFor, type Harness } f
 import { openStream } from './helpers/sse.js';
 
 const STALE: Staleness = { source: 'registry', stale: true };
-const ERROR_KEYS = ['api_version', 'error', 'timestamp'];
+const ERROR_KEYS = ['api_version', 'code', 'error', 'timestamp'];
 
 interface Row {
   readonly row: string;

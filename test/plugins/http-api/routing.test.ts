@@ -3,7 +3,7 @@ import t, { type Test } from 'tap';
 import { bearer, startApi } from './helpers/harness.js';
 
 const isErrorBody = (t: Test, body: Record<string, unknown>, what: string) =>
-  t.same(Object.keys(body).sort(), ['api_version', 'error', 'timestamp'], `${what}: JSON error body`);
+  t.same(Object.keys(body).sort(), ['api_version', 'code', 'error', 'timestamp'], `${what}: JSON error body`);
 
 t.test('a route exists only when its endpoint is enabled; health probes always do', async (t) => {
   const h = await startApi({ endpoints: ['check'] });

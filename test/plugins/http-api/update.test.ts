@@ -84,7 +84,7 @@ t.test('concurrency: a full update while busy is 429 at once; a targeted one wai
     t.equal(res.status, 429, `full update${query} while busy`);
     t.equal(res.headers.get('retry-after'), '30');
     t.match(res.headers.get('content-type'), /^application\/json/);
-    t.strictSame(Object.keys(await res.clone().json() as object).sort(), ['api_version', 'error', 'timestamp']);
+    t.strictSame(Object.keys(await res.clone().json() as object).sort(), ['api_version', 'code', 'error', 'timestamp']);
     t.match(await res.json(), { error: 'another update is already running', api_version: 'v1', timestamp: String });
     t.ok(Date.now() - started < 1000, 'never waits');
   }
@@ -169,7 +169,7 @@ t.test('timeout: 503 at the deadline, the run cancelled between containers', asy
   let res = await post(`${h.url}/v1/update?timeout=100ms`);
   t.ok(Date.now() - started < 900, 'answered at the deadline, not when the container finished');
   t.equal(res.status, 503);
-  t.strictSame(Object.keys(await res.clone().json() as object).sort(), ['api_version', 'error', 'timestamp']);
+  t.strictSame(Object.keys(await res.clone().json() as object).sort(), ['api_version', 'code', 'error', 'timestamp']);
   t.match(await res.json(), { error: 'update timed out after 100ms', api_version: 'v1', timestamp: String });
   await waitFor(() => events.some((e) => e.type === 'scan_failed'));
   t.same(applied, ['a'], 'the container being replaced finished; the others were never started');
@@ -179,7 +179,7 @@ t.test('timeout: 503 at the deadline, the run cancelled between containers', asy
   applied = [];
   started = Date.now();
   res = await post(`${h.url}/v1/update?timeout=1h`);
-  t.strictSame(Object.keys(await res.clone().json() as object).sort(), ['api_version', 'error', 'timestamp']);
+  t.strictSame(Object.keys(await res.clone().json() as object).sort(), ['api_version', 'code', 'error', 'timestamp']);
   t.match(await res.json(), { error: 'update timed out after 250ms', api_version: 'v1', timestamp: String }, 'capped');
   await waitFor(() => !h.tw.lock.busy);
 
@@ -217,7 +217,7 @@ t.test('the timeout also covers waiting for the lock', async (t) => {
   await waitFor(() => applies === 1);
   const res = await post(`${h.url}/v1/update?container=web&timeout=200ms`);
   t.equal(res.status, 503);
-  t.strictSame(Object.keys(await res.clone().json() as object).sort(), ['api_version', 'error', 'timestamp']);
+  t.strictSame(Object.keys(await res.clone().json() as object).sort(), ['api_version', 'code', 'error', 'timestamp']);
   t.match(await res.json(), { error: 'update timed out after 200ms', api_version: 'v1', timestamp: String });
   held.open();
   t.equal((await first).status, 200);
