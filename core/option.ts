@@ -23,7 +23,8 @@ export type JsonSchema = Readonly<Record<string, unknown>>;
 /** How `--help`, the config file and `/v1/config` treat a value. */
 export type OptionKind = 'boolean' | 'string' | 'path' | 'integer' | 'duration' | 'cooldown' | 'list' | 'enum';
 
-export interface OptionSpec<T = unknown> {
+/** What every builder takes besides its type-specific parts. */
+export interface OptionCommon {
   /** The flag without `--`, kebab-case; also the config-file key and, snake_cased, the `/v1/config` key. */
   readonly flag: string;
   /** Single-letter flag without `-`. */
@@ -36,16 +37,8 @@ export interface OptionSpec<T = unknown> {
   readonly externalEnv?: string;
   /** The external variable means `true` by being present, whatever its value (the NO_COLOR convention). */
   readonly externalEnvPresence?: boolean;
-  readonly kind: OptionKind;
   /** Placeholder in `--help`, e.g. `<duration>`. */
   readonly valueName?: string;
-  readonly default: T;
-  /** Turns one raw string into the typed value; throws an Error whose message says what is accepted. */
-  readonly parse: Parser<T>;
-  /** JSON schema of the typed value, for embedders' options. */
-  readonly schema: JsonSchema;
-  /** Lists: how repeated flags and config-file arrays are joined before `parse` (default `,`). */
-  readonly join?: string;
   /** Redacted in errors, logs and `/v1/config`; a value naming an existing file is read from it. */
   readonly secret?: boolean;
   /** Secrets: how the file's content becomes the raw value (default: trimmed). */
@@ -59,28 +52,23 @@ export interface OptionSpec<T = unknown> {
   readonly positional?: boolean;
 }
 
+/** One option's declaration: what every builder takes, plus the kind, default, parser and schema. */
+export interface OptionSpec<T = unknown> extends OptionCommon {
+  readonly kind: OptionKind;
+  readonly default: T;
+  /** Turns one raw string into the typed value; throws an Error whose message says what is accepted. */
+  readonly parse: Parser<T>;
+  /** JSON schema of the typed value, for embedders' options. */
+  readonly schema: JsonSchema;
+  /** Lists: how repeated flags and config-file arrays are joined before `parse` (default `,`). */
+  readonly join?: string;
+}
+
 /** A plugin's declarations, keyed by the option's name in its (camelCase) options object. */
 export type OptionSpecs = { readonly [key: string]: OptionSpec };
 
 /** The typed options object a set of declarations describes. */
 export type OptionValues<S extends OptionSpecs> = { -readonly [K in keyof S]: S[K] extends OptionSpec<infer T> ? T : never };
-
-/** What every builder takes besides its type-specific parts. */
-export interface OptionCommon {
-  readonly flag: string;
-  readonly short?: string;
-  readonly env?: string | null;
-  readonly watchtowerEnv?: string | null;
-  readonly externalEnv?: string;
-  readonly externalEnvPresence?: boolean;
-  readonly valueName?: string;
-  readonly secret?: boolean;
-  readonly fromSecretFile?: (content: string) => string;
-  readonly description: string;
-  readonly group: string;
-  readonly hidden?: boolean;
-  readonly positional?: boolean;
-}
 
 function spec<T>(common: OptionCommon, rest: Omit<OptionSpec<T>, keyof OptionCommon>): OptionSpec<T> {
   return Object.freeze({ ...common, ...rest });

@@ -1,5 +1,5 @@
 // The request filters of /v1/check and /v1/update (docs/http-api-contract.md §4.1, docs/interface.md §5), applied by the core
-// itself on the `select` hook so that every runtime's targets are filtered the same way.
+// after every plugin's `select` tap, so that every runtime's targets are filtered the same way.
 import { RE2JS } from 're2js';
 import { parseImageReference, repositoryName, tryParseImageReference } from './image-reference.js';
 import type { RunFilters, Target } from './types.js';

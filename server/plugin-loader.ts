@@ -31,7 +31,8 @@ export function pluginFromModule(specifier: string, mod: Record<string, unknown>
   const candidates = [mod['default'], mod['plugin']];
   for (const candidate of candidates) {
     if (isPlugin(candidate)) return candidate;
-    // A class with a PLUGIN_NAME and an apply method on its prototype, as webpack plugins are written.
+    // A class whose instances have a `name` and an `apply` method on the prototype, as webpack plugins
+    // are written: instantiated once, without arguments.
     if (typeof candidate === 'function' && typeof (candidate.prototype as { apply?: unknown })?.apply === 'function') {
       const instance: unknown = new (candidate as new () => unknown)();
       if (isPlugin(instance)) return instance;

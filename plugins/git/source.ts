@@ -8,9 +8,6 @@ import { selectRef } from './refs.js';
 import { parseRepoUrl, type GitHubRepo, type RepoLocation, type SmartHttpRepo } from './repo-url.js';
 import { SmartHttpClient } from './smart-http.js';
 
-/** OCI annotation carrying the commit an image was built from. */
-export { OCI_REVISION };
-
 export interface GitSourceSettings {
   readonly token?: string;
   readonly username?: string;
@@ -32,16 +29,12 @@ export function isNoPull(target: Target, globalNoPull: boolean, labelTakePrecede
   return labelOrGlobal(target.labels, 'no-pull', globalNoPull, labelTakePrecedence);
 }
 
-export { isGitWatched };
-
 /** The commit the running image was built from: the `git.commit` label, else the OCI revision. */
 export function currentCommitOf(target: Target): string | undefined {
   const label = readLabel(target.labels, 'git.commit')?.trim();
   const commit = label || target.imageLabels[OCI_REVISION]?.trim();
   return commit ? commit.toLowerCase() : undefined;
 }
-
-export { sameCommit };
 
 /** Where to read what changed: GitHub's compare view, or the repository page elsewhere. */
 export function changelogFor(repo: RepoLocation, head: string, current: string | undefined): string {

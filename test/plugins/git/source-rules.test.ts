@@ -1,5 +1,6 @@
 import t from 'tap';
-import { changelogFor, currentCommitOf, isGitWatched, isNoPull, sameCommit } from '../../../plugins/git/source.js';
+import { changelogFor, currentCommitOf, isNoPull } from '../../../plugins/git/source.js';
+import { isGitWatched, sameCommit } from '../../../core/index.js';
 import { parseRepoUrl } from '../../../plugins/git/repo-url.js';
 import { fakeTarget } from '../../helpers/targets.js';
 
