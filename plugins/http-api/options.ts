@@ -74,6 +74,11 @@ export const httpApiOptions = {
     flag: 'http-api-events-max-subscribers', min: 1, default: 1000, group,
     description: 'Concurrent /v1/events subscribers; more get 503.',
   }),
+  // 15s keeps most proxies from closing an idle stream (docs/interface.md §6); some close sooner.
+  eventsPingIntervalMs: option.duration({
+    flag: 'http-api-events-ping-interval', default: 15_000, positive: true, group,
+    description: 'How often /v1/events sends a ": ping" comment, so proxies keep an idle stream open.',
+  }),
   periodicPolls: option.boolean({
     flag: 'http-api-periodic-polls', group: 'Scheduling and run mode',
     description: 'Keep scheduled runs going while the HTTP update endpoint is enabled.',

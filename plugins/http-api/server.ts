@@ -94,7 +94,7 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
   installErrorHandling(app, routes, logger);
 
   const consumers: EventConsumers = {
-    hub: enabled.has('events') ? new EventHub({ logger }) : undefined,
+    hub: enabled.has('events') ? new EventHub({ logger, pingIntervalMs: options.eventsPingIntervalMs }) : undefined,
     metrics: enabled.has('metrics') ? new ApiMetrics() : undefined,
     starts: enabled.has('update') ? new RunStarts() : undefined,
   };
