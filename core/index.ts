@@ -29,21 +29,11 @@ export type { HistoryEntry } from './history.js';
 export type { Hooks } from './hooks.js';
 
 // Declaring plugins and their options
-export { definePlugin, optionsSchemaOf, usePlugin } from './plugin.js';
+export { definePlugin, usePlugin } from './plugin.js';
 export type { PluginDefinition, PluginUse, TidewatchPlugin } from './plugin.js';
-export { defaultOf, envName, envNames, option, optionLabel, watchtowerEnvName } from './option.js';
+export { defaultOf, envName, envNames, option, optionLabel } from './option.js';
 export type { JsonSchema, OptionCommon, OptionKind, OptionSpec, OptionSpecs, OptionValues } from './option.js';
-export {
-  enumParser,
-  integerParser,
-  isGoBool,
-  listParser,
-  parseGoBool,
-  splitComma,
-  splitCommaOrSpace,
-  splitUrls,
-  stripSlash,
-} from './option-parsers.js';
+export { isGoBool, splitCommaOrSpace, stripSlash } from './option-parsers.js';
 export type { ParseContext, Parser } from './option-parsers.js';
 export { SHARED_OPTIONS } from './shared-options.js';
 
@@ -55,7 +45,7 @@ export type { WatchClaim } from './watch-split.js';
 
 // Events and errors
 export { isPublicEvent } from './events.js';
-export { REDACTED, optionsView } from './options-view.js';
+export { optionsView } from './options-view.js';
 export type { EventPayloads, EventType, TidewatchEvent } from './events.js';
 export { ConfigError, TidewatchError, createError, errorMessage, errors, invalidOptions, isTidewatchError } from './errors.js';
 
@@ -75,4 +65,4 @@ export {
   targetLabel,
 } from './labels.js';
 export { OCI_REVISION, sameCommit } from './revision.js';
-export { formatGoDuration, parseCooldownDuration, parseEnvDuration, parseGoDuration } from './go-duration.js';
+export { formatGoDuration, parseCooldownDuration, parseGoDuration } from './go-duration.js';

@@ -72,13 +72,6 @@ function describe(errs: ErrorObject[] | null | undefined): string {
     .join('; ');
 }
 
-/** The JSON schema an embedder's options for `plugin` must satisfy. */
-export function optionsSchemaOf(plugin: TidewatchPlugin<object>): JsonSchema {
-  const properties: Record<string, JsonSchema> = {};
-  for (const [key, s] of Object.entries(plugin.options ?? {})) properties[key] = s.schema;
-  return { type: 'object', additionalProperties: false, properties };
-}
-
 /** Checks typed options against the declarations and fills every default; throws TW_ERR_PLUGIN_OPTIONS. */
 export function resolvePluginOptions<O extends object>(plugin: TidewatchPlugin<O>, given: unknown): O {
   const value = given ?? {};

@@ -1,6 +1,6 @@
 import t from 'tap';
 
-import { isGoBool, parseGoBool } from '../../core/index.js';
+import { isGoBool, parseGoBool } from '../../core/option-parsers.js';
 
 t.test('the twelve spellings of strconv.ParseBool', async (t) => {
   for (const v of ['1', 't', 'T', 'TRUE', 'true', 'True']) t.equal(parseGoBool(v), true, v);
