@@ -1,7 +1,8 @@
 // The frozen hook bag, declared the way webpack's Compiler declares its hooks: one object, every
 // entry typed with its argument tuple. Every tap is wrapped so that an error thrown inside it names
 // the plugin that threw; the run then fails that one target, never the whole process.
-import {
+import { createRequire } from 'node:module';
+import type {
   AsyncSeriesBailHook,
   AsyncSeriesHook,
   AsyncSeriesWaterfallHook,
@@ -107,6 +108,10 @@ function isolateEventTap(tap: InterceptedTap, logger: Logger): InterceptedTap {
 }
 
 export function createHooks(logger: Logger): Hooks {
+  // Loaded when an engine is made, not when the core's surface is imported (--help reads declarations only).
+  const { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } = createRequire(
+    import.meta.url,
+  )('tapable') as typeof import('tapable');
   const hooks: Hooks = {
     discover: new AsyncSeriesWaterfallHook(['targets', 'context']),
     select: new SyncWaterfallHook(['targets', 'context']),

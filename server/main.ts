@@ -13,9 +13,8 @@ import {
   type TidewatchPlugin,
 } from '../core/index.js';
 import { readBootstrap, resolveConfig, servicePlugin, type ResolvedConfig } from './config/index.js';
-import { createLogger } from './logger.js';
 import { loadPlugin, PluginLoadError } from './plugin-loader.js';
-import { parseSchedule, startSchedule, InvalidScheduleError, type Schedule, type ScheduleSpec } from './scheduler.js';
+import type { Schedule, ScheduleSpec } from './scheduler.js';
 import { readPackageVersion } from './version.js';
 
 export interface MainIo {
@@ -28,7 +27,9 @@ export interface MainIo {
 
 const FIRST_DISCOVERY_RETRY_MS = 5000;
 
-function scheduleOf(resolved: ResolvedConfig): ScheduleSpec {
+/** The scheduler (croner) loads only once the configuration is known to need one: not for --help. */
+async function scheduleOf(resolved: ResolvedConfig): Promise<ScheduleSpec> {
+  const { parseSchedule, InvalidScheduleError } = await import('./scheduler.js');
   const { schedule, interval } = resolved.config;
   if (schedule.trim() === '') return { everyMs: interval };
   try {
@@ -111,7 +112,7 @@ export async function main(io: MainIo): Promise<number> {
       // read its configuration is the check; it must not start a second service.
       return 0;
     }
-    schedule = scheduleOf(resolved);
+    schedule = await scheduleOf(resolved);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof PluginLoadError) {
       io.stderr.write(`tidewatch: ${err.message}\n`);
@@ -121,6 +122,7 @@ export async function main(io: MainIo): Promise<number> {
   }
 
   const { config } = resolved;
+  const { createLogger } = await import('./logger.js');
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, debug: config.debug, trace: config.trace }, io.stdout);
   if (resolved.aliasesUsed.length > 0) logger.info({ aliases: resolved.aliasesUsed }, 'read Watchtower variables as aliases');
   if (resolved.ignoredSet.length > 0) {
@@ -171,6 +173,7 @@ export async function main(io: MainIo): Promise<number> {
   let timer: Schedule | undefined;
   if (tw.schedulingTakenOverBy === undefined) {
     if (config.updateOnStart) void scheduledRun(tw, 'startup');
+    const { startSchedule } = await import('./scheduler.js');
     timer = startSchedule(schedule, () => scheduledRun(tw, 'schedule'));
     logger.info({ next_run: timer.next()?.toISOString() }, 'scheduled updates enabled');
   } else {

@@ -1,99 +1,15 @@
 // The Docker runtime plugin: discovers containers as targets, applies the Watchtower fork's selection
 // filters, and replaces stale containers without ever losing one (replace.ts). At start it repairs what
-// an interrupted replacement left behind (repair.ts) before any run can begin.
-import {
-  LOCAL_IMAGES,
-  PULL_CREDENTIALS,
-  definePlugin,
-  errorMessage,
-  invalidOptions,
-  type Target,
-  type TidewatchCore,
-} from '../../core/index.js';
-import { createDockerClient, pingEngine } from './client.js';
-import { discoverContainers } from './discovery.js';
-import { localImages } from './local-images.js';
-import { dockerOptions, type DockerOptionValues, type ResolvedDockerOptions } from './options.js';
-import { repairInterrupted } from './repair.js';
-import { createRuntime } from './runtime.js';
-import { detectOwnContainerId } from './self-container.js';
-import { effectiveScope, selectDockerTargets } from './selection.js';
+// an interrupted replacement left behind (repair.ts) before any run can begin. This module holds only the
+// declaration: the runtime (dockerode and the rest) is imported when the plugin is applied.
+import { definePlugin, invalidOptions } from '../../core/index.js';
+import { dockerOptions } from './options.js';
 import { RUNTIME } from './target.js';
-import { tapUpdates } from './update-taps.js';
 
 export const PLUGIN_NAME = RUNTIME;
 
-export { createDockerClient, dockerodeOptions, parseDockerHost, pingEngine } from './client.js';
-export type { DockerConnectionOptions, DockerEndpoint } from './client.js';
 export type { AuthFor, DockerPluginOptions, RegistryAuth } from './options.js';
 export { dockerOptions } from './options.js';
-export type { RepairReport } from './repair.js';
-
-/** What the plugin's parts use: the declared values, pull credentials from the registry plugin's service. */
-function resolveOptions(core: TidewatchCore, options: DockerOptionValues): ResolvedDockerOptions {
-  return {
-    ...options,
-    selfContainerId: options.selfContainerId || undefined,
-    apiVersion: options.apiVersion || undefined,
-    certPath: options.certPath || undefined,
-    // Watchtower skips self-update in run-once mode: the process is about to exit anyway.
-    selfUpdate: options.selfUpdate && core.mode !== 'once',
-    // Looked up at pull time: without the service (no registry plugin loaded) pulls are anonymous.
-    authFor: async (imageRef) => core.services.get(PULL_CREDENTIALS)?.authFor(imageRef),
-  };
-}
-
-async function applyDocker(core: TidewatchCore, declared: DockerOptionValues): Promise<void> {
-  const options = resolveOptions(core, declared);
-  const docker = createDockerClient(options);
-  const logger = core.logger.child({ plugin: PLUGIN_NAME });
-  // Detected once: a process does not move between containers. Discovery may still learn it from the
-  // hostname when the files say nothing.
-  let ownId = options.selfContainerId ?? (await detectOwnContainerId());
-  const runtime = createRuntime(docker, options, logger, () => ownId);
-
-  core.health.addReadinessCheck(PLUGIN_NAME, (signal) => pingEngine(docker, signal));
-  core.services.provide(LOCAL_IMAGES, localImages(docker));
-
-  // Repair must happen before anything is replaced. When the engine is not reachable at start, the
-  // service still starts (readiness reports the engine) and the repair runs before the first discovery.
-  let repaired = false;
-  let repairing: Promise<void> | undefined;
-  const repairOnce = async () => {
-    const report = await repairInterrupted(runtime);
-    repaired = true;
-    if (report.restored.length + report.removed.length + report.predecessors.length > 0) {
-      logger.warn({ ...report }, 'repaired what an interrupted update left behind');
-    }
-    if (report.problems.length > 0) logger.error({ problems: report.problems }, 'could not repair everything');
-  };
-  // Concurrent discoveries share one repair; a failed one is tried again next time.
-  const repair = () => (repairing ??= repairOnce().finally(() => (repairing = undefined)));
-
-  core.hooks.discover.tapPromise(PLUGIN_NAME, async (targets, ctx) => {
-    if (!repaired) await repair();
-    const found = await discoverContainers(docker, { ...options, signal: ctx.signal }, ownId);
-    ownId ??= found.ownId;
-    return [...targets, ...found.targets];
-  });
-
-  core.hooks.select.tap(PLUGIN_NAME, (targets: Target[]) =>
-    selectDockerTargets(targets, {
-      names: options.names,
-      disableContainers: options.disableContainers,
-      labelEnable: options.labelEnable,
-      scope: effectiveScope(options.scope, targets, ownId),
-    }),
-  );
-
-  tapUpdates(core, runtime);
-
-  try {
-    await repair();
-  } catch (err) {
-    logger.warn({ err: errorMessage(err) }, 'engine not reachable at start; repair deferred to the first run');
-  }
-}
 
 export const dockerPlugin = definePlugin({
   name: PLUGIN_NAME,
@@ -111,6 +27,9 @@ export const dockerPlugin = definePlugin({
     }
     return warnings;
   },
-  apply: applyDocker,
+  async apply(core, options) {
+    const { applyDocker } = await import('./start.js');
+    await applyDocker(core, options);
+  },
 });
 export default dockerPlugin;

@@ -1,5 +1,5 @@
 // Turning an inspected container and its image into the runtime-neutral Target the core works with.
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { parseImageReference, type Target } from '../../core/index.js';
 
 export const RUNTIME = 'docker';

@@ -1,7 +1,6 @@
 // The `git` plugin: the staleness source of the `git` watch path (docs/interface.md §8–9), the containers
 // with a `git.repo` label. It answers only for them; every other target belongs to another path.
 import { GIT_PATH, SHARED_OPTIONS, STAGES, definePlugin, option, type OptionValues } from '../../core/index.js';
-import { GitSource } from './source.js';
 
 export const PLUGIN_NAME = 'git';
 const group = 'Registry and Git';
@@ -34,7 +33,9 @@ export type GitPluginOptions = Partial<OptionValues<typeof gitOptions>>;
 export const gitPlugin = definePlugin({
   name: PLUGIN_NAME,
   options: gitOptions,
-  apply(core, options) {
+  async apply(core, options) {
+    // octokit and the smart-HTTP client load only when the plugin is applied.
+    const { GitSource } = await import('./source.js');
     const source = new GitSource(
       {
         ...(options.token ? { token: options.token } : {}),
@@ -53,5 +54,4 @@ export const gitPlugin = definePlugin({
   },
 });
 
-export { isNoPull, currentCommitOf } from './source.js';
 export default gitPlugin;

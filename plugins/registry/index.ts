@@ -1,52 +1,19 @@
 // The registry staleness source: answers for every target on the `registry` watch path (the default)
 // that no local source answered first. One manifest request per distinct image reference per run, no pull.
 // It provides REMOTE_IMAGES (image ages, for the cooldown) and PULL_CREDENTIALS (so the runtime's pulls
-// authenticate exactly as the checks do).
-import {
-  PULL_CREDENTIALS,
-  REGISTRY_PATH,
-  REMOTE_IMAGES,
-  STAGES,
-  definePlugin,
-} from '../../core/index.js';
-import { Authorizer } from './auth.js';
-import { RegistryClient } from './client.js';
-import { CredentialStore, pullAuth } from './credentials.js';
-import { defaultDockerConfigDir } from './docker-config.js';
-import { imageCreated } from './image-created.js';
+// authenticate exactly as the checks do). The client (undici and the rest) loads when the plugin is applied.
+import { definePlugin } from '../../core/index.js';
 import { registryOptions } from './options.js';
-import { registryStaleness } from './staleness.js';
-import { RegistryTransport } from './transport.js';
 
 export const PLUGIN_NAME = 'registry';
 
 export const registryPlugin = definePlugin({
   name: PLUGIN_NAME,
   options: registryOptions,
-  apply(core, options) {
-    const transport = new RegistryTransport({
-      concurrency: options.concurrency,
-      timeoutMs: options.requestTimeoutMs,
-      tlsSkip: options.tlsSkip,
-      rateLimits: { maxWaitMs: options.rateLimitMaxWaitMs, maxRetries: options.rateLimitRetries },
-      onRequest: (event) => core.emit('registry_request', event),
-    });
-    const credentials = new CredentialStore({
-      dockerConfigDir: options.dockerConfigDir || defaultDockerConfigDir(),
-      ...(options.repoUser ? { repoUser: options.repoUser, repoPass: options.repoPass } : {}),
-    });
-    const authorizer = new Authorizer(transport, credentials, options.tlsSkip);
-    const client = new RegistryClient({ transport, authorizer, tlsSkip: options.tlsSkip });
-    core.hooks.checkStaleness.tapPromise({ name: PLUGIN_NAME, stage: STAGES.checkStaleness.remote }, async (target, ctx) =>
-      core.watchPath(target) === REGISTRY_PATH ? registryStaleness(client, target, ctx) : undefined,
-    );
-    // The cooldown gate ages images through this service, with the same connections and tokens.
-    core.services.provide(REMOTE_IMAGES, { created: (reference, opts) => imageCreated(client, reference, opts) });
-    core.services.provide(PULL_CREDENTIALS, { authFor: (imageRef) => pullAuth(credentials, imageRef) });
-    core.onClose(() => transport.close());
+  async apply(core, options) {
+    const { startRegistry } = await import('./start.js');
+    startRegistry(core, options, PLUGIN_NAME);
   },
 });
 
 export type { RegistryPluginOptions } from './options.js';
-export { registryAuthFor } from './credentials.js';
-export type { CredentialOptions, RegistryAuthConfig } from './credentials.js';
