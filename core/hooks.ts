@@ -32,7 +32,10 @@ export interface Hooks {
   readonly gate: AsyncSeriesBailHook<[Target, Staleness, RunContext], Skip | undefined>;
   /** The runtime plugin that owns the target replaces it. */
   readonly apply: AsyncSeriesBailHook<[UpdatePlan, RunContext], ApplyResult | undefined>;
-  /** After every apply of a run (image cleanup). */
+  /**
+   * After every apply of a run (image cleanup). A runtime may turn an entry of the results into `failed`
+   * (a container its invariant check found down): the summary is counted after this hook.
+   */
   readonly cleanup: AsyncSeriesHook<[ApplyResult[], RunContext]>;
   /** Every event of the bus: SSE, metrics, logging, notifications. */
   readonly event: SyncHook<[TidewatchEvent]>;

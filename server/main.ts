@@ -15,6 +15,7 @@ import {
 import { readBootstrap, resolveConfig, servicePlugin, type ResolvedConfig } from './config/index.js';
 import { loadPlugin, PluginLoadError } from './plugin-loader.js';
 import type { Schedule, ScheduleSpec } from './scheduler.js';
+import { Shutdown } from './shutdown.js';
 import { readPackageVersion } from './version.js';
 
 export interface MainIo {
@@ -80,18 +81,6 @@ async function loadThirdParty(specifiers: readonly string[], cwd: string): Promi
   return loaded;
 }
 
-function waitForSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      resolve(signal);
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
-}
-
 export async function main(io: MainIo): Promise<number> {
   let resolved: ResolvedConfig;
   let schedule: ScheduleSpec;
@@ -121,6 +110,18 @@ export async function main(io: MainIo): Promise<number> {
     throw err;
   }
 
+  const shutdown = new Shutdown((signal) => {
+    io.stderr.write(`tidewatch: ${signal} again: exiting at once; the next start repairs what a replacement left\n`);
+    process.exit(130);
+  });
+  try {
+    return await serve(io, resolved, schedule, shutdown);
+  } finally {
+    shutdown.dispose();
+  }
+}
+
+async function serve(io: MainIo, resolved: ResolvedConfig, schedule: ScheduleSpec, shutdown: Shutdown): Promise<number> {
   const { config } = resolved;
   const { createLogger } = await import('./logger.js');
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, debug: config.debug, trace: config.trace }, io.stdout);
@@ -146,13 +147,26 @@ export async function main(io: MainIo): Promise<number> {
     io.stderr.write(`tidewatch: startup failed: ${errorMessage(err)}\n`);
     return 1;
   }
+  shutdown.onRequest((signal) => {
+    logger.info({ signal }, 'shutting down: finishing or rolling back the replacement in progress');
+    tw.stop(`Tidewatch is stopping (${signal})`);
+  });
+  if (shutdown.signal !== undefined) {
+    // Asked to stop while the plugins started (a start-up repair finished first): nothing more to do.
+    await tw.close();
+    return 0;
+  }
 
   if (config.runOnce) {
     try {
       const report = await tw.update({ trigger: 'run-once' });
       logger.info(report.summary, 'run-once finished');
-      return report.summary.failed > 0 ? 1 : 0;
+      return shutdown.signal !== undefined || report.summary.failed === 0 ? 0 : 1;
     } catch (err) {
+      if (shutdown.signal !== undefined) {
+        logger.info({ signal: shutdown.signal }, 'run-once stopped by signal');
+        return 0;
+      }
       logger.error({ err: errorMessage(err) }, 'run-once failed');
       return 1;
     } finally {
@@ -180,12 +194,11 @@ export async function main(io: MainIo): Promise<number> {
     logger.info('the update endpoint is enabled: periodic updates are off (--http-api-periodic-polls turns them on)');
   }
 
-  const signal = await waitForSignal();
-  logger.info({ signal }, 'shutting down');
+  await shutdown.requested;
   timer?.stop();
   stopStartup();
-  // A replacement under way must finish (or roll back) before the process leaves.
-  // Holding the lock while closing keeps new runs from starting on the way out.
+  // The run in progress was cancelled between targets; its replacement under way finishes or rolls back
+  // before the process leaves. Holding the lock while closing keeps new runs from starting on the way out.
   const release = await tw.lock.acquire();
   await tw.close();
   release();
