@@ -160,15 +160,20 @@ export async function runUpdate(deps: UpdateRunDeps, ctx: RunContext): Promise<U
   for (const target of cyclic) skipped.push({ target, reason: 'dependency cycle' });
 
   const results: ApplyResult[] = [...failed];
-  for (const plan of plans) {
-    // Between targets only: never abandon a replacement halfway.
-    ctx.signal.throwIfAborted();
-    results.push(await applyPlan(deps, plan, ctx));
-  }
   try {
-    await deps.hooks.cleanup.promise(results, ctx);
-  } catch (err) {
-    ctx.logger.error({ err: errorMessage(err) }, 'cleanup failed');
+    for (const plan of plans) {
+      // Between targets only: never abandon a replacement halfway.
+      ctx.signal.throwIfAborted();
+      results.push(await applyPlan(deps, plan, ctx));
+    }
+  } finally {
+    // A cancelled run cleans up too: a runtime puts back the dependents it stopped for a replacement
+    // whose own plans will not come, before the run (and perhaps the process) ends.
+    try {
+      await deps.hooks.cleanup.promise(results, ctx);
+    } catch (err) {
+      ctx.logger.error({ err: errorMessage(err) }, 'cleanup failed');
+    }
   }
   return {
     runId: ctx.runId,

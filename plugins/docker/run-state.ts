@@ -1,6 +1,6 @@
 // What the Docker runtime remembers during one update run: dependents it stopped (and moved aside)
 // before replacing what they depend on, the images replaced (for --cleanup), the targets checked (for
-// post-check hooks), and the apply in flight (an aborted run restores dependents only after it).
+// post-check hooks), and the targets that were running when the run began.
 // Keyed by the run's context object, so a run's state goes away with the run.
 import type { RunContext, Target } from '../../core/index.js';
 
@@ -23,9 +23,6 @@ export class RunState {
   readonly checkedTargets = new Map<string, Target>();
   /** Targets that were running when the run discovered them, by name: running when it ends (invariant.ts). */
   readonly runningAtStart = new Map<string, Target>();
-  /** The apply in progress; settles when it has finished or rolled back. */
-  inFlight: Promise<unknown> = Promise.resolve();
-  abortHandled = false;
 }
 
 export class RunStates {

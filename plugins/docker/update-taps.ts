@@ -1,6 +1,7 @@
 // The Docker runtime's part of an update run: the monitor-only gate, the pre-check hooks (before a
-// target's staleness check), apply for Docker targets, and after the run: restoring anything an aborted
-// or partial run left aside, post-check hooks, and image cleanup.
+// target's staleness check), apply for Docker targets, and after the run (the core runs cleanup after a
+// cancelled run too): restoring anything an aborted or partial run left aside, the running-before,
+// running-after invariant, post-check hooks, and image cleanup.
 import { STAGES, errorMessage, type ApplyResult, type RunContext, type Target, type TidewatchCore, type UpdatePlan } from '../../core/index.js';
 import { restoreAll } from './aside.js';
 import { inspectOrUndefined } from './container-ops.js';
@@ -28,20 +29,6 @@ async function runCheckHook(rt: DockerRuntime, target: Target, phase: HookPhase,
   } catch (err) {
     ctx.logger.warn({ container: target.name, err: errorMessage(err) }, `${phase} command could not run`);
   }
-}
-
-/** After an abort, the apply in flight finishes (or rolls back) first; then stopped dependents come back. */
-function restoreOnAbort(rt: DockerRuntime, ctx: RunContext, state: RunState): void {
-  if (state.abortHandled) return;
-  state.abortHandled = true;
-  const restore = async () => {
-    await state.inFlight;
-    const errors = await restoreAll(rt.docker, [...state.asideDependents.values()]);
-    state.asideDependents.clear();
-    if (errors.length > 0) ctx.logger.error({ errors }, 'could not restore every stopped dependent after the run was cancelled');
-  };
-  if (ctx.signal.aborted) void restore();
-  else ctx.signal.addEventListener('abort', () => void restore(), { once: true });
 }
 
 async function applyDocker(
@@ -119,11 +106,7 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime): void {
 
   core.hooks.apply.tapPromise(RUNTIME, async (plan, ctx) => {
     if (plan.target.runtime !== RUNTIME) return undefined;
-    const state = states.of(ctx);
-    restoreOnAbort(rt, ctx, state);
-    const work = applyDocker(rt, plan, ctx, state, slots);
-    state.inFlight = work.catch(() => undefined);
-    return work;
+    return applyDocker(rt, plan, ctx, states.of(ctx), slots);
   });
 
   core.hooks.cleanup.tapPromise(RUNTIME, async (results, ctx) => {
