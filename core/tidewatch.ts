@@ -1,7 +1,7 @@
 // The engine plugins tap and embedders drive: `createTidewatch({ plugins })`, then `check()` or
 // `update()`. It drives runs through the hooks and knows no runtime, registry or transport; what it does
 // know of the watch split is said in watch-split.ts.
-import { checkTargets, discoverAndSelect } from './check-run.js';
+import { discoverAndCheck, discoverAndSelect } from './check-run.js';
 import { ConfigError, errorMessage as messageOf, errors, isTidewatchError } from './errors.js';
 import { makeEvent, type EventPayloads, type EventType } from './events.js';
 import { Health } from './health.js';
@@ -157,8 +157,7 @@ class TidewatchEngine implements Tidewatch {
   async check(request: RunRequest = {}): Promise<CheckReport> {
     const ctx = createRunContext('check', request, this.logger);
     return this.#observed(ctx, 'check', async () => {
-      const targets = await discoverAndSelect(this.hooks, ctx);
-      const results = await checkTargets(this.hooks, this.#split, targets, ctx, this.#concurrency);
+      const { results } = await discoverAndCheck(this.hooks, this.#split, ctx, this.#concurrency);
       const report: CheckReport = { runId: ctx.runId, results, startedAt: ctx.startedAt, finishedAt: new Date() };
       const summary = {
         scanned: results.length,

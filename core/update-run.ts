@@ -1,7 +1,7 @@
 // The update run: check, gate, plan in dependency order, apply one target at a time, clean up.
 // Cancellation (timeout, client gone) is honoured only between targets: a replacement that has
 // started always finishes or rolls back, so no target is ever left stopped by a cancelled run.
-import { checkTargets, discoverAndSelect } from './check-run.js';
+import { discoverAndCheck } from './check-run.js';
 import { orderByDependencies, transitiveDependents } from './dependency-order.js';
 import { errorMessage, errors } from './errors.js';
 import type { EventPayloads, EventType } from './events.js';
@@ -152,8 +152,7 @@ function tally(targets: number, results: readonly ApplyResult[], skipped: number
 }
 
 export async function runUpdate(deps: UpdateRunDeps, ctx: RunContext): Promise<UpdateReport> {
-  const targets = await discoverAndSelect(deps.hooks, ctx);
-  const checks = await checkTargets(deps.hooks, deps.split, targets, ctx, deps.concurrency);
+  const { targets, results: checks } = await discoverAndCheck(deps.hooks, deps.split, ctx, deps.concurrency);
   ctx.signal.throwIfAborted();
   const { candidates, skipped, failed } = await triage(deps, checks, ctx);
   const { plans, cyclic } = plansInOrder(candidates);
