@@ -23,6 +23,11 @@ export interface TidewatchOptions {
   readonly logger?: Logger;
   /** Staleness checks in flight at once (default 20). */
   readonly checkConcurrency?: number;
+  /**
+   * Dependency chains an update run replaces at once (default 1: one container at a time, Watchtower's
+   * behaviour). Targets that share a chain are always replaced one by one in dependency order.
+   */
+  readonly updateConcurrency?: number;
   /** Run summaries kept for history (default 500). */
   readonly historySize?: number;
   /** `once` when the process runs one update and exits (`--run-once`): runtimes skip self-update then. */
@@ -109,6 +114,7 @@ class TidewatchEngine implements Tidewatch {
   readonly #split = new WatchSplit();
   readonly #label: (spec: OptionSpec) => string;
   readonly #concurrency: number;
+  readonly #updateConcurrency: number;
   readonly #closers: (() => Promise<void> | void)[] = [];
 
   constructor(options: TidewatchOptions) {
@@ -116,6 +122,7 @@ class TidewatchEngine implements Tidewatch {
     this.hooks = createHooks(this.logger);
     this.history = new RunHistory(options.historySize);
     this.#concurrency = options.checkConcurrency ?? 20;
+    this.#updateConcurrency = options.updateConcurrency ?? 1;
     this.mode = options.mode ?? 'service';
     this.#label = options.optionLabel ?? ((spec) => optionLabel(spec, ''));
   }
@@ -181,7 +188,13 @@ class TidewatchEngine implements Tidewatch {
     }
     try {
       return await this.#observed(ctx, 'update', async () => {
-        const deps = { hooks: this.hooks, split: this.#split, concurrency: this.#concurrency, emit: this.emit.bind(this) };
+        const deps = {
+          hooks: this.hooks,
+          split: this.#split,
+          concurrency: this.#concurrency,
+          updateConcurrency: this.#updateConcurrency,
+          emit: this.emit.bind(this),
+        };
         const report = await runUpdate(deps, ctx);
         return { report, summary: report.summary };
       });

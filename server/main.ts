@@ -134,6 +134,7 @@ export async function main(io: MainIo): Promise<number> {
       logger,
       plugins: resolved.plugins,
       mode: config.runOnce ? 'once' : 'service',
+      updateConcurrency: config.updateConcurrency,
       optionLabel: (spec) => optionLabel(spec),
     });
   } catch (err) {

@@ -1,6 +1,6 @@
 // What the Docker runtime remembers during one update run: dependents it stopped (and moved aside)
 // before replacing what they depend on, the images replaced (for --cleanup), the targets checked (for
-// post-check hooks), and the apply in flight (an aborted run restores dependents only after it).
+// post-check hooks), and the applies in flight (an aborted run restores dependents only after it).
 // Keyed by the run's context object, so a run's state goes away with the run.
 import type { RunContext, Target } from '../../core/index.js';
 
@@ -21,8 +21,8 @@ export class RunState {
   readonly replacedImages: ReplacedImage[] = [];
   /** Targets the run checked, by name, for the post-check hooks. */
   readonly checkedTargets = new Map<string, Target>();
-  /** The apply in progress; settles when it has finished or rolled back. */
-  inFlight: Promise<unknown> = Promise.resolve();
+  /** The applies in progress (several with --update-concurrency); each settles once finished or rolled back. */
+  readonly inFlight = new Set<Promise<unknown>>();
   abortHandled = false;
 }
 

@@ -29,12 +29,13 @@ async function runCheckHook(rt: DockerRuntime, target: Target, phase: HookPhase,
   }
 }
 
-/** After an abort, the apply in flight finishes (or rolls back) first; then stopped dependents come back. */
+/** After an abort, the applies in flight finish (or rolls back) first; then stopped dependents come back. */
 function restoreOnAbort(rt: DockerRuntime, ctx: RunContext, state: RunState): void {
   if (state.abortHandled) return;
   state.abortHandled = true;
   const restore = async () => {
-    await state.inFlight;
+    // Every apply in flight, and any that started in the meantime, before dependents come back.
+    while (state.inFlight.size > 0) await Promise.all(state.inFlight);
     const errors = await restoreAll(rt.docker, [...state.asideDependents.values()]);
     state.asideDependents.clear();
     if (errors.length > 0) ctx.logger.error({ errors }, 'could not restore every stopped dependent after the run was cancelled');
@@ -101,7 +102,9 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime): void {
     const state = states.of(ctx);
     restoreOnAbort(rt, ctx, state);
     const work = applyDocker(rt, plan, ctx, state, slots);
-    state.inFlight = work.catch(() => undefined);
+    const settled = work.catch(() => undefined);
+    state.inFlight.add(settled);
+    void settled.then(() => state.inFlight.delete(settled));
     return work;
   });
 
