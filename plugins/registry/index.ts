@@ -9,21 +9,25 @@ import {
   STAGES,
   definePlugin,
 } from '../../core/index.js';
-import { Authorizer } from './auth.js';
-import { RegistryClient } from './client.js';
-import { CredentialStore, pullAuth } from './credentials.js';
-import { defaultDockerConfigDir } from './docker-config.js';
-import { imageCreated } from './image-created.js';
 import { registryOptions } from './options.js';
-import { registryStaleness } from './staleness.js';
-import { RegistryTransport } from './transport.js';
 
 export const PLUGIN_NAME = 'registry';
 
 export const registryPlugin = definePlugin({
   name: PLUGIN_NAME,
   options: registryOptions,
-  apply(core, options) {
+  async apply(core, options) {
+    // The HTTP client and the rest load only when the plugin is applied (docs/performance.md#footprint).
+    const [{ Authorizer }, { RegistryClient }, { CredentialStore, pullAuth }, { defaultDockerConfigDir }, { imageCreated }, { registryStaleness }, { RegistryTransport }] =
+      await Promise.all([
+        import('./auth.js'),
+        import('./client.js'),
+        import('./credentials.js'),
+        import('./docker-config.js'),
+        import('./image-created.js'),
+        import('./staleness.js'),
+        import('./transport.js'),
+      ]);
     const transport = new RegistryTransport({
       concurrency: options.concurrency,
       timeoutMs: options.requestTimeoutMs,

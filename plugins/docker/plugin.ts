@@ -1,0 +1,31 @@
+// The Docker runtime plugin: discovers containers as targets, applies the Watchtower fork's selection
+// filters, and replaces stale containers without ever losing one (replace.ts). At start it repairs what
+// an interrupted replacement left behind (repair.ts) before any run can begin. This file is cheap to
+// load (declarations only); the runtime is imported when the plugin is applied (apply.ts).
+import { definePlugin, invalidOptions } from '../../core/index.js';
+import { dockerOptions } from './options.js';
+
+export const PLUGIN_NAME = 'docker';
+
+export const dockerPlugin = definePlugin({
+  name: PLUGIN_NAME,
+  options: dockerOptions,
+  check(options, label) {
+    if (options.monitorOnly && options.rollingRestart) {
+      throw invalidOptions(
+        'rolling-restart',
+        `${label('monitorOnly')} and ${label('rollingRestart')} cannot be used together: monitor-only never restarts containers`,
+      );
+    }
+    const warnings: string[] = [];
+    if (options.stopTimeoutMs > 0 && options.stopTimeoutMs < 1000) {
+      warnings.push(`${label('stopTimeoutMs')} is under a second: containers get under a second to stop before they are killed`);
+    }
+    return warnings;
+  },
+  async apply(core, options) {
+    const { applyDocker } = await import('./apply.js');
+    await applyDocker(core, options);
+  },
+});
+export default dockerPlugin;
