@@ -61,7 +61,7 @@ async function idleDefault(): Promise<number> {
 }
 
 async function idleAllEndpoints(): Promise<number> {
-  const service = await startService(['--host', env.dockerHost, '--http-api-endpoints', 'all', '--http-api-token', TOKEN, '--no-startup-message', `${prefix}-.*`]);
+  const service = await startService(['--host', env.dockerHost, '--http-api-endpoints', 'all', '--http-api-token', TOKEN, '--http-api-events-token', `${TOKEN}-events`, '--no-startup-message', `${prefix}-.*`]);
   try {
     await sleep(2000);
     return memoryOf(service.child.pid as number).rss;
@@ -80,7 +80,7 @@ async function helpWall(): Promise<number> {
 /** From spawn to the first 200 of /startupz (the port is learnt from the listening log line). */
 async function startupWall(): Promise<number> {
   const started = performance.now();
-  const service = await startService(['--host', env.dockerHost, '--http-api-endpoints', 'all', '--http-api-token', TOKEN, '--no-startup-message', `${prefix}-.*`]);
+  const service = await startService(['--host', env.dockerHost, '--http-api-endpoints', 'all', '--http-api-token', TOKEN, '--http-api-events-token', `${TOKEN}-events`, '--no-startup-message', `${prefix}-.*`]);
   try {
     for (;;) {
       const res = await fetch(`${service.url}/startupz`).catch(() => undefined);
