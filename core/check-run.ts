@@ -64,15 +64,28 @@ export async function discoverAndCheck(
 ): Promise<{ targets: Target[]; results: CheckResult[] }> {
   const slots = new Slots(Math.max(1, concurrency));
   const started = new Map<string, Promise<CheckResult>>();
+  // Sources spend one request per distinct image and watch path (ctx.memo): a target whose image is
+  // already being checked queues for a slot only once that check is done, then runs on the memoised
+  // answer, so duplicates never hold slots that distinct images could use while they wait.
+  const firstOfImage = new Map<string, Promise<unknown>>();
   const start = (target: Target): Promise<CheckResult> => {
     const key = keyOf(target);
     let pending = started.get(key);
     if (!pending) {
-      pending = slots.run(async () => {
+      const check = async () => {
         ctx.signal.throwIfAborted();
         const staleness = await checkTarget(hooks, split, target, ctx);
         return { target, staleness, checkedAt: new Date() };
-      });
+      };
+      const image = `${split.pathOf(target)}\u0000${target.image}`;
+      const first = firstOfImage.get(image);
+      if (first) {
+        const queue = () => slots.run(check);
+        pending = first.then(queue, queue);
+      } else {
+        pending = slots.run(check);
+        firstOfImage.set(image, pending);
+      }
       // A check started early whose target the final selection drops is never awaited.
       pending.catch(() => undefined);
       started.set(key, pending);
