@@ -1,7 +1,8 @@
 // The frozen hook bag, declared the way webpack's Compiler declares its hooks: one object, every
 // entry typed with its argument tuple. Every tap is wrapped so that an error thrown inside it names
 // the plugin that threw; the run then fails that one target, never the whole process.
-import {
+import { createRequire } from 'node:module';
+import type {
   AsyncSeriesBailHook,
   AsyncSeriesHook,
   AsyncSeriesWaterfallHook,
@@ -31,7 +32,10 @@ export interface Hooks {
   readonly gate: AsyncSeriesBailHook<[Target, Staleness, RunContext], Skip | undefined>;
   /** The runtime plugin that owns the target replaces it. */
   readonly apply: AsyncSeriesBailHook<[UpdatePlan, RunContext], ApplyResult | undefined>;
-  /** After every apply of a run (image cleanup). */
+  /**
+   * After every apply of a run (image cleanup). A runtime may turn an entry of the results into `failed`
+   * (a container its invariant check found down): the summary is counted after this hook.
+   */
   readonly cleanup: AsyncSeriesHook<[ApplyResult[], RunContext]>;
   /** Every event of the bus: SSE, metrics, logging, notifications. */
   readonly event: SyncHook<[TidewatchEvent]>;
@@ -107,6 +111,10 @@ function isolateEventTap(tap: InterceptedTap, logger: Logger): InterceptedTap {
 }
 
 export function createHooks(logger: Logger): Hooks {
+  // Loaded when an engine is made, not when the core's surface is imported (--help reads declarations only).
+  const { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } = createRequire(
+    import.meta.url,
+  )('tapable') as typeof import('tapable');
   const hooks: Hooks = {
     discover: new AsyncSeriesWaterfallHook(['targets', 'context']),
     select: new SyncWaterfallHook(['targets', 'context']),

@@ -1,7 +1,8 @@
 // What a plugin is, the one way to declare it: a name, its option declarations, and `apply(core, options)`
 // tapping the hooks under its own name (docs/plugins.md). `definePlugin` only checks and types the object:
 // a plain object of the same shape is a plugin too (that is what a plain-JavaScript plugin writes).
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 import { TidewatchError, errors } from './errors.js';
 import { defaultOf, type JsonSchema, type OptionSpec, type OptionSpecs, type OptionValues } from './option.js';
 import type { ServiceKey } from './services.js';
@@ -48,7 +49,13 @@ export function definePlugin<S extends OptionSpecs = Record<never, OptionSpec>>(
   return Object.freeze({ ...definition }) as TidewatchPlugin<OptionValues<S>>;
 }
 
-const ajv = new Ajv({ allErrors: true, coerceTypes: false });
+let ajv: AjvType | undefined;
+
+/** ajv loads on the first validation, not when the core's surface is imported. */
+function validatorCompiler(): AjvType {
+  const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+  return (ajv ??= new Ajv({ allErrors: true, coerceTypes: false }));
+}
 const validators = new WeakMap<OptionSpecs, ValidateFunction>();
 
 function validatorFor(specs: OptionSpecs): ValidateFunction {
@@ -56,7 +63,7 @@ function validatorFor(specs: OptionSpecs): ValidateFunction {
   if (!validate) {
     const properties: Record<string, JsonSchema> = {};
     for (const [key, s] of Object.entries(specs)) properties[key] = s.schema;
-    validate = ajv.compile({ type: 'object', additionalProperties: false, properties });
+    validate = validatorCompiler().compile({ type: 'object', additionalProperties: false, properties });
     validators.set(specs, validate);
   }
   return validate;

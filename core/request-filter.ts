@@ -1,6 +1,6 @@
 // The request filters of /v1/check and /v1/update (docs/http-api-contract.md §4.1, docs/interface.md §5), applied by the core
 // after every plugin's `select` tap, so that every runtime's targets are filtered the same way.
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
 import { parseImageReference, repositoryName, tryParseImageReference } from './image-reference.js';
 import type { RunFilters, Target } from './types.js';
 
@@ -13,6 +13,8 @@ export type NameMatcher = (name: string) => boolean;
 export function nameMatcher(pattern: string): NameMatcher {
   const value = pattern.replace(/^\//, '');
   try {
+    // re2js loads with the first pattern, not when the core's surface is imported.
+    const { RE2JS } = createRequire(import.meta.url)('re2js') as typeof import('re2js');
     const re = RE2JS.compile(value);
     return (name) => name === value || re.matcher(name).matches();
   } catch {

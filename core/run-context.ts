@@ -20,7 +20,12 @@ export function normaliseFilters(filters: Partial<RunFilters> | undefined): RunF
   };
 }
 
-export function createRunContext(kind: ContextKind, request: RunRequest, logger: Logger): RunContext {
+export function createRunContext(
+  kind: ContextKind,
+  request: RunRequest,
+  logger: Logger,
+  stopping: AbortSignal = new AbortController().signal,
+): RunContext {
   const runId = request.runId ?? randomUUID();
   const filters = normaliseFilters(request.filters);
   const memo = new Map<string, Promise<unknown>>();
@@ -34,6 +39,7 @@ export function createRunContext(kind: ContextKind, request: RunRequest, logger:
     targeted: isTargeted(filters),
     filters,
     signal,
+    stopping,
     logger: logger.child({ run_id: runId, kind }),
     startedAt: new Date(),
     memo<T>(key: string, compute: () => Promise<T>): Promise<T> {

@@ -14,7 +14,7 @@ import { resolvePluginOptions, type PluginUse, type TidewatchPlugin } from './pl
 import { ServiceRegistry, type Services } from './services.js';
 import { WatchSplit, type WatchClaim } from './watch-split.js';
 import { createRunContext } from './run-context.js';
-import type { CheckReport, Logger, RunContext, RunKind, RunRequest, Target, UpdateReport } from './types.js';
+import type { CheckReport, ContextKind, Logger, RunContext, RunKind, RunRequest, Target, UpdateReport } from './types.js';
 import { runUpdate } from './update-run.js';
 
 export interface TidewatchOptions {
@@ -83,6 +83,11 @@ export interface TidewatchCore {
 }
 
 export interface Tidewatch extends TidewatchCore {
+  /**
+   * The process is stopping: every run in progress (and any started later) is cancelled between targets,
+   * and a runtime rolls back a replacement not yet proven (docs/stopping.md). Safe to call more than once.
+   */
+  stop(reason?: string): void;
   /** Plugins applied, in order. */
   readonly plugins: readonly string[];
   /** The plugin that took over starting update runs, if any. */
@@ -112,6 +117,7 @@ class TidewatchEngine implements Tidewatch {
   readonly mode: RunMode;
   schedulingTakenOverBy: string | undefined;
   readonly #split = new WatchSplit();
+  readonly #stopping = new AbortController();
   readonly #label: (spec: OptionSpec) => string;
   readonly #concurrency: number;
   readonly #updateConcurrency: number;
@@ -133,6 +139,17 @@ class TidewatchEngine implements Tidewatch {
 
   watchPath(target: Target): string {
     return this.#split.pathOf(target);
+  }
+
+  stop(reason = 'Tidewatch is stopping'): void {
+    if (!this.#stopping.signal.aborted) this.#stopping.abort(errors.aborted(reason));
+  }
+
+  /** A run's context; its signal is the request's and the engine's stop together. */
+  #context(kind: ContextKind, request: RunRequest): RunContext {
+    const stop = this.#stopping.signal;
+    const signal = request.signal ? AbortSignal.any([request.signal, stop]) : stop;
+    return createRunContext(kind, { ...request, signal }, this.logger, stop);
   }
 
   takeOverScheduling(by: string): void {
@@ -158,11 +175,11 @@ class TidewatchEngine implements Tidewatch {
   }
 
   async targets(request: RunRequest = {}): Promise<Target[]> {
-    return discoverAndSelect(this.hooks, createRunContext('list', request, this.logger));
+    return discoverAndSelect(this.hooks, this.#context('list', request));
   }
 
   async check(request: RunRequest = {}): Promise<CheckReport> {
-    const ctx = createRunContext('check', request, this.logger);
+    const ctx = this.#context('check', request);
     return this.#observed(ctx, 'check', async () => {
       const { results } = await discoverAndCheck(this.hooks, this.#split, ctx, this.#concurrency);
       const report: CheckReport = { runId: ctx.runId, results, startedAt: ctx.startedAt, finishedAt: new Date() };
@@ -178,7 +195,7 @@ class TidewatchEngine implements Tidewatch {
   }
 
   async update(request: RunRequest = {}): Promise<UpdateReport> {
-    const ctx = createRunContext('update', request, this.logger);
+    const ctx = this.#context('update', request);
     let release: Release | undefined;
     if (ctx.targeted) {
       release = await this.lock.acquire(ctx.signal);

@@ -160,6 +160,11 @@ export interface RunContext {
   readonly targeted: boolean;
   readonly filters: RunFilters;
   readonly signal: AbortSignal;
+  /**
+   * Aborted only when the process is stopping (`tw.stop()`), not by a request's timeout: a runtime then
+   * rolls back a replacement it has not proven yet instead of waiting out its grace period.
+   */
+  readonly stopping: AbortSignal;
   readonly logger: Logger;
   readonly startedAt: Date;
   /**

@@ -4,8 +4,8 @@
 // own options; the server resolves them (server/config) and hands each plugin its values.
 import type { TidewatchPlugin } from '../core/index.js';
 import { cooldownPlugin } from '../plugins/cooldown/index.js';
-import { dockerPlugin } from '../plugins/docker/plugin.js';
-import { gitPlugin } from '../plugins/git/plugin.js';
+import { dockerPlugin } from '../plugins/docker/index.js';
+import { gitPlugin } from '../plugins/git/index.js';
 import { httpApiPlugin } from '../plugins/http-api/index.js';
 import { noPullPlugin } from '../plugins/no-pull/index.js';
 import { registryPlugin } from '../plugins/registry/index.js';

@@ -13,9 +13,9 @@ import {
   type TidewatchPlugin,
 } from '../core/index.js';
 import { readBootstrap, resolveConfig, servicePlugin, type ResolvedConfig } from './config/index.js';
-import { createLogger } from './logger.js';
 import { loadPlugin, PluginLoadError } from './plugin-loader.js';
-import { parseSchedule, startSchedule, InvalidScheduleError, type Schedule, type ScheduleSpec } from './scheduler.js';
+import type { Schedule, ScheduleSpec } from './scheduler.js';
+import { Shutdown } from './shutdown.js';
 import { readPackageVersion } from './version.js';
 
 export interface MainIo {
@@ -28,7 +28,9 @@ export interface MainIo {
 
 const FIRST_DISCOVERY_RETRY_MS = 5000;
 
-function scheduleOf(resolved: ResolvedConfig): ScheduleSpec {
+/** The scheduler (croner) loads only once the configuration is known to need one: not for --help. */
+async function scheduleOf(resolved: ResolvedConfig): Promise<ScheduleSpec> {
+  const { parseSchedule, InvalidScheduleError } = await import('./scheduler.js');
   const { schedule, interval } = resolved.config;
   if (schedule.trim() === '') return { everyMs: interval };
   try {
@@ -79,18 +81,6 @@ async function loadThirdParty(specifiers: readonly string[], cwd: string): Promi
   return loaded;
 }
 
-function waitForSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      resolve(signal);
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
-}
-
 export async function main(io: MainIo): Promise<number> {
   let resolved: ResolvedConfig;
   let schedule: ScheduleSpec;
@@ -111,7 +101,7 @@ export async function main(io: MainIo): Promise<number> {
       // read its configuration is the check; it must not start a second service.
       return 0;
     }
-    schedule = scheduleOf(resolved);
+    schedule = await scheduleOf(resolved);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof PluginLoadError) {
       io.stderr.write(`tidewatch: ${err.message}\n`);
@@ -120,7 +110,20 @@ export async function main(io: MainIo): Promise<number> {
     throw err;
   }
 
+  const shutdown = new Shutdown((signal) => {
+    io.stderr.write(`tidewatch: ${signal} again: exiting at once; the next start repairs what a replacement left\n`);
+    process.exit(130);
+  });
+  try {
+    return await serve(io, resolved, schedule, shutdown);
+  } finally {
+    shutdown.dispose();
+  }
+}
+
+async function serve(io: MainIo, resolved: ResolvedConfig, schedule: ScheduleSpec, shutdown: Shutdown): Promise<number> {
   const { config } = resolved;
+  const { createLogger } = await import('./logger.js');
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, debug: config.debug, trace: config.trace }, io.stdout);
   if (resolved.aliasesUsed.length > 0) logger.info({ aliases: resolved.aliasesUsed }, 'read Watchtower variables as aliases');
   if (resolved.ignoredSet.length > 0) {
@@ -145,13 +148,26 @@ export async function main(io: MainIo): Promise<number> {
     io.stderr.write(`tidewatch: startup failed: ${errorMessage(err)}\n`);
     return 1;
   }
+  shutdown.onRequest((signal) => {
+    logger.info({ signal }, 'shutting down: finishing or rolling back the replacement in progress');
+    tw.stop(`Tidewatch is stopping (${signal})`);
+  });
+  if (shutdown.signal !== undefined) {
+    // Asked to stop while the plugins started (a start-up repair finished first): nothing more to do.
+    await tw.close();
+    return 0;
+  }
 
   if (config.runOnce) {
     try {
       const report = await tw.update({ trigger: 'run-once' });
       logger.info(report.summary, 'run-once finished');
-      return report.summary.failed > 0 ? 1 : 0;
+      return shutdown.signal !== undefined || report.summary.failed === 0 ? 0 : 1;
     } catch (err) {
+      if (shutdown.signal !== undefined) {
+        logger.info({ signal: shutdown.signal }, 'run-once stopped by signal');
+        return 0;
+      }
       logger.error({ err: errorMessage(err) }, 'run-once failed');
       return 1;
     } finally {
@@ -172,18 +188,18 @@ export async function main(io: MainIo): Promise<number> {
   let timer: Schedule | undefined;
   if (tw.schedulingTakenOverBy === undefined) {
     if (config.updateOnStart) void scheduledRun(tw, 'startup');
+    const { startSchedule } = await import('./scheduler.js');
     timer = startSchedule(schedule, () => scheduledRun(tw, 'schedule'));
     logger.info({ next_run: timer.next()?.toISOString() }, 'scheduled updates enabled');
   } else {
     logger.info('the update endpoint is enabled: periodic updates are off (--http-api-periodic-polls turns them on)');
   }
 
-  const signal = await waitForSignal();
-  logger.info({ signal }, 'shutting down');
+  await shutdown.requested;
   timer?.stop();
   stopStartup();
-  // A replacement under way must finish (or roll back) before the process leaves.
-  // Holding the lock while closing keeps new runs from starting on the way out.
+  // The run in progress was cancelled between targets; its replacement under way finishes or rolls back
+  // before the process leaves. Holding the lock while closing keeps new runs from starting on the way out.
   const release = await tw.lock.acquire();
   await tw.close();
   release();

@@ -1,10 +1,35 @@
-// The Docker runtime plugin and what embedders may reuse of it (the Engine client). The plugin itself
-// lives in plugin.ts (cheap to load), its runtime in apply.ts.
-export { PLUGIN_NAME, dockerPlugin } from './plugin.js';
-export { createDockerClient, dockerodeOptions, parseDockerHost, pingEngine } from './client.js';
-export type { DockerConnectionOptions, DockerEndpoint } from './client.js';
+// The Docker runtime plugin: discovers containers as targets, applies the Watchtower fork's selection
+// filters, and replaces stale containers without ever losing one (replace.ts). At start it repairs what
+// an interrupted replacement left behind (repair.ts) before any run can begin. This module holds only the
+// declaration: the runtime (dockerode and the rest) is imported when the plugin is applied.
+import { definePlugin, invalidOptions } from '../../core/index.js';
+import { dockerOptions } from './options.js';
+import { RUNTIME } from './target.js';
+
+export const PLUGIN_NAME = RUNTIME;
+
 export type { AuthFor, DockerPluginOptions, RegistryAuth } from './options.js';
 export { dockerOptions } from './options.js';
-export type { RepairReport } from './repair.js';
 
-export { dockerPlugin as default } from './plugin.js';
+export const dockerPlugin = definePlugin({
+  name: PLUGIN_NAME,
+  options: dockerOptions,
+  check(options, label) {
+    if (options.monitorOnly && options.rollingRestart) {
+      throw invalidOptions(
+        'rolling-restart',
+        `${label('monitorOnly')} and ${label('rollingRestart')} cannot be used together: monitor-only never restarts containers`,
+      );
+    }
+    const warnings: string[] = [];
+    if (options.stopTimeoutMs > 0 && options.stopTimeoutMs < 1000) {
+      warnings.push(`${label('stopTimeoutMs')} is under a second: containers get under a second to stop before they are killed`);
+    }
+    return warnings;
+  },
+  async apply(core, options) {
+    const { applyDocker } = await import('./start.js');
+    await applyDocker(core, options);
+  },
+});
+export default dockerPlugin;

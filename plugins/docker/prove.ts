@@ -1,7 +1,9 @@
 // Proving a new container before its predecessor is removed: it must keep running for the grace period,
 // and when its image has a health check it must turn `healthy` within it (as soon as it does, it is
 // proven); with a grace period of 0, running once is enough. An exit, a restart (a restart policy hides a crash loop behind `running`) or `unhealthy` fails
-// at once, so a broken image is rolled back without waiting out the grace period.
+// at once, so a broken image is rolled back without waiting out the grace period. When Tidewatch is asked
+// to stop meanwhile, the proof ends unproven: the replacement is rolled back, which is quick and puts back
+// what ran before (docs/stopping.md).
 import { TidewatchError } from '../../core/index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Docker from 'dockerode';
@@ -10,6 +12,8 @@ export interface ProveOptions {
   readonly gracePeriodMs: number;
   /** How often the container is inspected (default 100 ms). */
   readonly pollMs?: number;
+  /** The run's signal: aborted, the proof fails at once. */
+  readonly signal?: AbortSignal;
 }
 
 export class NotProvenError extends TidewatchError {
@@ -30,6 +34,7 @@ export async function proveContainer(docker: Docker, id: string, options: ProveO
   const pollMs = options.pollMs ?? 100;
   let restarts: number | undefined;
   for (;;) {
+    if (options.signal?.aborted) throw new NotProvenError('update cancelled before the new container was proven: Tidewatch is stopping');
     const info = await handle.inspect();
     const { State: state } = info;
     restarts ??= info.RestartCount;
@@ -46,6 +51,6 @@ export async function proveContainer(docker: Docker, id: string, options: ProveO
       }
       return;
     }
-    await sleep(Math.min(pollMs, left));
+    await sleep(Math.min(pollMs, left), undefined, options.signal ? { signal: options.signal } : {}).catch(() => undefined);
   }
 }

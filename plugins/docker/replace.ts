@@ -37,6 +37,8 @@ export interface ReplaceRequest {
   readonly logger: Logger;
   /** Pulls an image (the run's shared pull, which may already be under way). */
   readonly pull: (image: string) => Promise<void>;
+  /** Tidewatch is stopping: a replacement not yet swapped is abandoned, one not yet proven rolled back. */
+  readonly signal: AbortSignal;
 }
 
 /** The container being replaced, as found when its turn came. */
@@ -48,12 +50,17 @@ interface Subject {
   readonly imageName: string;
 }
 
-function subjectOf(info: Docker.ContainerInspectInfo): Subject {
+/**
+ * `ranAtStart`: the target was running when the run discovered it. It counts as running even if it is
+ * down now: a stop requested by a process killed in the middle of a replacement completes in the engine
+ * after the next start's repair, and such a container must come back up, not be recreated stopped.
+ */
+function subjectOf(info: Docker.ContainerInspectInfo, ranAtStart: boolean): Subject {
   const marker = parseOldAsideName(info.Name);
   const originalName = marker?.originalName ?? containerName(info.Name);
   return {
     info,
-    aside: { id: info.Id, originalName, wasRunning: marker ? marker.wasRunning : isUp(info) },
+    aside: { id: info.Id, originalName, wasRunning: marker ? marker.wasRunning : isUp(info) || ranAtStart },
     alreadyAside: marker !== undefined,
     imageName: imageNameOf(info.Config.Image, info.Config.Labels ?? {}),
   };
@@ -180,7 +187,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
   const { target } = plan;
   const info = await inspectOrUndefined(rt.docker, target.id);
   if (!info) return { target, outcome: 'failed', error: 'container no longer exists', rolledBack: false };
-  const subject = subjectOf(info);
+  const subject = subjectOf(info, target.state === 'running');
   state.asideDependents.delete(info.Id);
   const policy = { stopTimeoutMs: rt.options.stopTimeoutMs };
 
@@ -223,6 +230,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     }
   }
 
+  if (request.signal.aborted) return abandon({ outcome: 'skipped', reason: 'cancelled: Tidewatch is stopping' });
   let newId: string;
   try {
     newId = await stageContainer(rt, subject);
@@ -250,7 +258,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     if (started) {
       await startContainer(rt.docker, newId);
       await postUpdate(rt, newId, logger);
-      await proveContainer(rt.docker, newId, { gracePeriodMs: rt.options.gracePeriodMs });
+      await proveContainer(rt.docker, newId, { gracePeriodMs: rt.options.gracePeriodMs, signal: request.signal });
     }
   } catch (err) {
     const problems = await rollBack(rt, subject, newId, stoppedDependents, state);

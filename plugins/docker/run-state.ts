@@ -21,6 +21,8 @@ export class RunState {
   readonly replacedImages: ReplacedImage[] = [];
   /** Targets the run checked, by name, for the post-check hooks. */
   readonly checkedTargets = new Map<string, Target>();
+  /** Targets that were running when the run discovered them, by name: running when it ends (invariant.ts). */
+  readonly runningAtStart = new Map<string, Target>();
   /** The applies in progress (several with --update-concurrency); each settles once finished or rolled back. */
   readonly inFlight = new Set<Promise<unknown>>();
   abortHandled = false;

@@ -4,6 +4,7 @@
 import { STAGES, errorMessage, type ApplyResult, type RunContext, type Target, type TidewatchCore, type UpdatePlan } from '../../core/index.js';
 import { restoreAll } from './aside.js';
 import { inspectOrUndefined } from './container-ops.js';
+import { enforceRunning, type Violation } from './invariant.js';
 import { removeReplacedImages } from './image-cleanup.js';
 import { runHook, type HookPhase } from './lifecycle-hooks.js';
 import { monitorOnlyGate } from './monitor-only.js';
@@ -61,7 +62,19 @@ async function applyDocker(
     if (blocker) return { target, outcome: 'skipped', reason: blocker };
   }
   const pull = (image: string) => pullForRun(rt.docker, image, rt.options.authFor, ctx, slots);
-  return replaceContainer(rt, { plan, state, isOwn: own === 'own', logger: ctx.logger, pull });
+  return replaceContainer(rt, { plan, state, isOwn: own === 'own', logger: ctx.logger, pull, signal: ctx.stopping });
+}
+
+/**
+ * A violation of the invariant is the run's failure for that target, whatever its apply reported: its
+ * result becomes `failed` (the run's summary is counted after cleanup) and `update_failed` says so.
+ */
+function reportViolation(core: TidewatchCore, results: ApplyResult[], { target, error }: Violation, ctx: RunContext): void {
+  const failed: ApplyResult = { target, outcome: 'failed', error, rolledBack: false };
+  const index = results.findIndex((r) => r.target.name === target.name && r.target.runtime === target.runtime);
+  if (index === -1) results.push(failed);
+  else results[index] = failed;
+  core.emit('update_failed', { run_id: ctx.runId, container: target.name, image: target.image, error, rolled_back: false });
 }
 
 export function tapUpdates(core: TidewatchCore, rt: DockerRuntime): void {
@@ -87,6 +100,14 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime): void {
     return undefined;
   });
 
+  // Every target of an update run that is running now must be running when the run ends (invariant.ts).
+  core.hooks.checkStaleness.tapPromise({ name: RUNTIME, stage: STAGES.checkStaleness.observe }, async (target, ctx) => {
+    if (target.runtime === RUNTIME && ctx.kind === 'update' && target.state === 'running') {
+      states.of(ctx).runningAtStart.set(target.name, target);
+    }
+    return undefined;
+  });
+
   if (options.enableLifecycleHooks) {
     // Before every staleness source, so the pre-check runs before the container is checked.
     core.hooks.checkStaleness.tapPromise({ name: RUNTIME, stage: STAGES.checkStaleness.observe }, async (target, ctx) => {
@@ -108,12 +129,15 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime): void {
     return work;
   });
 
-  core.hooks.cleanup.tapPromise(RUNTIME, async (_results, ctx) => {
+  core.hooks.cleanup.tapPromise(RUNTIME, async (results, ctx) => {
     const state = states.of(ctx);
     // Dependents whose own plan never came (it cannot, normally) must not stay stopped.
     const errors = await restoreAll(rt.docker, [...state.asideDependents.values()]);
     state.asideDependents.clear();
     if (errors.length > 0) ctx.logger.error({ errors }, 'could not restore every stopped dependent');
+    for (const violation of await enforceRunning(rt, state.runningAtStart.values(), ctx.logger)) {
+      reportViolation(core, results, violation, ctx);
+    }
     if (options.enableLifecycleHooks) {
       for (const target of state.checkedTargets.values()) await runCheckHook(rt, target, 'post-check', ctx);
     }

@@ -1,4 +1,61 @@
-// The Git staleness source; the plugin itself lives in plugin.ts, cheap to load (declarations only).
-export * from './plugin.js';
-export { isNoPull, currentCommitOf } from './source.js';
-export { gitPlugin as default } from './plugin.js';
+// The `git` plugin: the staleness source of the `git` watch path (docs/interface.md §8–9), the containers
+// with a `git.repo` label. It answers only for them; every other target belongs to another path.
+import { GIT_PATH, SHARED_OPTIONS, STAGES, definePlugin, option, type OptionValues } from '../../core/index.js';
+
+export const PLUGIN_NAME = 'git';
+const group = 'Registry and Git';
+
+export const gitOptions = {
+  token: option.string({
+    flag: 'git-token', valueName: '<token|file>', secret: true, group,
+    description: 'Token for Git hosts (GitHub API, smart HTTP); a path to a file holding it works too.',
+  }),
+  username: option.string({
+    flag: 'git-username', group, description: 'Basic-auth user for Git hosts other than github.com.',
+  }),
+  password: option.string({
+    flag: 'git-password', valueName: '<password|file>', secret: true, group,
+    description: 'Basic-auth password for Git hosts other than github.com (default: the git token).',
+  }),
+  noPull: SHARED_OPTIONS.noPull,
+  labelTakePrecedence: SHARED_OPTIONS.labelTakePrecedence,
+  githubApiUrl: option.string({
+    flag: 'git-github-api-url', default: 'https://api.github.com', pattern: '^https?://', valueName: '<url>', group,
+    description: 'GitHub REST API root (GitHub Enterprise: https://host/api/v3).',
+  }),
+  requestTimeoutMs: option.duration({
+    flag: 'git-request-timeout', default: 30_000, positive: true, group,
+    description: 'Time limit of one request to a Git host.',
+  }),
+};
+export type GitPluginOptions = Partial<OptionValues<typeof gitOptions>>;
+
+export const gitPlugin = definePlugin({
+  name: PLUGIN_NAME,
+  options: gitOptions,
+  apply(core, options) {
+    // Octokit and the Git clients load with the first Git-watched target, never for a fleet without
+    // one (docs/performance.md#footprint).
+    const load = async () => {
+      const { GitSource } = await import('./source.js');
+      return new GitSource(
+        {
+          ...(options.token ? { token: options.token } : {}),
+          ...(options.username ? { username: options.username } : {}),
+          ...(options.password ? { password: options.password } : {}),
+          noPull: options.noPull,
+          labelTakePrecedence: options.labelTakePrecedence,
+          githubApiUrl: options.githubApiUrl,
+          requestTimeoutMs: options.requestTimeoutMs,
+        },
+        core.logger,
+      );
+    };
+    let source: ReturnType<typeof load> | undefined;
+    core.hooks.checkStaleness.tapPromise({ name: PLUGIN_NAME, stage: STAGES.checkStaleness.remote }, async (target, ctx) =>
+      core.watchPath(target) === GIT_PATH ? (await (source ??= load())).check(target, ctx) : undefined,
+    );
+  },
+});
+
+export default gitPlugin;

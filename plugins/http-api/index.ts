@@ -68,7 +68,7 @@ class HttpApi implements HttpApiPlugin {
     // Enabling the update endpoint hands update runs to the API unless periodic polls are asked for
     // (Watchtower's rule, docs/http-api-contract.md §1).
     if (options.endpoints.includes('update') && !options.periodicPolls) core.takeOverScheduling(PLUGIN_NAME);
-    // fastify and the routes load only when the plugin is applied (docs/performance.md#footprint).
+    // fastify and its plugins load only when the API runs.
     const { buildServer } = await import('./server.js');
     const { app, dispose } = await buildServer(core, options);
     await app.listen({ host: options.host, port: options.port });

@@ -38,4 +38,6 @@ export const registryOptions = {
   }),
 };
 
-export type RegistryPluginOptions = Partial<OptionValues<typeof registryOptions>>;
+export type RegistryOptionValues = OptionValues<typeof registryOptions>;
+/** What an embedder passes: any subset; the declarations' defaults fill the rest. */
+export type RegistryPluginOptions = Partial<RegistryOptionValues>;

@@ -7,7 +7,7 @@
 // wherever it is written.
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { ConfigError, type TidewatchPlugin } from '../../core/index.js';
 import type { OptionTable, TableSpec } from './table.js';
 
@@ -28,6 +28,12 @@ export interface ConfigDocument {
   readonly path: string;
   readonly values: Readonly<Record<string, unknown>>;
   readonly plugins: readonly FilePluginEntry[];
+}
+
+/** yaml loads only when a YAML file is read: `--help` and most starts never need it. */
+function parseYaml(text: string): unknown {
+  const yaml = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return yaml.parse(text);
 }
 
 function oneLine(err: unknown): string {

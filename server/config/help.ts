@@ -34,12 +34,36 @@ const INTRO = [
 ];
 
 /** The full `--help` text, options grouped as in the table. */
+/**
+ * The built-in groups in the order a user reads them; a third-party plugin's own groups come after them,
+ * and the Watchtower options Tidewatch only accepts come last.
+ */
+const GROUP_ORDER = [
+  'Scheduling and run mode',
+  'Container selection',
+  'Update behaviour',
+  'Registry and Git',
+  'Docker connection',
+  'HTTP API',
+  'Logging',
+  'Plugins and configuration',
+];
+const LAST_GROUP = 'Watchtower compatibility (accepted, not implemented)';
+
+function rank(group: string): number {
+  const i = GROUP_ORDER.indexOf(group);
+  if (i !== -1) return i;
+  return group === LAST_GROUP ? GROUP_ORDER.length + 1 : GROUP_ORDER.length;
+}
+
 export function renderHelp(table: OptionTable = builtinTable()): string {
-  const groups = new Map<string, AnyOptionSpec[]>();
+  const byGroup = new Map<string, AnyOptionSpec[]>();
   for (const { spec: o } of table.entries) {
     if (o.hidden === true) continue;
-    groups.set(o.group, [...(groups.get(o.group) ?? []), o]);
+    byGroup.set(o.group, [...(byGroup.get(o.group) ?? []), o]);
   }
+  // A stable sort: groups of equal rank (third-party ones) keep the order their plugins were loaded in.
+  const groups = [...byGroup].sort(([a], [b]) => rank(a) - rank(b));
   // Flags longer than the column get their description on the next line.
   const width = 36;
   const lines = [...INTRO];

@@ -512,18 +512,24 @@ export async function removeContainers(docker: Docker, prefix: string): Promise<
   return mine.length
 }
 
-/** Remove images any of whose tags or digests contain `match` (e.g. a test prefix). */
+/**
+ * Remove the tags and digests that contain `match` (e.g. a test prefix). By reference, never by image id:
+ * identical specs give identical ids, and removing an id would untag another test's image on the shared
+ * engine. The image itself goes when its last reference does.
+ */
 export async function removeImages(docker: Docker, match: string): Promise<number> {
   if (!match) throw new Error('removeImages: empty match')
   const images = await docker.listImages({ all: true })
   const mine = images.filter(i => [...(i.RepoTags ?? []), ...(i.RepoDigests ?? [])].some(r => r.includes(match)))
   for (const i of mine) {
-    await docker
-      .getImage(i.Id)
-      .remove({ force: true })
-      .catch((err: { statusCode?: number }) => {
-        if (err.statusCode !== 404 && err.statusCode !== 409) throw err
-      })
+    for (const ref of [...(i.RepoTags ?? []), ...(i.RepoDigests ?? [])].filter(r => r.includes(match))) {
+      await docker
+        .getImage(ref)
+        .remove({ force: true })
+        .catch((err: { statusCode?: number }) => {
+          if (err.statusCode !== 404 && err.statusCode !== 409) throw err
+        })
+    }
   }
   return mine.length
 }

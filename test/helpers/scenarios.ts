@@ -62,7 +62,9 @@ export async function runningOn(
   options: { image?: Partial<ImageSpec>; run?: Partial<RunOptions> } = {},
 ): Promise<RunningOn> {
   const repo = `${s.prefix}/${name}`;
-  const image = await pushImage({ registry: s.env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD, ...options.image });
+  // The repository in the marker keeps image ids distinct across tests: a test's --cleanup removes images by
+  // id, and test files share the engine.
+  const image = await pushImage({ registry: s.env.registry, repo, marker: `${repo} v1`, cmd: QUICK_STOP_CMD, ...options.image });
   await pullImage(s.engine, image.ref);
   const containerName = `${s.prefix}-${name}`;
   const container = await runContainer(s.engine, { name: containerName, image: image.ref, ...options.run });
@@ -71,5 +73,5 @@ export async function runningOn(
 
 /** Pushes another image to the same repository and tag (marker `v2` unless given). */
 export function pushNext(s: Scenario, running: RunningOn, spec: Partial<ImageSpec> = {}): Promise<PushedImage> {
-  return pushImage({ registry: s.env.registry, repo: running.repo, marker: 'v2', cmd: QUICK_STOP_CMD, ...spec });
+  return pushImage({ registry: s.env.registry, repo: running.repo, marker: `${running.repo} v2`, cmd: QUICK_STOP_CMD, ...spec });
 }

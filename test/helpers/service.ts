@@ -25,12 +25,21 @@ export interface ExitedService {
 
 /** Runs the binary to completion (for --help, bad configuration, --run-once). */
 export function runBinary(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<ExitedService> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env['PATH'], HOME: process.env['HOME'], ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  return spawnBinary(args, env, timeoutMs).exited;
+}
+
+/** Starts the binary and gives its process (to signal it) and its exit, with everything it printed. */
+export function spawnBinary(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 60_000,
+): { child: ChildProcess; exited: Promise<ExitedService> } {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env['PATH'], HOME: process.env['HOME'], ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<ExitedService>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -44,6 +53,7 @@ export function runBinary(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs
       resolve({ code, stdout, stderr });
     });
   });
+  return { child, exited };
 }
 
 /** Starts the service with the HTTP API on an ephemeral loopback port and waits until it listens. */

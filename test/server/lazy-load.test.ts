@@ -34,8 +34,8 @@ t.test('the check can see what a plugin runtime loads', async (t) => {
   // Applying the Docker plugin loads dockerode: the same listing shows it, so the test above can fail.
   const script = `
     import { createRequire } from 'node:module';
-    const { dockerPlugin } = await import('./dist/plugins/docker/plugin.js');
-    await import('./dist/plugins/docker/apply.js');
+    await import('./dist/plugins/docker/index.js');
+    await import('./dist/plugins/docker/start.js');
     console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));`;
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT });
   t.match(stdout, /node_modules\/dockerode\//);

@@ -1,5 +1,6 @@
-// The Docker runtime's apply: loaded only when the plugin is applied, so `--help` and configuration
-// errors never load dockerode (docs/performance.md#footprint).
+// The Docker runtime plugin's start-up, loaded only when the plugin is applied (its index stays cheap to
+// import for --help): connect, repair what an interrupted replacement left behind, then tap discovery,
+// selection and updates.
 import {
   LOCAL_IMAGES,
   PULL_CREDENTIALS,
@@ -17,10 +18,8 @@ import { repairInterrupted } from './repair.js';
 import { createRuntime } from './runtime.js';
 import { detectOwnContainerId } from './self-container.js';
 import { effectiveScope, selectDockerTargets } from './selection.js';
-import { RUNTIME } from './target.js';
+import { RUNTIME as PLUGIN_NAME } from './target.js';
 import { tapUpdates } from './update-taps.js';
-
-const PLUGIN_NAME = RUNTIME;
 
 /** What the plugin's parts use: the declared values, pull credentials from the registry plugin's service. */
 function resolveOptions(core: TidewatchCore, options: DockerOptionValues): ResolvedDockerOptions {
@@ -64,7 +63,7 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
   const repair = () => (repairing ??= repairOnce().finally(() => (repairing = undefined)));
 
   // The scope of each run, read from the list before any target is announced: selection then sees the
-  // targets an image at a time, the own container maybe not among them.
+  // targets an image at a time, the own container maybe not among them (docs/performance.md).
   const scopes = new WeakMap<RunContext, string>();
   core.hooks.discover.tapPromise(PLUGIN_NAME, async (targets, ctx) => {
     if (!repaired) await repair();

@@ -1,0 +1,34 @@
+// The registry plugin's start-up, loaded only when the plugin is applied (its index stays cheap to import
+// for --help): one transport, credential store and client, the staleness tap and the two services.
+import { PULL_CREDENTIALS, REGISTRY_PATH, REMOTE_IMAGES, STAGES, type TidewatchCore } from '../../core/index.js';
+import { Authorizer } from './auth.js';
+import { RegistryClient } from './client.js';
+import { CredentialStore, pullAuth } from './credentials.js';
+import { defaultDockerConfigDir } from './docker-config.js';
+import { imageCreated } from './image-created.js';
+import type { RegistryOptionValues } from './options.js';
+import { registryStaleness } from './staleness.js';
+import { RegistryTransport } from './transport.js';
+
+export function startRegistry(core: TidewatchCore, options: RegistryOptionValues, pluginName: string): void {
+  const transport = new RegistryTransport({
+    concurrency: options.concurrency,
+    timeoutMs: options.requestTimeoutMs,
+    tlsSkip: options.tlsSkip,
+    rateLimits: { maxWaitMs: options.rateLimitMaxWaitMs, maxRetries: options.rateLimitRetries },
+    onRequest: (event) => core.emit('registry_request', event),
+  });
+  const credentials = new CredentialStore({
+    dockerConfigDir: options.dockerConfigDir || defaultDockerConfigDir(),
+    ...(options.repoUser ? { repoUser: options.repoUser, repoPass: options.repoPass } : {}),
+  });
+  const authorizer = new Authorizer(transport, credentials, options.tlsSkip);
+  const client = new RegistryClient({ transport, authorizer, tlsSkip: options.tlsSkip });
+  core.hooks.checkStaleness.tapPromise({ name: pluginName, stage: STAGES.checkStaleness.remote }, async (target, ctx) =>
+    core.watchPath(target) === REGISTRY_PATH ? registryStaleness(client, target, ctx) : undefined,
+  );
+  // The cooldown gate ages images through this service, with the same connections and tokens.
+  core.services.provide(REMOTE_IMAGES, { created: (reference, opts) => imageCreated(client, reference, opts) });
+  core.services.provide(PULL_CREDENTIALS, { authFor: (imageRef) => pullAuth(credentials, imageRef) });
+  core.onClose(() => transport.close());
+}
