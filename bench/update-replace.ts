@@ -3,7 +3,10 @@
 //
 //   bash scripts/test-env.sh up
 //   TS_NODE_TRANSPILE_ONLY=1 node --import=@tapjs/typescript/import bench/update-replace.ts \
-//     [--containers 20] [--rounds 3] [--grace-ms 0] [--docker /usr/bin/docker]
+//     [--containers 20] [--rounds 3] [--grace-ms 0] [--docker /usr/bin/docker] [--update-concurrency 1]
+//
+// `--containers 50 --update-concurrency 4` is the parallel run (docs/performance.md#parallel-updates):
+// 50 independent stale containers replaced four at a time, target <= 0.4x the sequential CLI loop.
 //
 // Each round starts from N containers on v1 of N distinct images with v2 pushed (all stale) and v2
 // absent from the engine, so both sides really pull. Tidewatch's time is one `update()`: discovery,
@@ -30,6 +33,8 @@ function argument(name: string, fallback: string): string {
 const COUNT = Number(argument('containers', '20'));
 const ROUNDS = Number(argument('rounds', '3'));
 const GRACE_MS = Number(argument('grace-ms', '0'));
+const UPDATE_CONCURRENCY = Number(argument('update-concurrency', '1'));
+const TARGET_RATIO = UPDATE_CONCURRENCY > 1 ? 0.4 : 1.3;
 const DOCKER_CLI = argument('docker', existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker');
 
 interface Env {
@@ -89,6 +94,7 @@ async function prepareRound(fleet: Fleet): Promise<void> {
 
 async function timeTidewatch(): Promise<number> {
   const tw = await createTidewatch({
+    updateConcurrency: UPDATE_CONCURRENCY,
     plugins: [
       { plugin: dockerPlugin, options: { host: env.dockerHost, names: [`${prefix}-.*`], gracePeriodMs: GRACE_MS, stopTimeoutMs: 30_000 } },
       { plugin: registryPlugin, options: { tlsSkip: true } },
@@ -137,7 +143,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 async function main(): Promise<void> {
-  console.log(`replacing ${COUNT} stale containers, ${ROUNDS} rounds, grace period ${GRACE_MS} ms, CLI ${DOCKER_CLI}`);
+  console.log(`replacing ${COUNT} stale containers, ${ROUNDS} rounds, grace period ${GRACE_MS} ms, update concurrency ${UPDATE_CONCURRENCY}, CLI ${DOCKER_CLI}`);
   const fleet = await pushFleet();
   const tidewatch: number[] = [];
   const cli: number[] = [];
@@ -159,7 +165,7 @@ async function main(): Promise<void> {
   }
   const ratio = median(tidewatch) / median(cli);
   console.log(`median tidewatch ${seconds(median(tidewatch))}, docker CLI ${seconds(median(cli))}`);
-  console.log(`ratio ${ratio.toFixed(2)}x (target <= 1.30x): ${ratio <= 1.3 ? 'met' : 'NOT met'}`);
+  console.log(`ratio ${ratio.toFixed(2)}x (target <= ${TARGET_RATIO.toFixed(2)}x): ${ratio <= TARGET_RATIO ? 'met' : 'NOT met'}`);
 }
 
 await main();

@@ -1,16 +1,20 @@
-// Discovery, selection and staleness: the part a check run and an update run share.
-import { mapBounded } from './bounded.js';
+// Discovery, selection and staleness: the part a check run and an update run share. They form a
+// pipeline, not three phases: targets a runtime announces while it is still discovering are selected and
+// their checks start at once (docs/performance.md#the-check-pipeline).
 import { errorMessage } from './errors.js';
 import type { Hooks } from './hooks.js';
 import { applyRequestFilters } from './request-filter.js';
+import { onAnnounce } from './run-context.js';
 import type { CheckResult, RunContext, Staleness, Target } from './types.js';
 import type { WatchSplit } from './watch-split.js';
 
-export async function discoverAndSelect(hooks: Hooks, ctx: RunContext): Promise<Target[]> {
-  const discovered = await hooks.discover.promise([], ctx);
-  const selected = hooks.select.call(discovered, ctx);
+function select(hooks: Hooks, targets: Target[], ctx: RunContext): Target[] {
   // Request filters come last, after every plugin's own selection, for targets of any runtime.
-  return applyRequestFilters(selected, ctx.filters);
+  return applyRequestFilters(hooks.select.call(targets, ctx), ctx.filters);
+}
+
+export async function discoverAndSelect(hooks: Hooks, ctx: RunContext): Promise<Target[]> {
+  return select(hooks, await hooks.discover.promise([], ctx), ctx);
 }
 
 /**
@@ -28,17 +32,83 @@ export async function checkTarget(hooks: Hooks, split: WatchSplit, target: Targe
   }
 }
 
-/** Checks every target with at most `concurrency` checks in flight; stops starting new ones on abort. */
-export function checkTargets(
+/** At most `limit` tasks running; the rest wait in arrival order. */
+class Slots {
+  readonly #waiting: (() => void)[] = [];
+  #running = 0;
+  constructor(readonly limit: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#running >= this.limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#running++;
+    try {
+      return await task();
+    } finally {
+      this.#running--;
+      this.#waiting.shift()?.();
+    }
+  }
+}
+
+const keyOf = (target: Target) => `${target.runtime}\u0000${target.id}`;
+
+/**
+ * Checks every target with at most `concurrency` checks in flight; stops starting new ones on abort.
+ * Returns the selected targets and their results, both in the order discovery returned them.
+ */
+export async function discoverAndCheck(
   hooks: Hooks,
   split: WatchSplit,
-  targets: readonly Target[],
   ctx: RunContext,
   concurrency: number,
-): Promise<CheckResult[]> {
-  return mapBounded(targets, concurrency, async (target) => {
-    ctx.signal.throwIfAborted();
-    const staleness = await checkTarget(hooks, split, target, ctx);
-    return { target, staleness, checkedAt: new Date() };
+): Promise<{ targets: Target[]; results: CheckResult[] }> {
+  const slots = new Slots(Math.max(1, concurrency));
+  const started = new Map<string, Promise<CheckResult>>();
+  // Sources spend one request per distinct image and watch path (ctx.memo): a target whose image is
+  // already being checked queues for a slot only once that check is done, then runs on the memoised
+  // answer, so duplicates never hold slots that distinct images could use while they wait.
+  const firstOfImage = new Map<string, Promise<unknown>>();
+  const start = (target: Target): Promise<CheckResult> => {
+    const key = keyOf(target);
+    let pending = started.get(key);
+    if (!pending) {
+      const check = async () => {
+        ctx.signal.throwIfAborted();
+        const staleness = await checkTarget(hooks, split, target, ctx);
+        return { target, staleness, checkedAt: new Date() };
+      };
+      const image = `${split.pathOf(target)}\u0000${target.image}`;
+      const first = firstOfImage.get(image);
+      if (first) {
+        const queue = () => slots.run(check);
+        pending = first.then(queue, queue);
+      } else {
+        pending = slots.run(check);
+        firstOfImage.set(image, pending);
+      }
+      // A check started early whose target the final selection drops is never awaited.
+      pending.catch(() => undefined);
+      started.set(key, pending);
+    }
+    return pending;
+  };
+  onAnnounce(ctx, (announced) => {
+    if (ctx.signal.aborted || announced.length === 0) return;
+    for (const target of select(hooks, [...announced], ctx)) void start(target);
   });
+  let targets: Target[];
+  try {
+    targets = await discoverAndSelect(hooks, ctx);
+  } finally {
+    onAnnounce(ctx, undefined);
+  }
+  // The full selection decides: what it keeps is reported (checked now if nobody announced it), the rest
+  // of what was announced is dropped.
+  const results = await Promise.all(
+    targets.map(async (target) => {
+      const result = await start(target);
+      return result.target === target ? result : { ...result, target };
+    }),
+  );
+  return { targets, results };
 }

@@ -2,7 +2,16 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { isTargeted, splitFilterValues } from './request-filter.js';
-import type { ContextKind, Logger, RunContext, RunFilters, RunRequest } from './types.js';
+import type { ContextKind, Logger, RunContext, RunFilters, RunRequest, Target } from './types.js';
+
+type AnnounceSink = (targets: readonly Target[]) => void;
+const sinks = new WeakMap<RunContext, AnnounceSink>();
+
+/** Where `ctx.announce` delivers during this run (the check pipeline); without one it does nothing. */
+export function onAnnounce(ctx: RunContext, sink: AnnounceSink | undefined): void {
+  if (sink) sinks.set(ctx, sink);
+  else sinks.delete(ctx);
+}
 
 export function normaliseFilters(filters: Partial<RunFilters> | undefined): RunFilters {
   return {
@@ -24,7 +33,7 @@ export function createRunContext(
   // Every concurrent check and request of the run listens on this one signal: dozens of listeners are
   // the design, not a leak.
   setMaxListeners(0, signal);
-  return {
+  const ctx: RunContext = {
     runId,
     kind,
     targeted: isTargeted(filters),
@@ -41,5 +50,9 @@ export function createRunContext(
       }
       return pending;
     },
+    announce(targets: readonly Target[]): void {
+      sinks.get(ctx)?.(targets);
+    },
   };
+  return ctx;
 }

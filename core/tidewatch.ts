@@ -1,7 +1,7 @@
 // The engine plugins tap and embedders drive: `createTidewatch({ plugins })`, then `check()` or
 // `update()`. It drives runs through the hooks and knows no runtime, registry or transport; what it does
 // know of the watch split is said in watch-split.ts.
-import { checkTargets, discoverAndSelect } from './check-run.js';
+import { discoverAndCheck, discoverAndSelect } from './check-run.js';
 import { ConfigError, errorMessage as messageOf, errors, isTidewatchError } from './errors.js';
 import { makeEvent, type EventPayloads, type EventType } from './events.js';
 import { Health } from './health.js';
@@ -23,6 +23,11 @@ export interface TidewatchOptions {
   readonly logger?: Logger;
   /** Staleness checks in flight at once (default 20). */
   readonly checkConcurrency?: number;
+  /**
+   * Dependency chains an update run replaces at once (default 1: one container at a time, Watchtower's
+   * behaviour). Targets that share a chain are always replaced one by one in dependency order.
+   */
+  readonly updateConcurrency?: number;
   /** Run summaries kept for history (default 500). */
   readonly historySize?: number;
   /** `once` when the process runs one update and exits (`--run-once`): runtimes skip self-update then. */
@@ -115,6 +120,7 @@ class TidewatchEngine implements Tidewatch {
   readonly #stopping = new AbortController();
   readonly #label: (spec: OptionSpec) => string;
   readonly #concurrency: number;
+  readonly #updateConcurrency: number;
   readonly #closers: (() => Promise<void> | void)[] = [];
 
   constructor(options: TidewatchOptions) {
@@ -122,6 +128,7 @@ class TidewatchEngine implements Tidewatch {
     this.hooks = createHooks(this.logger);
     this.history = new RunHistory(options.historySize);
     this.#concurrency = options.checkConcurrency ?? 20;
+    this.#updateConcurrency = options.updateConcurrency ?? 1;
     this.mode = options.mode ?? 'service';
     this.#label = options.optionLabel ?? ((spec) => optionLabel(spec, ''));
   }
@@ -174,8 +181,7 @@ class TidewatchEngine implements Tidewatch {
   async check(request: RunRequest = {}): Promise<CheckReport> {
     const ctx = this.#context('check', request);
     return this.#observed(ctx, 'check', async () => {
-      const targets = await discoverAndSelect(this.hooks, ctx);
-      const results = await checkTargets(this.hooks, this.#split, targets, ctx, this.#concurrency);
+      const { results } = await discoverAndCheck(this.hooks, this.#split, ctx, this.#concurrency);
       const report: CheckReport = { runId: ctx.runId, results, startedAt: ctx.startedAt, finishedAt: new Date() };
       const summary = {
         scanned: results.length,
@@ -199,7 +205,13 @@ class TidewatchEngine implements Tidewatch {
     }
     try {
       return await this.#observed(ctx, 'update', async () => {
-        const deps = { hooks: this.hooks, split: this.#split, concurrency: this.#concurrency, emit: this.emit.bind(this) };
+        const deps = {
+          hooks: this.hooks,
+          split: this.#split,
+          concurrency: this.#concurrency,
+          updateConcurrency: this.#updateConcurrency,
+          emit: this.emit.bind(this),
+        };
         const report = await runUpdate(deps, ctx);
         return { report, summary: report.summary };
       });

@@ -172,6 +172,13 @@ export interface RunContext {
    * shares the promise. Sources use it to spend one request per distinct image, not per target.
    */
   memo<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  /**
+   * A runtime's discover tap may hand over targets here as soon as each is complete (say, once its
+   * image is inspected), before its tap returns: the run selects them and starts their staleness checks
+   * while discovery goes on (docs/performance.md#the-check-pipeline). The tap must still return every
+   * target, announced or not; only what the run's selection of that full list keeps is reported.
+   */
+  announce(targets: readonly Target[]): void;
 }
 
 export interface CheckResult {

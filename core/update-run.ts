@@ -1,8 +1,17 @@
-// The update run: check, gate, plan in dependency order, apply one target at a time, clean up.
+// The update run: check, gate, plan in dependency order, apply, clean up. Targets that share a
+// dependency chain are applied one at a time in that order; with `updateConcurrency` > 1, up to that
+// many unrelated chains are worked on side by side (docs/performance.md#parallel-updates).
 // Cancellation (timeout, client gone) is honoured only between targets: a replacement that has
 // started always finishes or rolls back, so no target is ever left stopped by a cancelled run.
-import { checkTargets, discoverAndSelect } from './check-run.js';
-import { orderByDependencies, transitiveDependents } from './dependency-order.js';
+import { mapBounded } from './bounded.js';
+import { discoverAndCheck } from './check-run.js';
+import {
+  dependencyGroups,
+  directDependents,
+  orderByDependencies,
+  reachableDependents,
+  transitiveDependents,
+} from './dependency-order.js';
 import { errorMessage, errors } from './errors.js';
 import type { EventPayloads, EventType } from './events.js';
 import type { Hooks } from './hooks.js';
@@ -23,6 +32,8 @@ export interface UpdateRunDeps {
   readonly hooks: Hooks;
   readonly split: WatchSplit;
   readonly concurrency: number;
+  /** Dependency chains replaced at once (default 1: one target at a time, Watchtower's behaviour). */
+  readonly updateConcurrency?: number;
   emit<K extends EventType>(type: K, data: EventPayloads[K]): void;
 }
 
@@ -90,13 +101,56 @@ async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContex
 function plansInOrder(candidates: Candidate[]): { plans: UpdatePlan[]; cyclic: Target[] } {
   const byName = new Map(candidates.map((c) => [c.target.name, c]));
   const { ordered, cyclic } = orderByDependencies(candidates.map((c) => c.target));
+  const position = new Map(ordered.map((t, i) => [t.name, i]));
+  const edges = directDependents(ordered);
   const plans = ordered.map((target) => {
     const candidate = byName.get(target.name) as Candidate;
-    const dependentNames = transitiveDependents(ordered, new Set([target.name]));
-    const dependents = ordered.filter((t) => dependentNames.has(t.name)).reverse();
+    // Each plan costs its own dependents, not the whole run: a fleet of independent targets is linear.
+    const dependents = [...reachableDependents(edges, [target.name])]
+      .filter((name) => name !== target.name)
+      .map((name) => position.get(name) as number)
+      .sort((a, b) => b - a)
+      .map((i) => ordered[i] as Target);
     return { target, staleness: candidate.staleness, restartOnly: candidate.restartOnly, dependents };
   });
   return { plans, cyclic };
+}
+
+/** The plans as chains that share no dependency, each in plan order, chains in the order of their first plan. */
+function chainsOf(plans: readonly UpdatePlan[], targets: readonly Target[]): { plan: UpdatePlan; index: number }[][] {
+  const group = dependencyGroups(targets);
+  const chains = new Map<string, { plan: UpdatePlan; index: number }[]>();
+  plans.forEach((plan, index) => {
+    const key = group.get(plan.target.name) ?? plan.target.name;
+    const chain = chains.get(key);
+    if (chain) chain.push({ plan, index });
+    else chains.set(key, [{ plan, index }]);
+  });
+  return [...chains.values()];
+}
+
+/** Applies the plans, chains side by side; appends each result to `results` in plan order, even when cancelled. */
+async function applyAll(
+  deps: UpdateRunDeps,
+  plans: readonly UpdatePlan[],
+  targets: readonly Target[],
+  ctx: RunContext,
+  out: ApplyResult[],
+): Promise<void> {
+  const limit = Math.max(1, deps.updateConcurrency ?? 1);
+  const results = new Array<ApplyResult | undefined>(plans.length);
+  const chains = limit === 1 ? [plans.map((plan, index) => ({ plan, index }))] : chainsOf(plans, targets);
+  await mapBounded(chains, limit, async (chain) => {
+    for (const { plan, index } of chain) {
+      // Between targets only: never abandon a replacement halfway, in this chain or any other.
+      if (ctx.signal.aborted) return;
+      results[index] = await applyPlan(deps, plan, ctx);
+    }
+  });
+  // Plan order, whatever order the chains finished in; a cancelled run reports what it applied.
+  for (const result of results) if (result) out.push(result);
+  // Only once every chain has settled: no replacement is left running behind a failed run.
+  ctx.signal.throwIfAborted();
 }
 
 async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext): Promise<ApplyResult> {
@@ -152,8 +206,7 @@ function tally(targets: number, results: readonly ApplyResult[], skipped: number
 }
 
 export async function runUpdate(deps: UpdateRunDeps, ctx: RunContext): Promise<UpdateReport> {
-  const targets = await discoverAndSelect(deps.hooks, ctx);
-  const checks = await checkTargets(deps.hooks, deps.split, targets, ctx, deps.concurrency);
+  const { targets, results: checks } = await discoverAndCheck(deps.hooks, deps.split, ctx, deps.concurrency);
   ctx.signal.throwIfAborted();
   const { candidates, skipped, failed } = await triage(deps, checks, ctx);
   const { plans, cyclic } = plansInOrder(candidates);
@@ -161,11 +214,7 @@ export async function runUpdate(deps: UpdateRunDeps, ctx: RunContext): Promise<U
 
   const results: ApplyResult[] = [...failed];
   try {
-    for (const plan of plans) {
-      // Between targets only: never abandon a replacement halfway.
-      ctx.signal.throwIfAborted();
-      results.push(await applyPlan(deps, plan, ctx));
-    }
+    await applyAll(deps, plans, targets, ctx, results);
   } finally {
     // A cancelled run cleans up too: a runtime puts back the dependents it stopped for a replacement
     // whose own plans will not come, before the run (and perhaps the process) ends.

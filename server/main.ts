@@ -137,6 +137,7 @@ async function serve(io: MainIo, resolved: ResolvedConfig, schedule: ScheduleSpe
       logger,
       plugins: resolved.plugins,
       mode: config.runOnce ? 'once' : 'service',
+      updateConcurrency: config.updateConcurrency,
       optionLabel: (spec) => optionLabel(spec),
     });
   } catch (err) {

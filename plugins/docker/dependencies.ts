@@ -25,10 +25,24 @@ export interface DependencyFacts {
 export interface ContainerDirectory {
   readonly byName: ReadonlyMap<string, DependencyFacts>;
   readonly all: readonly DependencyFacts[];
+  /** Names by `<project>\0<service>`: looked up once per reference, so a fleet costs linear time. */
+  readonly byService: ReadonlyMap<string, readonly string[]>;
 }
 
+const serviceKey = (project: string, service: string) => `${project}\u0000${service}`;
+
 export function containerDirectory(containers: readonly DependencyFacts[]): ContainerDirectory {
-  return { byName: new Map(containers.map((c) => [c.name, c])), all: containers };
+  const byService = new Map<string, string[]>();
+  for (const c of containers) {
+    const project = c.labels[COMPOSE_PROJECT];
+    const service = c.labels[COMPOSE_SERVICE];
+    if (project === undefined || service === undefined) continue;
+    const key = serviceKey(project, service);
+    const names = byService.get(key);
+    if (names) names.push(c.name);
+    else byService.set(key, [c.name]);
+  }
+  return { byName: new Map(containers.map((c) => [c.name, c])), all: containers, byService };
 }
 
 function splitList(value: string): string[] {
@@ -57,9 +71,7 @@ export function networkModeContainer(networkMode: string): string | undefined {
 }
 
 function byComposeService(directory: ContainerDirectory, project: string, service: string): string[] {
-  return directory.all
-    .filter((c) => c.labels[COMPOSE_PROJECT] === project && c.labels[COMPOSE_SERVICE] === service)
-    .map((c) => c.name);
+  return [...(directory.byService.get(serviceKey(project, service)) ?? [])];
 }
 
 /**

@@ -1,12 +1,15 @@
-// Discovery: list the containers in the watched states, inspect each with its image (bounded, one image
-// inspect per distinct image), and build Targets with their dependencies and the own-container flag.
+// Discovery from the container list: the list carries every fact a target needs (name, labels, image,
+// image id, state, network mode; link aliases show up as names of the linked containers), so a run
+// inspects only each distinct image, plus the rare container whose list entry hides its image name.
+// Targets are announced per image as soon as that image is inspected, so the run checks them while the
+// other images are still being inspected (docs/performance.md#the-check-pipeline).
 import { setMaxListeners } from 'node:events';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { isSelfLabelled, mapBounded, type Target } from '../../core/index.js';
 import { containerDirectory, dependenciesOf, type DependencyFacts } from './dependencies.js';
 import { isNotFound } from './engine-errors.js';
 import { containerIdFromHostname } from './self-container.js';
-import { containerName, toTarget } from './target.js';
+import { containerName, toTarget, type ContainerFacts } from './target.js';
 
 export interface DiscoveryOptions {
   readonly includeStopped: boolean;
@@ -14,9 +17,13 @@ export interface DiscoveryOptions {
   readonly useComposeDependsOn: boolean;
   readonly inspectConcurrency: number;
   readonly signal?: AbortSignal;
+  /** Receives each image's targets as soon as they are complete (the core's `ctx.announce`). */
+  readonly announce?: (targets: readonly Target[]) => void;
+  /** Told this process's container once the list is read, before anything is announced. */
+  readonly listed?: (own: ListedContainer | undefined) => void;
 }
 
-/** The Engine's status filter: running, plus created/exited and restarting on request; paused never. */
+/** The Engine's statuses a run watches: running, plus created/exited and restarting on request; paused never. */
 export function statusFilter(options: Pick<DiscoveryOptions, 'includeStopped' | 'includeRestarting'>): string[] {
   const statuses = ['running'];
   if (options.includeStopped) statuses.push('created', 'exited');
@@ -24,24 +31,46 @@ export function statusFilter(options: Pick<DiscoveryOptions, 'includeStopped' | 
   return statuses;
 }
 
-export function dependencyFacts(container: Docker.ContainerInspectInfo): DependencyFacts {
-  return {
-    id: container.Id,
-    name: containerName(container.Name),
-    labels: container.Config.Labels ?? {},
-    links: container.HostConfig.Links ?? [],
-    networkMode: container.HostConfig.NetworkMode ?? '',
-  };
+/** One container as the list shows it, with the facts dependency parsing needs. */
+export interface ListedContainer extends ContainerFacts, DependencyFacts {
+  /** True when the list showed the image id for `Config.Image` (the tag moved on): only an inspect has the name. */
+  readonly imageNameHidden: boolean;
 }
 
-async function inspectOrSkip(docker: Docker, id: string, signal?: AbortSignal) {
-  try {
-    return await docker.getContainer(id).inspect({ abortSignal: signal });
-  } catch (err) {
-    // Removed between the list and the inspect: not a target any more.
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+/** A container's own name is the one with a single segment; `/web/db` is the alias a link gave it. */
+function ownName(names: readonly string[]): string {
+  return containerName(names.find((n) => n.lastIndexOf('/') === 0) ?? names[0] ?? '');
+}
+
+/**
+ * The list entries as containers, with each one's `HostConfig.Links` rebuilt from the link aliases in
+ * the other entries' names (`/db` named also `/web/db` means web has the link `/db:/web/db`).
+ */
+export function listedContainers(entries: readonly Docker.ContainerInfo[]): ListedContainer[] {
+  const links = new Map<string, string[]>();
+  const names = entries.map((entry) => ownName(entry.Names ?? []));
+  entries.forEach((entry, index) => {
+    for (const alias of entry.Names ?? []) {
+      const slash = alias.lastIndexOf('/');
+      if (slash <= 0) continue;
+      const linker = containerName(alias.slice(0, slash));
+      links.set(linker, [...(links.get(linker) ?? []), `/${names[index] as string}:${alias}`]);
+    }
+  });
+  return entries.map((entry, index) => {
+    const name = names[index] as string;
+    return {
+      id: entry.Id,
+      name,
+      configImage: entry.Image,
+      imageId: entry.ImageID,
+      labels: entry.Labels ?? {},
+      state: entry.State,
+      links: links.get(name) ?? [],
+      networkMode: entry.HostConfig?.NetworkMode ?? '',
+      imageNameHidden: entry.Image === entry.ImageID,
+    };
+  });
 }
 
 export interface Discovery {
@@ -77,48 +106,62 @@ export async function discoverContainers(
   }
 }
 
+function notFoundAsUndefined(err: unknown): undefined {
+  if (isNotFound(err)) return undefined;
+  throw err;
+}
+
+/** `Config.Image` for a container whose list entry showed only the image id; undefined once it is gone. */
+async function configImageOf(docker: Docker, id: string, signal: AbortSignal | undefined): Promise<string | undefined> {
+  const info = await docker.getContainer(id).inspect({ abortSignal: signal }).catch(notFoundAsUndefined);
+  return info?.Config.Image;
+}
+
 async function discover(
   docker: Docker,
   options: DiscoveryOptions,
   signal: AbortSignal | undefined,
   knownOwnId: string | undefined,
 ): Promise<Discovery> {
-  const listed = await docker.listContainers({ all: true, filters: { status: statusFilter(options) }, abortSignal: signal });
-  const inspected = (
-    await mapBounded(listed, options.inspectConcurrency, (entry) => inspectOrSkip(docker, entry.Id, signal))
-  ).filter((c): c is Docker.ContainerInspectInfo => c !== undefined);
+  // Every container, whatever its state: link aliases of containers outside the watched states still
+  // name the links of those inside (an inspect would show them too).
+  const entries = await docker.listContainers({ all: true, abortSignal: signal });
+  const watched = new Set(statusFilter(options));
+  const all = listedContainers(entries);
+  const listed = all.filter((c) => watched.has(c.state));
+  const ownId = knownOwnId ?? containerIdFromHostname(listed.map((c) => c.id));
+  options.listed?.(listed.find((c) => c.id === ownId));
 
-  const images = new Map<string, Promise<Docker.ImageInspectInfo | undefined>>();
-  const imageOf = (id: string) => {
-    let pending = images.get(id);
-    if (!pending) {
-      pending = docker
-        .getImage(id)
-        // Image inspect takes no abort signal (dockerode would send it as a query parameter).
-        .inspect()
-        .catch((err: unknown) => {
-          if (isNotFound(err)) return undefined;
-          throw err;
-        });
-      images.set(id, pending);
-    }
-    return pending;
-  };
-  const withImages = await mapBounded(inspected, options.inspectConcurrency, async (container) => ({
-    container,
-    image: await imageOf(container.Image),
-  }));
+  const directory = containerDirectory(listed);
+  const byImage = new Map<string, { container: ListedContainer; index: number }[]>();
+  listed.forEach((container, index) => {
+    const group = byImage.get(container.imageId);
+    if (group) group.push({ container, index });
+    else byImage.set(container.imageId, [{ container, index }]);
+  });
 
-  const ownId = knownOwnId ?? containerIdFromHostname(inspected.map((c) => c.Id));
-  const facts = inspected.map(dependencyFacts);
-  const directory = containerDirectory(facts);
-  const targets = withImages.map(({ container, image }, index) =>
-    toTarget({
-      container,
-      image,
-      dependsOn: dependenciesOf(facts[index] as DependencyFacts, directory, options),
-      isSelf: container.Id === ownId || isSelfLabelled(container.Config.Labels ?? {}),
-    }),
-  );
-  return { targets, ownId };
+  const targets = new Array<Target | undefined>(listed.length);
+  await mapBounded([...byImage], options.inspectConcurrency, async ([imageId, group]) => {
+    const [image, configImages] = await Promise.all([
+      // Image inspect takes no abort signal (dockerode would send it as a query parameter).
+      docker.getImage(imageId).inspect().catch(notFoundAsUndefined),
+      Promise.all(group.map(({ container }) => (container.imageNameHidden ? configImageOf(docker, container.id, signal) : container.configImage))),
+    ]);
+    const batch: Target[] = [];
+    group.forEach(({ container, index }, i) => {
+      const configImage = configImages[i];
+      // Removed between the list and the inspect: not a target any more.
+      if (configImage === undefined) return;
+      const target = toTarget({
+        container: { ...container, configImage },
+        image,
+        dependsOn: dependenciesOf(container, directory, options),
+        isSelf: container.id === ownId || isSelfLabelled(container.labels),
+      });
+      targets[index] = target;
+      batch.push(target);
+    });
+    options.announce?.(batch);
+  });
+  return { targets: targets.filter((t): t is Target => t !== undefined), ownId };
 }

@@ -5,6 +5,8 @@ import {
   LOCAL_IMAGES,
   PULL_CREDENTIALS,
   errorMessage,
+  readLabel,
+  type RunContext,
   type Target,
   type TidewatchCore,
 } from '../../core/index.js';
@@ -60,19 +62,31 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
   // Concurrent discoveries share one repair; a failed one is tried again next time.
   const repair = () => (repairing ??= repairOnce().finally(() => (repairing = undefined)));
 
+  // The scope of each run, read from the list before any target is announced: selection then sees the
+  // targets an image at a time, the own container maybe not among them (docs/performance.md).
+  const scopes = new WeakMap<RunContext, string>();
   core.hooks.discover.tapPromise(PLUGIN_NAME, async (targets, ctx) => {
     if (!repaired) await repair();
-    const found = await discoverContainers(docker, { ...options, signal: ctx.signal }, ownId);
+    const found = await discoverContainers(
+      docker,
+      {
+        ...options,
+        signal: ctx.signal,
+        announce: (batch) => ctx.announce(batch),
+        listed: (own) => scopes.set(ctx, options.scope || (own && readLabel(own.labels, 'scope')) || ''),
+      },
+      ownId,
+    );
     ownId ??= found.ownId;
     return [...targets, ...found.targets];
   });
 
-  core.hooks.select.tap(PLUGIN_NAME, (targets: Target[]) =>
+  core.hooks.select.tap(PLUGIN_NAME, (targets: Target[], ctx: RunContext) =>
     selectDockerTargets(targets, {
       names: options.names,
       disableContainers: options.disableContainers,
       labelEnable: options.labelEnable,
-      scope: effectiveScope(options.scope, targets, ownId),
+      scope: scopes.get(ctx) ?? effectiveScope(options.scope, targets, ownId),
     }),
   );
 

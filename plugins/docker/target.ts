@@ -1,4 +1,4 @@
-// Turning an inspected container and its image into the runtime-neutral Target the core works with.
+// Turning a listed (or inspected) container and its image into the runtime-neutral Target the core works with.
 import type Docker from 'dockerode';
 import { parseImageReference, type Target } from '../../core/index.js';
 
@@ -22,8 +22,20 @@ export function containerName(rawName: string): string {
   return rawName.replace(/^\//, '');
 }
 
+/** What a Target needs of a container: the container list carries all of it (docs/performance.md). */
+export interface ContainerFacts {
+  readonly id: string;
+  /** Without the leading slash. */
+  readonly name: string;
+  /** `Config.Image`: the reference the container was created from. */
+  readonly configImage: string;
+  readonly imageId: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly state: string;
+}
+
 export interface TargetParts {
-  readonly container: Docker.ContainerInspectInfo;
+  readonly container: ContainerFacts;
   /** Undefined when the image is gone (removed with --force while the container kept it). */
   readonly image: Docker.ImageInspectInfo | undefined;
   readonly dependsOn: readonly string[];
@@ -31,17 +43,17 @@ export interface TargetParts {
 }
 
 export function toTarget({ container, image, dependsOn, isSelf }: TargetParts): Target {
-  const labels = { ...(container.Config.Labels ?? {}) };
+  const labels = { ...container.labels };
   return {
     runtime: RUNTIME,
-    id: container.Id,
-    name: containerName(container.Name),
-    image: imageNameOf(container.Config.Image, labels),
-    imageId: container.Image,
+    id: container.id,
+    name: container.name,
+    image: imageNameOf(container.configImage, labels),
+    imageId: container.imageId,
     repoDigests: [...(image?.RepoDigests ?? [])],
     labels,
     imageLabels: { ...(image?.Config?.Labels ?? {}) },
-    state: container.State.Status,
+    state: container.state,
     dependsOn: [...dependsOn],
     isSelf,
   };

@@ -33,23 +33,27 @@ export type GitPluginOptions = Partial<OptionValues<typeof gitOptions>>;
 export const gitPlugin = definePlugin({
   name: PLUGIN_NAME,
   options: gitOptions,
-  async apply(core, options) {
-    // octokit and the smart-HTTP client load only when the plugin is applied.
-    const { GitSource } = await import('./source.js');
-    const source = new GitSource(
-      {
-        ...(options.token ? { token: options.token } : {}),
-        ...(options.username ? { username: options.username } : {}),
-        ...(options.password ? { password: options.password } : {}),
-        noPull: options.noPull,
-        labelTakePrecedence: options.labelTakePrecedence,
-        githubApiUrl: options.githubApiUrl,
-        requestTimeoutMs: options.requestTimeoutMs,
-      },
-      core.logger,
-    );
+  apply(core, options) {
+    // Octokit and the Git clients load with the first Git-watched target, never for a fleet without
+    // one (docs/performance.md#footprint).
+    const load = async () => {
+      const { GitSource } = await import('./source.js');
+      return new GitSource(
+        {
+          ...(options.token ? { token: options.token } : {}),
+          ...(options.username ? { username: options.username } : {}),
+          ...(options.password ? { password: options.password } : {}),
+          noPull: options.noPull,
+          labelTakePrecedence: options.labelTakePrecedence,
+          githubApiUrl: options.githubApiUrl,
+          requestTimeoutMs: options.requestTimeoutMs,
+        },
+        core.logger,
+      );
+    };
+    let source: ReturnType<typeof load> | undefined;
     core.hooks.checkStaleness.tapPromise({ name: PLUGIN_NAME, stage: STAGES.checkStaleness.remote }, async (target, ctx) =>
-      core.watchPath(target) === GIT_PATH ? source.check(target, ctx) : undefined,
+      core.watchPath(target) === GIT_PATH ? (await (source ??= load())).check(target, ctx) : undefined,
     );
   },
 });

@@ -4,7 +4,6 @@
 import { TidewatchError } from '../../core/index.js';
 import { readFileSync } from 'node:fs';
 import fastifyCookie from '@fastify/cookie';
-import { fastifySSE } from '@fastify/sse';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { TidewatchCore } from '../../core/index.js';
 import { TokenGuard } from './auth.js';
@@ -16,17 +15,16 @@ import { PROTECTED_ENDPOINTS, type Endpoint, type ResolvedHttpApiOptions } from 
 import { SlidingWindowLimiter } from './rate-limit.js';
 import { registerCors } from './cors.js';
 import { EventHub } from './event-hub.js';
-import { ApiMetrics } from './metrics.js';
+import type { ApiMetrics } from './metrics.js';
 import { checkRoutes } from './routes-check.js';
 import { configRoutes } from './routes-config.js';
 import { containerRoutes } from './routes-containers.js';
 import { eventRoutes } from './routes-events.js';
 import { healthRoutes } from './routes-health.js';
 import { historyRoutes } from './routes-history.js';
-import { metricsRoutes } from './routes-metrics.js';
 import { updateRoutes } from './routes-update.js';
 import { RunStarts } from './run-starts.js';
-import { registerSwaggerSpec, rewriteSwaggerRoot, swaggerRoutes } from './swagger.js';
+import { rewriteSwaggerRoot } from './swagger-paths.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -37,8 +35,12 @@ interface EventConsumers {
   readonly starts?: RunStarts;
 }
 
-/** Route modules per endpoint; health is not listed: the probes exist whenever the server runs. */
-function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: EventConsumers, routes: RouteTable): FastifyPluginAsync | undefined {
+/**
+ * Route modules per endpoint; health is not listed: the probes exist whenever the server runs. The
+ * optional parts (metrics registry, Swagger UI assets) load only when their endpoint is enabled
+ * (docs/performance.md#footprint).
+ */
+async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: EventConsumers, routes: RouteTable): Promise<FastifyPluginAsync | undefined> {
   switch (endpoint) {
     case 'check':
       return checkRoutes(ctx);
@@ -47,7 +49,7 @@ function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: EventCons
     case 'events':
       return eventRoutes(ctx, consumers.hub as EventHub);
     case 'metrics':
-      return metricsRoutes(ctx, consumers.metrics as ApiMetrics);
+      return (await import('./routes-metrics.js')).metricsRoutes(ctx, consumers.metrics as ApiMetrics);
     case 'containers':
       return containerRoutes(ctx);
     case 'config':
@@ -55,7 +57,7 @@ function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: EventCons
     case 'history':
       return historyRoutes(ctx);
     case 'swagger':
-      return swaggerRoutes(ctx.proxies, routes);
+      return (await import('./swagger.js')).swaggerRoutes(ctx.proxies, routes);
     case 'health':
       return undefined;
   }
@@ -95,7 +97,7 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
 
   const consumers: EventConsumers = {
     hub: enabled.has('events') ? new EventHub({ logger, pingIntervalMs: options.eventsPingIntervalMs }) : undefined,
-    metrics: enabled.has('metrics') ? new ApiMetrics() : undefined,
+    metrics: enabled.has('metrics') ? new (await import('./metrics.js')).ApiMetrics() : undefined,
     starts: enabled.has('update') ? new RunStarts() : undefined,
   };
   let closed = false;
@@ -132,13 +134,16 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
   // 3. CORS, after the limiter and before the routes' authentication (docs/http-api-contract.md §5.4).
   await registerCors(app, options.corsOrigins);
   await app.register(fastifyCookie, { hook: false });
-  await app.register(fastifySSE, { heartbeatInterval: 0 });
+  if (enabled.has('events')) {
+    const { fastifySSE } = await import('@fastify/sse');
+    await app.register(fastifySSE, { heartbeatInterval: 0 });
+  }
   // The description generator must see every route as it is added.
-  if (enabled.has('swagger')) await registerSwaggerSpec(app);
+  if (enabled.has('swagger')) await (await import('./swagger.js')).registerSwaggerSpec(app);
 
   await app.register(healthRoutes(ctx));
   for (const endpoint of options.endpoints) {
-    const module = routeModule(endpoint, ctx, consumers, routes);
+    const module = await routeModule(endpoint, ctx, consumers, routes);
     if (module) await app.register(module);
   }
 

@@ -10,7 +10,9 @@ import YAML from 'yaml';
 import type { ProxyTrust } from './client-ip.js';
 import { pathOf, type RouteTable } from './error-handling.js';
 
-export const SWAGGER_PREFIX = '/swagger';
+import { SWAGGER_PREFIX } from './swagger-paths.js';
+
+export { SWAGGER_PREFIX, rewriteSwaggerRoot } from './swagger-paths.js';
 
 type SwaggerDocument = Record<string, unknown> & { paths?: Record<string, Record<string, { parameters?: Record<string, unknown>[] }>> };
 
@@ -148,10 +150,3 @@ export function swaggerRoutes(proxies: ProxyTrust, routes: RouteTable): FastifyP
   };
 }
 
-/** `/swagger/` is served by the same page (rewritten before routing, so relative URLs still hold). */
-export function rewriteSwaggerRoot(url: string): string {
-  if (url === `${SWAGGER_PREFIX}/` || url.startsWith(`${SWAGGER_PREFIX}/?`)) {
-    return `${SWAGGER_PREFIX}/index.html${url.slice(SWAGGER_PREFIX.length + 1)}`;
-  }
-  return url;
-}

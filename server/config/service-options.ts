@@ -37,6 +37,10 @@ export const SERVICE_OPTIONS = {
   updateOnStart: option.boolean({
     flag: 'update-on-start', group: run, description: 'Run one update pass at startup, then follow the schedule.',
   }),
+  updateConcurrency: option.integer({
+    flag: 'update-concurrency', min: 1, max: 64, default: 1, watchtowerEnv: null, group: run,
+    description: 'Containers that share no dependency chain replaced at once (default 1, one at a time as Watchtower).',
+  }),
   healthCheck: option.boolean({
     flag: 'health-check', env: null, group: run,
     description: 'Container HEALTHCHECK helper: exit at once instead of starting the service.',

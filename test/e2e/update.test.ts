@@ -100,15 +100,19 @@ t.test('concurrency: a full update while busy is 429, a targeted one waits; asyn
   t.match(runEvents.at(-1)?.data, { updated: 1, failed: 0 });
 });
 
-t.test('a new image that exits at once is rolled back and reported as failed', async (t) => {
-  const s = await scenario(t, 'e2e-rollback');
+// Rollback and SIGKILL keep their guarantees when independent chains are replaced side by side.
+for (const concurrency of [1, 4]) {
+const flags = concurrency === 1 ? [] : ['--update-concurrency', String(concurrency)];
+const suffix = concurrency === 1 ? '' : ` (--update-concurrency ${concurrency})`;
+t.test(`a new image that exits at once is rolled back and reported as failed${suffix}`, async (t) => {
+  const s = await scenario(t, concurrency === 1 ? 'e2e-rollback' : `e2e-rollback-c${concurrency}`);
   if (!s) return;
   const { env, engine, prefix } = s;
   const running = await runningOn(s, 'app', { run: { restartPolicy: 'unless-stopped' } });
   const { name, container: old } = running;
   await pushNext(s, running, { marker: 'bad', cmd: ['/bin/false'] });
 
-  const service = await serviceFor(t, env, prefix);
+  const service = await serviceFor(t, env, prefix, flags);
   const stream = subscribe(service);
   t.teardown(() => stream.close());
   await new Promise((r) => setTimeout(r, 300));
@@ -126,8 +130,8 @@ t.test('a new image that exits at once is rolled back and reported as failed', a
   t.equal(all.filter((c) => c.Names.some((n) => n.includes(prefix))).length, 1, 'no leftover container');
 });
 
-t.test('SIGKILL of the service in the middle of a replacement loses no container', async (t) => {
-  const s = await scenario(t, 'e2e-killed');
+t.test(`SIGKILL of the service in the middle of a replacement loses no container${suffix}`, async (t) => {
+  const s = await scenario(t, concurrency === 1 ? 'e2e-killed' : `e2e-killed-c${concurrency}`);
   if (!s) return;
   const { env, engine, prefix } = s;
   const running = await runningOn(s, 'app', { run: { env: ['KEEP=1'] } });
@@ -136,7 +140,7 @@ t.test('SIGKILL of the service in the middle of a replacement loses no container
   const hour = 3600 * 1_000_000_000;
   await pushNext(s, running, { healthcheck: { Test: ['CMD', '/bin/true'], Interval: hour, StartPeriod: hour } });
 
-  const first = await serviceFor(t, env, prefix, ['--update-grace-period', '2m']);
+  const first = await serviceFor(t, env, prefix, ['--update-grace-period', '2m', ...flags]);
   void call(`${first.url}/v1/update`, { method: 'POST', token: TOKEN }).catch(() => undefined);
   await waitFor(async () => {
     const holder = await engine.getContainer(name).inspect().catch(() => undefined);
@@ -144,7 +148,7 @@ t.test('SIGKILL of the service in the middle of a replacement loses no container
   }, 30_000);
   await first.stop('SIGKILL');
 
-  const second = await serviceFor(t, env, prefix);
+  const second = await serviceFor(t, env, prefix, flags);
   await second.stop('SIGTERM');
   const now = await engine.getContainer(name).inspect();
   t.equal(now.Id, old.id, 'the old container is back under its name');
@@ -153,3 +157,4 @@ t.test('SIGKILL of the service in the middle of a replacement loses no container
   const left = (await engine.listContainers({ all: true })).filter((c) => c.Names.some((n) => n.includes(prefix)));
   t.equal(left.length, 1, 'nothing left renamed, staged or duplicated');
 });
+}

@@ -10,8 +10,11 @@ import { runningOn, scenario } from '../../helpers/scenarios.js';
 const CHILD = fileURLToPath(new URL('./fixtures/update-child.ts', import.meta.url));
 const HOUR = 3600 * 1_000_000_000;
 
-t.test('SIGKILL while the new container is being proven, then a fresh start', async (t) => {
-  const s = await scenario(t, 'docker-killed');
+// The same guarantees when independent chains are replaced side by side (--update-concurrency 4).
+for (const concurrency of [1, 4]) {
+const suffix = concurrency === 1 ? '' : ` (update concurrency ${concurrency})`;
+t.test(`SIGKILL while the new container is being proven, then a fresh start${suffix}`, async (t) => {
+  const s = await scenario(t, concurrency === 1 ? 'docker-killed' : `docker-killed-c${concurrency}`);
   if (!s) return;
   const { env, engine, prefix } = s;
 
@@ -28,7 +31,7 @@ t.test('SIGKILL while the new container is being proven, then a fresh start', as
   // The child runs TypeScript through the same loader tap gave this process.
   const loader = process.execArgv.filter((arg) => arg.includes('typescript'));
   const child = spawn(process.execPath, [...loader, CHILD], {
-    env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', TW_DOCKER_HOST: env.dockerHost, TW_NAMES: `${prefix}-.*`, TW_GRACE_MS: '60000' },
+    env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', TW_DOCKER_HOST: env.dockerHost, TW_NAMES: `${prefix}-.*`, TW_GRACE_MS: '60000', TW_UPDATE_CONCURRENCY: String(concurrency) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -60,6 +63,7 @@ t.test('SIGKILL while the new container is being proven, then a fresh start', as
   t.ok(now.Config.Env.includes('KEEP=1'));
   t.same(await containerNames(engine, prefix), [name], 'nothing left renamed, staged or duplicated');
 });
+}
 
 t.test('a fresh start restores what a run left aside, stopped or staged', async (t) => {
   const s = await scenario(t, 'docker-repair');

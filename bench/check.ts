@@ -1,0 +1,154 @@
+// Benchmark (not a test): `POST /v1/check` through the real service's HTTP API against the serial floor
+// of the same work done by hand in this bare Node process (list the containers, inspect the distinct
+// images, HEAD each image's manifest at concurrency 20), interleaved round by round (floor, service,
+// floor, service…), at 200 containers over 50 images and at 1000 over 250 (docs/performance.md).
+//
+//   bash scripts/test-env.sh up && npm run build
+//   npm run bench:check -- [--rounds 7] [--sizes 200x50,1000x250]
+//
+// Prints each size's medians, the ratio (target <= 1.0x) and the manifest requests one check made
+// (target: exactly one per distinct image), counted in the registry's own access log.
+import { readFileSync } from 'node:fs';
+import Docker from 'dockerode';
+import { Agent, request } from 'undici';
+import { mapBounded } from '../core/index.js';
+import { MANIFEST_ACCEPT } from '../plugins/registry/client.js';
+import { logMark, type TestEnv } from '../test/helpers/env.js';
+import { pullImage, pushImage, removeContainers, removeImages, testPrefix, type PushedImage } from '../test/helpers/images.js';
+import { call, startService, type RunningService } from '../test/helpers/service.js';
+
+function argument(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return index !== -1 && process.argv[index + 1] ? (process.argv[index + 1] as string) : fallback;
+}
+
+const ROUNDS = Math.max(7, Number(argument('rounds', '7')));
+const SIZES = argument('sizes', '200x50,1000x250')
+  .split(',')
+  .map((s) => s.split('x').map(Number) as [number, number]);
+const HEAD_CONCURRENCY = 20;
+// The Docker plugin's image inspects in flight (its --docker-inspect-concurrency default).
+const INSPECT_CONCURRENCY = 10;
+const TOKEN = 'bench-check-token-0123456789';
+
+const env = JSON.parse(readFileSync(`${process.env['TIDEWATCH_ENV_DIR'] || '/tmp/tidewatch-env'}/env.json`, 'utf8')) as TestEnv;
+const engine = new Docker({ socketPath: env.dockerSocket });
+const prefix = testPrefix('bench-check');
+
+const median = (values: number[]) => {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+
+async function fleet(containers: number, imageCount: number, images: PushedImage[]): Promise<void> {
+  while (images.length < imageCount) {
+    const i = images.length;
+    const image = await pushImage({ registry: env.registry, repo: `${prefix}/img${i}`, marker: `bench-check-${i}`, cmd: ['sleep', '86400'] });
+    await pullImage(engine, image.ref);
+    images.push(image);
+  }
+  const existing = (await engine.listContainers({ all: true })).filter((c) => c.Names.some((n) => n.startsWith(`/${prefix}-`))).length;
+  const todo = Array.from({ length: containers - existing }, (_, k) => existing + k);
+  await mapBounded(todo, 8, async (i) => {
+    const image = images[i % imageCount] as PushedImage;
+    const container = await engine.createContainer({
+      name: `${prefix}-c${i}`,
+      Image: image.ref,
+      HostConfig: { NetworkMode: 'none' },
+    });
+    await container.start();
+  });
+}
+
+/** The floor: the same work by hand, each phase after the other, over one keep-alive connection pool each. */
+function makeFloor() {
+  const dockerAgent = new Agent({ connect: { socketPath: env.dockerSocket }, connections: INSPECT_CONCURRENCY, keepAliveTimeout: 30_000 });
+  const registryAgent = new Agent({ connections: HEAD_CONCURRENCY, keepAliveTimeout: 30_000 });
+  const engineGet = async <T>(path: string): Promise<T> => {
+    const res = await request(`http://docker${path}`, { dispatcher: dockerAgent });
+    return (await res.body.json()) as T;
+  };
+  return {
+    async run(): Promise<number> {
+      const started = performance.now();
+      const filters = encodeURIComponent(JSON.stringify({ status: ['running'] }));
+      const listed = await engineGet<{ Image: string; ImageID: string; Names: string[] }[]>(`/containers/json?all=1&filters=${filters}`);
+      const ids = [...new Set(listed.map((c) => c.ImageID))];
+      const inspected = await mapBounded(ids, INSPECT_CONCURRENCY, (id) => engineGet<{ RepoTags: string[] }>(`/images/${id}/json`));
+      const refs = [...new Set(inspected.map((i) => i.RepoTags[0]).filter((r): r is string => r !== undefined && r.includes(prefix)))];
+      await mapBounded(refs, HEAD_CONCURRENCY, async (ref) => {
+        const slash = ref.indexOf('/');
+        const colon = ref.lastIndexOf(':');
+        const res = await request(`http://${ref.slice(0, slash)}/v2/${ref.slice(slash + 1, colon)}/manifests/${ref.slice(colon + 1)}`, {
+          method: 'HEAD',
+          dispatcher: registryAgent,
+          headers: { accept: MANIFEST_ACCEPT },
+        });
+        await res.body.dump();
+        if (res.statusCode !== 200) throw new Error(`floor HEAD ${ref}: ${res.statusCode}`);
+      });
+      return performance.now() - started;
+    },
+    close: () => Promise.all([dockerAgent.close(), registryAgent.close()]),
+  };
+}
+
+async function serviceRun(service: RunningService, containers: number): Promise<number> {
+  const started = performance.now();
+  const res = await call(`${service.url}/v1/check`, { method: 'POST', token: TOKEN });
+  const elapsed = performance.now() - started;
+  const body = res.body as { containers?: unknown[]; results?: unknown[] };
+  const count = (body.containers ?? body.results ?? []).length;
+  if (res.status !== 200 || count !== containers) throw new Error(`check: ${res.status}, ${count} containers: ${res.text.slice(0, 300)}`);
+  return elapsed;
+}
+
+async function measure(containers: number, imageCount: number, images: PushedImage[]) {
+  await fleet(containers, imageCount, images);
+  const service = await startService(['--host', env.dockerHost, '--http-api-endpoints', 'check', '--http-api-token', TOKEN, '--no-startup-message', `${prefix}-.*`]);
+  const floor = makeFloor();
+  try {
+    // Warm both sides (the registry's storage cache, connections, the service's first run).
+    await floor.run();
+    await serviceRun(service, containers);
+    await new Promise((r) => setTimeout(r, 500));
+    const mark = await logMark(env.registryLog);
+    await serviceRun(service, containers);
+    await new Promise((r) => setTimeout(r, 500)); // the registry logs after each response
+    const lines = (await mark.read()).filter((l) => l.includes(`/v2/${prefix}/`) && l.includes('/manifests/'));
+    const floorTimes: number[] = [];
+    const serviceTimes: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      floorTimes.push(await floor.run());
+      serviceTimes.push(await serviceRun(service, containers));
+    }
+    return { floor: median(floorTimes), service: median(serviceTimes), manifestRequests: lines.length, floorTimes, serviceTimes };
+  } finally {
+    await floor.close();
+    await service.stop('SIGTERM');
+  }
+}
+
+async function main(): Promise<void> {
+  const images: PushedImage[] = [];
+  try {
+    for (const [containers, imageCount] of SIZES) {
+      // Each size starts from its own fleet: container i runs image i mod the image count.
+      await removeContainers(engine, prefix);
+      const r = await measure(containers, imageCount, images);
+      const ratio = r.service / r.floor;
+      console.log(
+        `${containers} containers / ${imageCount} images, ${ROUNDS} interleaved rounds: floor median ${r.floor.toFixed(1)} ms, ` +
+          `service median ${r.service.toFixed(1)} ms, ratio ${ratio.toFixed(2)}x (target <= 1.0x: ${ratio <= 1 ? 'met' : 'NOT met'}); ` +
+          `manifest requests per check ${r.manifestRequests} (expected ${imageCount}: ${r.manifestRequests === imageCount ? 'exact' : 'WRONG'})`,
+      );
+      console.log(`  floor   ${r.floorTimes.map((x) => x.toFixed(0)).join(' ')}\n  service ${r.serviceTimes.map((x) => x.toFixed(0)).join(' ')}`);
+    }
+  } finally {
+    await removeContainers(engine, prefix);
+    await removeImages(engine, prefix);
+  }
+}
+
+await main();

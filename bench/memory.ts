@@ -1,0 +1,147 @@
+// Benchmark (not a test): the service's footprint (docs/performance.md#footprint). Idle RSS of the real
+// binary with the default plugin set (no HTTP API), with `--http-api-endpoints all`, and after checks of
+// 1000 containers; wall time of `tidewatch --help` and from spawn to the first 200 of `/startupz`.
+//
+//   bash scripts/test-env.sh up && npm run build
+//   npm run bench:memory -- [--containers 1000] [--images 50] [--runs 5]
+//
+// Targets: idle RSS <= 60 MB (default plugins), <= 80 MB (all endpoints), <= 100 MB after the checks;
+// --help <= 0.25 s.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import Docker from 'dockerode';
+import { mapBounded } from '../core/index.js';
+import type { TestEnv } from '../test/helpers/env.js';
+import { pullImage, pushImage, removeContainers, removeImages, testPrefix, type PushedImage } from '../test/helpers/images.js';
+import { BIN, REPO_ROOT, call, runBinary, startService } from '../test/helpers/service.js';
+
+function argument(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return index !== -1 && process.argv[index + 1] ? (process.argv[index + 1] as string) : fallback;
+}
+const CONTAINERS = Number(argument('containers', '1000'));
+const IMAGES = Number(argument('images', '50'));
+const RUNS = Number(argument('runs', '5'));
+const TOKEN = 'bench-memory-token-0123456789';
+const MB = 1024 * 1024;
+
+const env = JSON.parse(readFileSync(`${process.env['TIDEWATCH_ENV_DIR'] || '/tmp/tidewatch-env'}/env.json`, 'utf8')) as TestEnv;
+const engine = new Docker({ socketPath: env.dockerSocket });
+const prefix = testPrefix('bench-memory');
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** VmRSS and VmHWM (peak) of a process, in MB. */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: (kb('VmRSS') * 1024) / MB, peak: (kb('VmHWM') * 1024) / MB };
+}
+
+/** The default plugin set, no HTTP API: idle once the schedule is set up. */
+async function idleDefault(): Promise<number> {
+  const child = spawn(process.execPath, [BIN, '--host', env.dockerHost, '--interval', '24h', `${prefix}-.*`], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env['PATH'], HOME: process.env['HOME'] },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  try {
+    const started = Date.now();
+    while (!out.includes('scheduled updates enabled')) {
+      if (Date.now() - started > 30_000 || child.exitCode !== null) throw new Error(`the service did not start:\n${out}`);
+      await sleep(50);
+    }
+    await sleep(2000);
+    return memoryOf(child.pid as number).rss;
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+async function idleAllEndpoints(): Promise<number> {
+  const service = await startService(['--host', env.dockerHost, '--http-api-endpoints', 'all', '--http-api-token', TOKEN, '--http-api-events-token', `${TOKEN}-events`, '--no-startup-message', `${prefix}-.*`]);
+  try {
+    await sleep(2000);
+    return memoryOf(service.child.pid as number).rss;
+  } finally {
+    await service.stop('SIGTERM');
+  }
+}
+
+async function helpWall(): Promise<number> {
+  const started = performance.now();
+  const result = await runBinary(['--help']);
+  if (result.code !== 0) throw new Error(`--help exited ${result.code}`);
+  return (performance.now() - started) / 1000;
+}
+
+/** From spawn to the first 200 of /startupz (the port is learnt from the listening log line). */
+async function startupWall(): Promise<number> {
+  const started = performance.now();
+  const service = await startService(['--host', env.dockerHost, '--http-api-endpoints', 'all', '--http-api-token', TOKEN, '--http-api-events-token', `${TOKEN}-events`, '--no-startup-message', `${prefix}-.*`]);
+  try {
+    for (;;) {
+      const res = await fetch(`${service.url}/startupz`).catch(() => undefined);
+      if (res?.status === 200) return (performance.now() - started) / 1000;
+      await sleep(5);
+    }
+  } finally {
+    await service.stop('SIGTERM');
+  }
+}
+
+async function afterChecks(): Promise<{ rss: number; peak: number }> {
+  const images: PushedImage[] = [];
+  for (let i = 0; i < IMAGES; i++) {
+    const image = await pushImage({ registry: env.registry, repo: `${prefix}/img${i}`, marker: `bench-memory-${i}`, cmd: ['sleep', '86400'] });
+    await pullImage(engine, image.ref);
+    images.push(image);
+  }
+  await mapBounded(Array.from({ length: CONTAINERS }, (_, i) => i), 8, async (i) => {
+    const container = await engine.createContainer({ name: `${prefix}-c${i}`, Image: (images[i % IMAGES] as PushedImage).ref, HostConfig: { NetworkMode: 'none' } });
+    await container.start();
+  });
+  const service = await startService(['--host', env.dockerHost, '--http-api-endpoints', 'check', '--http-api-token', TOKEN, '--no-startup-message', `${prefix}-.*`]);
+  try {
+    for (let i = 0; i < 3; i++) {
+      const res = await call(`${service.url}/v1/check`, { method: 'POST', token: TOKEN });
+      const count = (res.body as { count?: number }).count;
+      if (res.status !== 200 || count !== CONTAINERS) throw new Error(`check: ${res.status} ${count}`);
+    }
+    await sleep(2000);
+    return memoryOf(service.child.pid as number);
+  } finally {
+    await service.stop('SIGTERM');
+  }
+}
+
+async function main(): Promise<void> {
+  const help: number[] = [];
+  const startup: number[] = [];
+  const idle: number[] = [];
+  const idleAll: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    help.push(await helpWall());
+    startup.push(await startupWall());
+    idle.push(await idleDefault());
+    idleAll.push(await idleAllEndpoints());
+  }
+  const report = (what: string, value: number, unit: string, target: number) =>
+    console.log(`${what.padEnd(44)} ${value.toFixed(unit === 's' ? 3 : 1)} ${unit} (target <= ${target} ${unit}: ${value <= target ? 'met' : 'NOT met'})`);
+  report('--help wall, median', median(help), 's', 0.25);
+  console.log(`${'spawn to /startupz 200, median'.padEnd(44)} ${median(startup).toFixed(3)} s`);
+  report('idle RSS, default plugins, median', median(idle), 'MB', 60);
+  report('idle RSS, --http-api-endpoints all, median', median(idleAll), 'MB', 80);
+  try {
+    const after = await afterChecks();
+    report(`RSS after 3 checks of ${CONTAINERS} containers`, after.rss, 'MB', 100);
+    console.log(`${'  peak RSS (VmHWM) during them'.padEnd(44)} ${after.peak.toFixed(1)} MB`);
+  } finally {
+    await removeContainers(engine, prefix);
+    await removeImages(engine, prefix);
+  }
+}
+
+await main();

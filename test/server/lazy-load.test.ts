@@ -1,0 +1,42 @@
+// `--help` and a configuration error load no plugin's runtime dependency (docs/performance.md#footprint):
+// the built binary's main runs in a child process that then lists the packages it loaded.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { REPO_ROOT } from '../helpers/service.js';
+
+const run = promisify(execFile);
+const HEAVY = ['dockerode', 'docker-modem', 'fastify', '@fastify/', 'prom-client', '@octokit/', 'undici'];
+
+async function packagesLoadedBy(argv: string[]): Promise<string[]> {
+  const script = `
+    import { createRequire } from 'node:module';
+    import { main } from './dist/server/main.js';
+    const sink = { write: () => true };
+    await main({ argv: ${JSON.stringify(argv)}, env: {}, cwd: process.cwd(), stdout: sink, stderr: sink });
+    const loaded = Object.keys(createRequire(import.meta.url).cache);
+    console.log(JSON.stringify(loaded));`;
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT });
+  const files = JSON.parse(stdout.trim().split('\n').at(-1) as string) as string[];
+  return [...new Set(files.map((f) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f)?.[1]).filter((p): p is string => p !== undefined))];
+}
+
+t.test('--help and a bad option import no plugin runtime dependency', async (t) => {
+  for (const argv of [['--help'], ['--interval', 'soon']]) {
+    const loaded = await packagesLoadedBy(argv);
+    t.ok(loaded.length > 0, `${argv.join(' ')}: something was loaded (the check sees CommonJS packages)`);
+    const heavy = loaded.filter((p) => HEAVY.some((h) => p === h || p.startsWith(h)));
+    t.same(heavy, [], `${argv.join(' ')} loaded none of ${HEAVY.join(', ')}`);
+  }
+});
+
+t.test('the check can see what a plugin runtime loads', async (t) => {
+  // Applying the Docker plugin loads dockerode: the same listing shows it, so the test above can fail.
+  const script = `
+    import { createRequire } from 'node:module';
+    await import('./dist/plugins/docker/index.js');
+    await import('./dist/plugins/docker/start.js');
+    console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));`;
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT });
+  t.match(stdout, /node_modules\/dockerode\//);
+});
