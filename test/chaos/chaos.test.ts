@@ -13,9 +13,10 @@ t.test(`${SEEDS.length} seeded rounds: stopped at random, nothing down, nothing 
   for (const seed of SEEDS) {
     const result = await runRound(env, seed);
     results.push(result);
-    t.same(result.problems, [], `seed ${seed}: ${result.trigger}, ${result.signal} at ${result.stopAfterMs} ms (${result.phase})`);
+    t.same(result.problems, [], `seed ${seed}: ${result.trigger}, ${result.signal} at ${result.stopAfterMs} ms, concurrency ${result.concurrency} (${result.phase})`);
   }
   t.comment(`\n${table(results)}`);
   t.ok(new Set(results.map((r) => r.trigger)).size === 3, 'every trigger was exercised');
   t.ok(new Set(results.map((r) => r.signal)).size === 2, 'both signals were exercised');
+  t.ok(new Set(results.map((r) => r.concurrency)).size === 2, 'sequential and parallel updates were exercised');
 });

@@ -19,6 +19,8 @@ export interface RoundResult {
   readonly seed: number;
   readonly trigger: Trigger;
   readonly signal: 'SIGKILL' | 'SIGTERM';
+  /** --update-concurrency of the stopped process: the db <- web chain and the two others side by side at 3. */
+  readonly concurrency: number;
   readonly stopAfterMs: number;
   /** What the engine showed right before the signal. */
   readonly phase: Phase;
@@ -123,13 +125,16 @@ async function check(engine: Docker, f: Fleet, updated: boolean): Promise<string
   return problems;
 }
 
-const BASE = (env: TestEnv, prefix: string) => ['--host', env.dockerHost, '--stop-timeout', '2s', '--update-grace-period', '1s', `${prefix}-.*`];
+const BASE = (env: TestEnv, prefix: string, concurrency = 1) => [
+  '--host', env.dockerHost, '--stop-timeout', '2s', '--update-grace-period', '1s', '--update-concurrency', String(concurrency), `${prefix}-.*`,
+];
 
 export async function runRound(env: TestEnv, seed: number): Promise<RoundResult> {
   const rnd = random(seed);
   const trigger = (['api', 'run-once', 'update-on-start'] as const)[Math.floor(rnd() * 3)]!;
   const signal = rnd() < 0.5 ? 'SIGKILL' : 'SIGTERM';
   const stopAfterMs = Math.floor(rnd() * 5000);
+  const concurrency = rnd() < 0.5 ? 1 : 3;
   const engine = docker(env);
   const prefix = testPrefix(`chaos-${seed}`);
   try {
@@ -137,7 +142,7 @@ export async function runRound(env: TestEnv, seed: number): Promise<RoundResult>
     let child: { kill(signal: NodeJS.Signals): unknown };
     let exited: Promise<unknown>;
     if (trigger === 'run-once') {
-      const run = spawnBinary([...BASE(env, prefix), '--run-once'], {}, 120_000);
+      const run = spawnBinary([...BASE(env, prefix, concurrency), '--run-once'], {}, 120_000);
       child = run.child;
       exited = run.exited;
     } else {
@@ -145,7 +150,7 @@ export async function runRound(env: TestEnv, seed: number): Promise<RoundResult>
       const args = trigger === 'api'
         ? ['--http-api-endpoints', 'update', '--http-api-token', TOKEN]
         : ['--update-on-start', '--interval', '1h', '--http-api-endpoints', 'health'];
-      const service = await startService([...args, ...BASE(env, prefix)], {}, 60_000);
+      const service = await startService([...args, ...BASE(env, prefix, concurrency)], {}, 60_000);
       if (trigger === 'api') void call(`${service.url}/v1/update?async=true`, { method: 'POST', token: TOKEN }).catch(() => undefined);
       child = service.child;
       exited = new Promise((resolve) => service.child.once('exit', resolve));
@@ -162,7 +167,7 @@ export async function runRound(env: TestEnv, seed: number): Promise<RoundResult>
       problems = await check(engine, f, true);
       if (repair.code !== 1) problems.push(`repairing run-once exited ${repair.code}, expected 1 (the crashing image fails)`);
     }
-    return { seed, trigger, signal, stopAfterMs, phase, problems };
+    return { seed, trigger, signal, concurrency, stopAfterMs, phase, problems };
   } finally {
     await removeContainers(engine, prefix);
     await removeImages(engine, prefix);
@@ -171,10 +176,12 @@ export async function runRound(env: TestEnv, seed: number): Promise<RoundResult>
 
 /** The table a person reads: one line a round. */
 export function table(results: readonly RoundResult[]): string {
-  const lines = ['seed  trigger          signal   stop at  phase at the stop  result'];
+  const lines = ['seed       trigger          signal   conc  stop at  phase at the stop  result'];
   for (const r of results) {
     const result = r.problems.length === 0 ? 'ok' : `FAILED: ${r.problems.join('; ')}`;
-    lines.push(`${String(r.seed).padEnd(5)} ${r.trigger.padEnd(16)} ${r.signal.padEnd(8)} ${`${r.stopAfterMs}ms`.padEnd(8)} ${r.phase.padEnd(18)} ${result}`);
+    lines.push(
+      `${String(r.seed).padEnd(10)} ${r.trigger.padEnd(16)} ${r.signal.padEnd(8)} ${String(r.concurrency).padEnd(5)} ${`${r.stopAfterMs}ms`.padEnd(8)} ${r.phase.padEnd(18)} ${result}`,
+    );
   }
   const failed = results.filter((r) => r.problems.length > 0).length;
   lines.push(`${results.length} rounds, ${failed} failed`);
