@@ -7,6 +7,7 @@ export const ENDPOINTS = [
   'check',
   'config',
   'containers',
+  'dashboard',
   'events',
   'health',
   'history',

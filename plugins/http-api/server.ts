@@ -58,6 +58,8 @@ async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: Eve
       return historyRoutes(ctx);
     case 'swagger':
       return (await import('./swagger.js')).swaggerRoutes(ctx.proxies, routes);
+    case 'dashboard':
+      return (await import('./dashboard/routes-dashboard.js')).dashboardRoutes();
     case 'health':
       return undefined;
   }

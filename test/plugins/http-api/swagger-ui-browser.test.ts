@@ -1,45 +1,16 @@
 // The Swagger page as a person uses it (docs/http-api-contract.md §4.4): headless Chromium (Debian's `chromium`, driven by
 // playwright-core) opens /swagger/index.html, authorizes with the bare token and runs "Try it out" on
 // POST /v1/check, which must answer 200.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
-import { chromium } from 'playwright-core';
+import { launchChromium, screenshot } from '../../helpers/chromium.js';
 import { startApi, target, TOKEN } from './helpers/harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 t.test('authorize and "Try it out" on POST /v1/check', { timeout: 120_000 }, async (t) => {
-  if (!existsSync(CHROMIUM)) {
-    // CI installs it (apt package `chromium`); a developer without it is told, not silently passed.
-    if (process.env.CI === 'true') t.fail(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    else t.plan(0, `${CHROMIUM} is missing: apt-get install -y chromium`);
-    return;
-  }
+  const browser = await launchChromium(t);
+  if (!browser) return;
   const h = await startApi({}, { targets: [target('web')] });
   t.teardown(() => h.close());
-  const profile = mkdtempSync(join(tmpdir(), 'tidewatch-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-  });
-  t.teardown(async () => {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
+  const { page } = browser;
   const checkResponses: number[] = [];
   page.on('response', (response) => {
     if (new URL(response.url()).pathname === '/v1/check') checkResponses.push(response.status());
@@ -70,7 +41,7 @@ t.test('authorize and "Try it out" on POST /v1/check', { timeout: 120_000 }, asy
   const body = await operation.locator('.live-responses-table tr.response .response-col_description pre').first().innerText();
   t.match(body, /"name": "web"/);
   // Left for a person to look at after a run.
-  await page.screenshot({ path: join(tmpdir(), 'tidewatch-swagger-ui.png'), fullPage: true });
+  await screenshot(page, 'swagger-ui');
   t.notOk(
     h.logs.some((l) => l.msg === 'HTTP API authentication failed'),
     'no failed authentication on the way',

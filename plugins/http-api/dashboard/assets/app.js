@@ -1,0 +1,360 @@
+// Tidewatch dashboard (docs/dashboard.md). Plain ES module, no dependencies: it calls the HTTP API's own
+// routes with the tokens a person enters, kept in sessionStorage only. The main token goes in the
+// Authorization header; the events token is the one the API takes in a query (EventSource cannot set
+// headers), which is why it is a separate token.
+const $ = (id) => document.getElementById(id);
+const store = window.sessionStorage;
+const state = {
+  containers: [],
+  checks: new Map(), // name -> { record, at }
+  updating: new Set(),
+  sort: { key: 'name', dir: 1 },
+  events: null,
+  ownRun: false,
+};
+
+const esc = (value) =>
+  String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+const short = (digest) => (digest ? digest.replace(/^sha256:/, '').slice(0, 12) : '');
+const when = (iso) => (iso ? new Date(iso).toLocaleTimeString() : '');
+
+function setStatus(text) {
+  $('status').textContent = text;
+}
+
+function showMessage(text) {
+  const el = $('message');
+  el.textContent = text ?? '';
+  el.hidden = !text;
+}
+
+/** An API call with the main token; resolves to { status, body } and never throws for an HTTP status. */
+async function api(method, path) {
+  const res = await fetch(path, { method, headers: { authorization: `Bearer ${store.getItem('tw-token') ?? ''}` } });
+  let body = null;
+  try {
+    body = await res.json();
+  } catch {
+    body = null;
+  }
+  return { status: res.status, body };
+}
+
+function errorText(res) {
+  if (res.status === 401) return 'The API token was refused: sign in again.';
+  if (res.status === 429 && !res.body) return 'Too many requests: wait a moment.';
+  return res.body?.error ?? `The API answered ${res.status}.`;
+}
+
+// ---------------------------------------------------------------- sign in
+
+async function signIn(token, eventsToken) {
+  store.setItem('tw-token', token);
+  store.setItem('tw-events-token', eventsToken);
+  const res = await api('GET', '/v1/containers');
+  if (res.status !== 200) {
+    store.removeItem('tw-token');
+    store.removeItem('tw-events-token');
+    const error = $('login-error');
+    error.textContent = res.status === 401 ? 'Wrong token: the API refused it.' : errorText(res);
+    error.hidden = false;
+    return false;
+  }
+  $('login').hidden = true;
+  $('app').hidden = false;
+  $('logout').hidden = false;
+  state.containers = res.body.containers;
+  fillScopes();
+  render();
+  void openFeed();
+  void loadHistory();
+  return true;
+}
+
+function signOut() {
+  store.clear();
+  state.events?.close();
+  location.reload();
+}
+
+// ---------------------------------------------------------------- the table
+
+function rows() {
+  const q = $('search').value.trim().toLowerCase();
+  const staleOnly = $('stale-only').checked;
+  const errorsOnly = $('errors-only').checked;
+  const scope = $('scope').value;
+  const { key, dir } = state.sort;
+  return state.containers
+    .filter((c) => {
+      const check = state.checks.get(c.name)?.record;
+      if (q && !c.name.toLowerCase().includes(q) && !c.image.toLowerCase().includes(q)) return false;
+      if (staleOnly && !check?.update_available) return false;
+      if (errorsOnly && !check?.error) return false;
+      if (scope && c.scope !== scope) return false;
+      return true;
+    })
+    .sort((a, b) => String(a[key]).localeCompare(String(b[key])) * dir);
+}
+
+function digestCell(label, digest) {
+  if (!digest) return `<td data-label="${label}"></td>`;
+  return `<td data-label="${label}"><span class="digest" title="${esc(digest)}">${esc(short(digest))}</span><button type="button" class="copy" data-copy="${esc(digest)}" aria-label="Copy ${esc(digest)}">copy</button></td>`;
+}
+
+function links(record) {
+  if (!record) return '';
+  const out = [];
+  for (const [label, url] of [['changes', record.changelog], ['source', record.oci_source], ['docs', record.documentation]]) {
+    if (url && /^https?:\/\//.test(url)) out.push(`<a href="${esc(url)}" rel="noreferrer" target="_blank">${label}</a>`);
+  }
+  return out.join(' ');
+}
+
+// Each cell names its column in data-label: on a narrow screen the rows become cards and show it.
+function row(c) {
+  const entry = state.checks.get(c.name);
+  const r = entry?.record;
+  const busy = state.updating.has(c.name);
+  const update = busy ? 'updating…' : r ? (r.error ? 'error' : r.update_available ? 'available' : 'up to date') : '';
+  const updateClass = r && !r.error ? (r.update_available ? 'update-yes' : 'update-no') : '';
+  const flags = [c.monitor_only && 'monitor-only', c.no_pull && 'no-pull', c.scope && `scope ${c.scope}`]
+    .filter(Boolean)
+    .map((f) => `<span class="flag">${esc(f)}</span>`)
+    .join('');
+  const current = r?.update_source === 'git' ? r.current_revision || '' : r?.digest || c.digest;
+  const latest = r ? (r.update_source === 'git' ? r.git_commit : r.latest_digest) : '';
+  return `<tr data-name="${esc(c.name)}" class="${r?.update_available ? 'stale' : ''}">
+<td data-label="Name" class="name">${esc(c.name)}</td><td data-label="Image" class="image">${esc(c.image)}</td><td data-label="State">${esc(c.state)}</td><td data-label="Source">${esc(r?.update_source ?? c.update_source)}</td>
+${digestCell('Current', current)}${digestCell('Latest', latest)}
+<td data-label="Update" class="${updateClass}${r?.error ? ' err' : ''}" title="${esc(r?.error ?? '')}">${esc(r?.error ? `error: ${r.error}` : update)}</td>
+<td data-label="Flags">${flags}</td><td data-label="Checked">${esc(entry ? when(entry.at) : '')}</td><td data-label="Links">${links(r)}</td>
+<td data-label="Actions"><button type="button" data-check="${esc(c.name)}">Check</button> <button type="button" data-update="${esc(c.name)}" ${r?.update_available && !busy ? '' : 'disabled'}>Update</button></td>
+</tr>`;
+}
+
+function render() {
+  const started = performance.now();
+  const list = rows();
+  $('containers').tBodies[0].innerHTML = list.map(row).join('');
+  for (const b of document.querySelectorAll('th button[data-sort]')) {
+    b.setAttribute('aria-sort', b.dataset.sort === state.sort.key ? (state.sort.dir > 0 ? 'ascending' : 'descending') : 'none');
+  }
+  setStatus(statusText());
+  window.__twLastRenderMs = performance.now() - started;
+}
+
+function statusText() {
+  const stale = state.containers.filter((c) => state.checks.get(c.name)?.record.update_available).length;
+  return `${state.containers.length} containers, ${stale} with an update`;
+}
+
+function fillScopes() {
+  const scopes = [...new Set(state.containers.map((c) => c.scope).filter(Boolean))].sort();
+  $('scope').innerHTML = '<option value="">all</option>' + scopes.map((s) => `<option>${esc(s)}</option>`).join('');
+}
+
+async function refreshContainers() {
+  const res = await api('GET', '/v1/containers');
+  if (res.status === 200) state.containers = res.body.containers;
+}
+
+// ---------------------------------------------------------------- actions
+
+async function check(name) {
+  showMessage('');
+  const button = name ? null : $('check-all');
+  if (button) button.disabled = true;
+  setStatus(name ? `checking ${name}…` : 'checking…');
+  const res = await api('POST', name ? `/v1/check?container=${encodeURIComponent(name)}` : '/v1/check');
+  if (button) button.disabled = false;
+  if (res.status !== 200) {
+    showMessage(errorText(res));
+    render();
+    return;
+  }
+  for (const record of res.body.containers) state.checks.set(record.name, { record, at: record.timestamp });
+  render();
+}
+
+function confirmDialog(text, ok) {
+  return new Promise((resolve) => {
+    const dialog = $('confirm');
+    $('confirm-text').textContent = text;
+    $('confirm-ok').textContent = ok;
+    dialog.returnValue = '';
+    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
+    dialog.showModal();
+  });
+}
+
+async function update(name) {
+  const r = state.checks.get(name)?.record;
+  const to = r?.update_source === 'git' ? `commit ${short(r.git_commit)}` : `digest ${short(r?.latest_digest)}`;
+  if (!(await confirmDialog(`Update ${name} to ${to}?`, 'Update'))) return;
+  showMessage('');
+  state.updating.add(name);
+  state.ownRun = true;
+  render();
+  const res = await api('POST', `/v1/update?container=${encodeURIComponent(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)}`);
+  state.updating.delete(name);
+  state.ownRun = false;
+  await refreshContainers();
+  await check(name);
+  if (res.status !== 200) showMessage(errorText(res));
+}
+
+async function updateAll() {
+  const stale = state.containers.filter((c) => state.checks.get(c.name)?.record.update_available);
+  if (stale.length === 0) {
+    showMessage('Nothing to update: run "Check now" first.');
+    return;
+  }
+  if (!(await confirmDialog(`Update all ${stale.length} stale containers?`, `Update ${stale.length}`))) return;
+  showMessage('');
+  for (const c of stale) state.updating.add(c.name);
+  state.ownRun = true;
+  render();
+  const res = await api('POST', '/v1/update');
+  state.updating.clear();
+  state.ownRun = false;
+  await refreshContainers();
+  await check();
+  // After the re-check, which clears the message line: a refusal (say the 429 of a run in progress) stays.
+  if (res.status !== 200) showMessage(errorText(res));
+}
+
+// ---------------------------------------------------------------- live feed and history
+
+function feedLine(type, data) {
+  const item = document.createElement('li');
+  const who = data.container ? ` ${data.container}` : '';
+  const detail = data.error ? `: ${data.error}` : data.scanned !== undefined ? `: scanned ${data.scanned}, updated ${data.updated}, failed ${data.failed}` : '';
+  item.innerHTML = `<span class="type">${esc(type)}</span>${esc(who)}${esc(detail)} <small>${esc(new Date().toLocaleTimeString())}</small>`;
+  const feed = $('feed');
+  feed.prepend(item);
+  while (feed.children.length > 100) feed.lastElementChild.remove();
+}
+
+/**
+ * Whether the events token is accepted: EventSource hides the status of a refused stream, so one plain
+ * request with the token in a header asks first (and is cancelled as soon as the status is known).
+ */
+async function eventsTokenAccepted(token) {
+  const abort = new AbortController();
+  try {
+    const res = await fetch('/v1/events', { headers: { authorization: `Bearer ${token}` }, signal: abort.signal });
+    return res.status !== 401;
+  } catch {
+    return true; // a network error is the EventSource's to retry and report
+  } finally {
+    abort.abort();
+  }
+}
+
+async function openFeed() {
+  const token = store.getItem('tw-events-token');
+  if (!token) {
+    feedLine('feed off', { error: 'no events token given' });
+    return;
+  }
+  if (!(await eventsTokenAccepted(token))) {
+    showMessage('Wrong events token: the live feed was refused. Sign out and enter the events token again.');
+    feedLine('feed off', { error: 'events token refused' });
+    return;
+  }
+  const source = new EventSource(`/v1/events?access_token=${encodeURIComponent(token)}`);
+  state.events = source;
+  const runsWithUpdates = new Set();
+  const types = ['scan_started', 'scan_completed', 'scan_failed', 'image_cleanup', 'update_started', 'update_completed', 'update_failed'];
+  for (const type of types) {
+    source.addEventListener(type, (message) => {
+      const { data } = JSON.parse(message.data);
+      feedLine(type, data);
+      if (type === 'update_started') state.updating.add(data.container);
+      if (type === 'update_completed' || type === 'update_failed') {
+        state.updating.delete(data.container);
+        runsWithUpdates.add(data.run_id);
+      }
+      if (type.startsWith('update_')) render();
+      if (type === 'scan_completed' || type === 'scan_failed') {
+        void loadHistory();
+        // A run that replaced containers (from here, the scheduler or anyone else) changed digests:
+        // reload the list, and re-check when this tab has check results that are now out of date.
+        if (runsWithUpdates.delete(data.run_id)) void afterOutsideUpdate();
+      }
+    });
+  }
+  source.onopen = () => setStatus(statusText());
+  source.onerror = () => setStatus('live feed reconnecting…');
+}
+
+async function afterOutsideUpdate() {
+  if (state.ownRun) return; // update() and updateAll() refresh on their own
+  await refreshContainers();
+  if (state.checks.size > 0) await check();
+  else render();
+}
+
+function chart(entries) {
+  if (entries.length === 0) return '';
+  const max = Math.max(1, ...entries.map((e) => e.summary.scanned));
+  const w = 100 / entries.length;
+  const bars = entries
+    .map((e, i) => {
+      const x = (i * w).toFixed(2);
+      const h = (v) => ((v / max) * 80).toFixed(1);
+      return `<rect class="bar-scanned" x="${x}" y="${90 - h(e.summary.scanned)}" width="${(w * 0.8).toFixed(2)}" height="${h(e.summary.scanned)}"><title>${esc(e.kind)} ${esc(e.started_at)}: scanned ${e.summary.scanned}</title></rect>
+<rect class="bar-updated" x="${x}" y="${90 - h(e.summary.updated)}" width="${(w * 0.4).toFixed(2)}" height="${h(e.summary.updated)}"></rect>
+<rect class="bar-failed" x="${(i * w + w * 0.4).toFixed(2)}" y="${90 - h(e.summary.failed)}" width="${(w * 0.4).toFixed(2)}" height="${h(e.summary.failed)}"></rect>`;
+    })
+    .join('');
+  const ms = entries.map((e) => Math.max(0, Date.parse(e.finished_at) - Date.parse(e.started_at)));
+  const maxMs = Math.max(1, ...ms);
+  const points = ms.map((v, i) => `${(i * w + w * 0.4).toFixed(2)},${(90 - (v / maxMs) * 80).toFixed(1)}`).join(' ');
+  const legend = `<p class="legend"><span class="key key-scanned"></span>scanned <span class="key key-updated"></span>updated <span class="key key-failed"></span>failed <span class="key key-duration"></span>duration (longest ${(maxMs / 1000).toFixed(1)} s)</p>`;
+  return `<svg viewBox="0 0 100 90" preserveAspectRatio="none" aria-hidden="true">${bars}<polyline class="line-duration" points="${points}"></polyline></svg>${legend}`;
+}
+
+async function loadHistory() {
+  const res = await api('GET', '/v1/history?limit=30');
+  if (res.status !== 200) return;
+  const entries = res.body.entries;
+  $('chart').innerHTML = chart(entries);
+  $('history').tBodies[0].innerHTML = entries
+    .slice(-10)
+    .reverse()
+    .map((e) => {
+      const ms = Date.parse(e.finished_at) - Date.parse(e.started_at);
+      return `<tr><td>${esc(when(e.started_at))}</td><td>${esc(e.kind)}${e.targeted ? ' (targeted)' : ''}</td><td>${e.summary.scanned}</td><td>${e.summary.updated}</td><td>${e.summary.failed}</td><td>${(ms / 1000).toFixed(1)} s</td></tr>`;
+    })
+    .join('');
+}
+
+// ---------------------------------------------------------------- wiring
+
+$('login-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  $('login-error').hidden = true;
+  void signIn($('token').value, $('events-token').value);
+});
+$('logout').addEventListener('click', signOut);
+$('check-all').addEventListener('click', () => void check());
+$('update-all').addEventListener('click', () => void updateAll());
+for (const id of ['search', 'stale-only', 'errors-only', 'scope']) $(id).addEventListener('input', render);
+document.querySelector('#containers thead').addEventListener('click', (event) => {
+  const key = event.target.closest('button[data-sort]')?.dataset.sort;
+  if (!key) return;
+  state.sort = { key, dir: state.sort.key === key ? -state.sort.dir : 1 };
+  render();
+});
+$('containers').tBodies[0].addEventListener('click', (event) => {
+  const button = event.target.closest('button');
+  if (!button) return;
+  if (button.dataset.check) void check(button.dataset.check);
+  if (button.dataset.update) void update(button.dataset.update);
+  if (button.dataset.copy) void navigator.clipboard?.writeText(button.dataset.copy);
+});
+
+const saved = store.getItem('tw-token');
+if (saved) void signIn(saved, store.getItem('tw-events-token') ?? '');

@@ -1,0 +1,49 @@
+// The dashboard (docs/dashboard.md): one page under /ui/, and / redirecting to it. The page is static (no
+// build step: plain HTML, CSS and an ES module in ./assets) and loads without a token, like Swagger; it
+// calls the API's own routes from the browser with the tokens a person enters, so it adds no second way to
+// change anything. A strict Content-Security-Policy allows only this origin's scripts, styles and requests.
+import { readFileSync } from 'node:fs';
+import type { FastifyPluginAsync } from 'fastify';
+
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const FILES = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+} as const;
+
+/** The assets, read once: copied next to the compiled module by the build (scripts/copy-assets.mjs). */
+function loadAssets(): Map<string, Buffer> {
+  const dir = new URL('./assets/', import.meta.url);
+  return new Map(Object.keys(FILES).map((name) => [name, readFileSync(new URL(name, dir))]));
+}
+
+export function dashboardRoutes(): FastifyPluginAsync {
+  const assets = loadAssets();
+  return async (app) => {
+    const hidden = { schema: { hide: true } };
+    for (const url of ['/', '/ui']) app.get(url, hidden, async (_request, reply) => reply.redirect('/ui/', 302));
+    for (const [name, type] of Object.entries(FILES)) {
+      const url = name === 'index.html' ? '/ui/' : `/ui/${name}`;
+      app.get(url, hidden, async (_request, reply) =>
+        reply
+          .header('content-type', type)
+          .header('content-security-policy', CSP)
+          .header('x-content-type-options', 'nosniff')
+          .header('referrer-policy', 'no-referrer')
+          .header('cache-control', 'no-cache')
+          .send(assets.get(name)),
+      );
+    }
+  };
+}
