@@ -1,10 +1,10 @@
-// Head resolution for github.com repositories through GitHub's REST API with @octokit/rest:
+// Head resolution for github.com repositories through GitHub's REST API with @octokit/core:
 //   GET /repos/{owner}/{repo}                 → default_branch (when the label names no ref)
 //   GET /repos/{owner}/{repo}/commits/{ref}   → the commit, as the bare SHA (media type `sha`)
 // Both are conditional: the ETag of the last answer is kept across runs and sent as If-None-Match,
 // so an unchanged ref answers 304, which GitHub does not count against the rate limit.
 import { TidewatchError } from '../../core/index.js';
-import { Octokit } from '@octokit/rest';
+import { Octokit } from '@octokit/core';
 import { fetch as undiciFetch } from 'undici';
 import type { Logger } from '../../core/index.js';
 import { BoundedCache } from './bounded-cache.js';
