@@ -97,9 +97,14 @@ export async function main(io: MainIo): Promise<number> {
       return 0;
     }
     if (resolved.config.healthCheck) {
-      // The image's HEALTHCHECK runs `tidewatch --health-check`: the process being able to start and
-      // read its configuration is the check; it must not start a second service.
-      return 0;
+      // The image's HEALTHCHECK runs `tidewatch --health-check`: it reads the running service's heartbeat
+      // and must not start a second service. Without a heartbeat file, Watchtower's answer: always 0.
+      const path = resolved.config.heartbeatFile;
+      if (path === '') return 0;
+      const { heartbeatProblem } = await import('./heartbeat.js');
+      const problem = await heartbeatProblem(path);
+      if (problem !== undefined) io.stderr.write(`tidewatch: unhealthy: ${problem}\n`);
+      return problem === undefined ? 0 : 1;
     }
     schedule = await scheduleOf(resolved);
   } catch (err) {
@@ -183,6 +188,7 @@ async function serve(io: MainIo, resolved: ResolvedConfig, schedule: ScheduleSpe
     );
   }
   const stopStartup = markStartedAfterFirstDiscovery(tw);
+  const stopHeartbeat = config.heartbeatFile === '' ? undefined : (await import('./heartbeat.js')).startHeartbeat(tw, config.heartbeatFile);
   // A plugin that starts update runs itself (the HTTP API's update endpoint, unless periodic polls are
   // asked for: Watchtower's rule, docs/http-api-contract.md §1) turns the schedule off.
   let timer: Schedule | undefined;
@@ -203,5 +209,6 @@ async function serve(io: MainIo, resolved: ResolvedConfig, schedule: ScheduleSpe
   const release = await tw.lock.acquire();
   await tw.close();
   release();
+  await stopHeartbeat?.(); // healthy until the very end: a graceful stop is not a failure
   return 0;
 }

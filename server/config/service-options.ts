@@ -43,7 +43,12 @@ export const SERVICE_OPTIONS = {
   }),
   healthCheck: option.boolean({
     flag: 'health-check', env: null, group: run,
-    description: 'Container HEALTHCHECK helper: exit at once instead of starting the service.',
+    description:
+      'Container HEALTHCHECK helper: instead of starting the service, exit 0 when the heartbeat file is fresh and ready (always 0 without --heartbeat-file, as Watchtower).',
+  }),
+  heartbeatFile: option.string({
+    flag: 'heartbeat-file', default: '', watchtowerEnv: null, group: run, valueName: '<path>',
+    description: 'File the running service rewrites every 10 s with its readiness, for --health-check (the image sets /tmp/tidewatch.heartbeat).',
   }),
   noStartupMessage: option.boolean({
     flag: 'no-startup-message', group: run, description: 'Do not log the startup summary.',

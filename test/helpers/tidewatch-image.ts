@@ -1,0 +1,47 @@
+// Builds the distribution image from the top-level Dockerfile on the private engine, the way a user
+// builds it, except for the base: CI cannot pull node:20-bookworm-slim, so scripts/node-base-image.sh
+// makes a stand-in from this machine's Node first (docs/image.md, "Building without Docker Hub").
+// One build per test process; the engine's layer cache makes the next process's build quick.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { TestEnv } from './env.js';
+import { REPO_ROOT } from './service.js';
+
+const run = promisify(execFile);
+export const BASE_TAG = 'tidewatch-node-base:local';
+const built = new Map<string, Promise<string>>();
+
+/** `docker` against the private engine; resolves to stdout, rejects with stderr. */
+export async function dockerCli(env: TestEnv, args: string[], timeoutMs = 120_000): Promise<string> {
+  const { stdout } = await run('docker', args, {
+    env: { ...process.env, DOCKER_HOST: env.dockerHost, DOCKER_BUILDKIT: '0' },
+    cwd: REPO_ROOT,
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout.trim();
+}
+
+/** Builds (once per tag and process) and returns the tag. `revision` varies the image, for self-update. */
+export function tidewatchImage(env: TestEnv, tag = 'tidewatch:test', revision = 'test'): Promise<string> {
+  let promise = built.get(tag);
+  if (!promise) {
+    promise = (async () => {
+      await run('bash', ['scripts/node-base-image.sh', BASE_TAG], {
+        env: { ...process.env, DOCKER_HOST: env.dockerHost },
+        cwd: REPO_ROOT,
+        timeout: 120_000,
+      });
+      // --network host: the build stage's `npm ci` reaches the npm registry through the host's network
+      // (the private engine has no bridge).
+      await dockerCli(
+        env,
+        ['build', '-q', '--network', 'host', '--build-arg', `NODE_IMAGE=${BASE_TAG}`, '--build-arg', `REVISION=${revision}`, '-t', tag, '.'],
+        600_000,
+      );
+      return tag;
+    })();
+    built.set(tag, promise);
+  }
+  return promise;
+}
