@@ -2,6 +2,7 @@
 // private engine with the socket mounted as README.md tells users: what ships in it, its size, its
 // labels; then, through the running image, a check, an update, a rollback of an image that cannot start,
 // the health status turning healthy, and `docker stop` in the middle of a replacement losing nothing.
+import { statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import t from 'tap';
 import { docker, requireEnv, waitFor, type TestEnv } from '../helpers/env.js';
@@ -61,6 +62,13 @@ t.test('the image: only what runs, under budget, labelled', { timeout: 900_000 }
   t.equal(await inImage(`ls ${devDeps.join(' ')} 2>/dev/null || true`), '', 'no dev dependencies');
   const version = await dockerCli(env, ['run', '--rm', image, '--version']);
   t.match(version, /^tidewatch \d+\.\d+\.\d+/);
+
+  // Not root: an ordinary user reaches the socket through its group, and only so.
+  const gid = String(statSync(env.dockerSocket).gid);
+  const asUser = (extra: string[]) =>
+    dockerCli(env, ['run', '--rm', '--user', '1000', ...extra, '-v', `${env.dockerSocket}:/var/run/docker.sock`, image, '--run-once', 'no-such-container']);
+  await t.resolves(asUser(['--group-add', gid]), '--user 1000 with the socket group: a run completes');
+  await t.rejects(asUser([]), '--user 1000 without it: the engine is refused, the run fails');
 });
 
 t.test('through the image: healthy, check, update, rollback, docker stop mid-update', { timeout: 900_000 }, async (t) => {
