@@ -261,6 +261,12 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
       await proveContainer(rt.docker, newId, { gracePeriodMs: rt.options.gracePeriodMs, signal: request.signal });
     }
   } catch (err) {
+    if (isOwn && started && (await isSuccessorInCharge(rt, newId, request.signal))) {
+      // Self-update (docs/image.md): the successor is running and is stopping this process, which is
+      // its proof; rolling back now would remove the one Tidewatch that is about to be left.
+      logger.info({ container: target.name }, 'self-update: the successor is running and took over');
+      return { target, outcome: 'updated', oldImageId: info.Image, newImageId: imageId, newContainerId: newId };
+    }
     const problems = await rollBack(rt, subject, newId, stoppedDependents, state);
     const error = errorMessage(err);
     if (problems.length > 0) {
@@ -282,6 +288,13 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     newImageId: imageId,
     newContainerId: newId,
   };
+}
+
+/** Stopped while proving its own successor, and the successor runs: the successor is in charge. */
+async function isSuccessorInCharge(rt: DockerRuntime, newId: string, signal: AbortSignal): Promise<boolean> {
+  if (!signal.aborted) return false;
+  const successor = await inspectOrUndefined(rt.docker, newId);
+  return successor?.State.Running === true && !successor.State.Restarting;
 }
 
 /** post-update runs in the new container once it started; like Watchtower, a failure is only logged. */

@@ -45,7 +45,11 @@ async function applyDocker(
   }
   if (own === 'own') {
     const blocker = await selfUpdateBlocker(rt.docker, target, rt.options.selfUpdate);
-    if (blocker) return { target, outcome: 'skipped', reason: blocker };
+    if (blocker) {
+      // Said every run the own image is stale, so a user wondering why it never updates sees why.
+      ctx.logger.info({ container: target.name, reason: blocker }, `not updating Tidewatch's own container: ${blocker}`);
+      return { target, outcome: 'skipped', reason: blocker };
+    }
   }
   const pull = (image: string) => pullForRun(rt.docker, image, rt.options.authFor, ctx, slots);
   return replaceContainer(rt, { plan, state, isOwn: own === 'own', logger: ctx.logger, pull, signal: ctx.stopping });

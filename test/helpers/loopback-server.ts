@@ -15,6 +15,14 @@ export async function listenOnLoopback(server: Server): Promise<string> {
   return `127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** A loopback port free right now, for a server another process will bind (a container on the host network). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  const address = await listenOnLoopback(server);
+  await closeServer(server);
+  return Number(address.split(':')[1]);
+}
+
 /** Drops open connections (keep-alive clients would hold close() forever) and closes. */
 export async function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();

@@ -3,26 +3,16 @@
 // labels; then, through the running image, a check, an update, a rollback of an image that cannot start,
 // the health status turning healthy, and `docker stop` in the middle of a replacement losing nothing.
 import { statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import t from 'tap';
 import { docker, requireEnv, waitFor, type TestEnv } from '../helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../helpers/images.js';
 import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
+import { freePort } from '../helpers/loopback-server.js';
 import { call } from '../helpers/service.js';
 import { dockerCli, tidewatchImage } from '../helpers/tidewatch-image.js';
 
 const TOKEN = 'image-test-token-0123456789';
 const NODE_MODULES_BUDGET_MB = 40;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Starts the image as a user would (socket mounted), on the host network to reach the loopback registry. */
 async function runTidewatch(env: TestEnv, image: string, name: string, args: string[]): Promise<void> {
