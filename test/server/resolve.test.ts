@@ -328,8 +328,9 @@ t.test('--http-api-endpoints', async (t) => {
   t.equal(e.option, 'http-api-endpoints');
   e = configError(t, () => run(['--http-api-endpoints', 'all,update']));
   t.match(e.message, /"all" must be used alone/);
-  e = configError(t, () => run(['--http-api-endpoints', 'images'], tokens));
-  t.match(e.message, /unknown endpoint "images"/);
+  e = configError(t, () => run(['--http-api-endpoints', 'image'], tokens));
+  t.match(e.message, /unknown endpoint "image"/);
+  t.same(run(['--http-api-endpoints', 'images'], tokens).config.httpApiEndpoints, ['images'], "the fork's /v1/images");
 });
 
 t.test('--interval 5x: one line naming the option', async (t) => {
