@@ -11,6 +11,7 @@ export const ENDPOINTS = [
   'events',
   'health',
   'history',
+  'images',
   'metrics',
   'swagger',
   'update',

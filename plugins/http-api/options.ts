@@ -15,7 +15,7 @@ import {
 export { ENDPOINTS, type Endpoint };
 
 /** Endpoints behind the main token (docs/interface.md §3). */
-export const PROTECTED_ENDPOINTS: readonly Endpoint[] = ['update', 'check', 'metrics', 'containers', 'config', 'history'];
+export const PROTECTED_ENDPOINTS: readonly Endpoint[] = ['update', 'check', 'metrics', 'containers', 'config', 'history', 'images'];
 
 const group = 'HTTP API';
 const nonEmpty = { type: 'string', minLength: 1 } as const;
@@ -28,7 +28,7 @@ export const httpApiOptions = {
   }),
   token: option.string({
     flag: 'http-api-token', valueName: '<token|file>', secret: true, group,
-    description: 'Main bearer token (or a file holding it); required by update check metrics containers config history.',
+    description: `Main bearer token (or a file holding it); required by ${PROTECTED_ENDPOINTS.join(' ')}.`,
   }),
   eventsToken: option.string({
     flag: 'http-api-events-token', valueName: '<token|file>', secret: true, group,

@@ -5,10 +5,12 @@ import { formatGoDuration } from '../../core/index.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { checkRecord, checkRecordSchema } from './check-record.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
+import type { LastChecks } from './last-checks.js';
 import { filterQuerySchema, parseTimeout, runFilters, timeoutQuerySchema, type Query } from './query.js';
 import { RunDeadline } from './run-deadline.js';
 
-export function checkRoutes(ctx: RouteContext): FastifyPluginAsync {
+/** `lastChecks`, when /v1/containers/details is enabled, keeps each container's answer for its `stale`. */
+export function checkRoutes(ctx: RouteContext, lastChecks?: LastChecks): FastifyPluginAsync {
   const { core, options } = ctx;
   const guard = requireMainGuard(ctx);
   const maximum = formatGoDuration(options.checkTimeoutMs);
@@ -52,8 +54,9 @@ export function checkRoutes(ctx: RouteContext): FastifyPluginAsync {
         const timeout = parseTimeout(query, options.checkTimeoutMs);
         const deadline = new RunDeadline('check', timeout, reply);
         const run = core.check({ filters, signal: deadline.signal, trigger: 'api' });
-        // A run abandoned at the deadline still settles later; its outcome is the core's to log.
-        run.catch(() => undefined);
+        // A run abandoned at the deadline still settles later; its outcome is the core's to log, and its
+        // answers are as real as a timely run's.
+        run.then((report) => lastChecks?.record(report.results)).catch(() => undefined);
         try {
           const report = await deadline.race(run);
           const containers = report.results.map(checkRecord);

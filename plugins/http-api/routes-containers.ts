@@ -24,6 +24,21 @@ const containerSchema = {
   },
 } as const;
 
+/** The `name` and `image` filters of the container lists: exact, repeatable (unlike the run filters). */
+export const exactFilterQuerySchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'array', items: { type: 'string' }, description: 'Exact container name (repeatable)' },
+    image: { type: 'array', items: { type: 'string' }, description: 'Exact image reference (repeatable)' },
+  },
+} as const;
+
+export function exactFilter(targets: readonly Target[], query: Query): Target[] {
+  const names = queryValues(query, 'name');
+  const images = queryValues(query, 'image');
+  return targets.filter((t) => (names.length === 0 || names.includes(t.name)) && (images.length === 0 || images.includes(t.image)));
+}
+
 export interface ContainerView {
   name: string;
   id: string;
@@ -66,13 +81,7 @@ export function containerRoutes(ctx: RouteContext): FastifyPluginAsync {
           description: 'The containers a run would consider, without checking them.',
           tags: ['containers'],
           security: MAIN_SECURITY,
-          querystring: {
-            type: 'object',
-            properties: {
-              name: { type: 'array', items: { type: 'string' }, description: 'Exact container name (repeatable)' },
-              image: { type: 'array', items: { type: 'string' }, description: 'Exact image reference (repeatable)' },
-            },
-          },
+          querystring: exactFilterQuerySchema,
           response: {
             200: {
               description: 'Monitored containers',
@@ -86,13 +95,8 @@ export function containerRoutes(ctx: RouteContext): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const query = request.query as Query;
-        const names = queryValues(query, 'name');
-        const images = queryValues(query, 'image');
-        const targets = await core.targets({ trigger: 'api' });
-        const containers = targets
-          .filter((t) => (names.length === 0 || names.includes(t.name)) && (images.length === 0 || images.includes(t.image)))
-          .map((target) => containerView(target, (t) => core.watchPath(t)));
+        const targets = exactFilter(await core.targets({ trigger: 'api' }), request.query as Query);
+        const containers = targets.map((target) => containerView(target, (t) => core.watchPath(t)));
         return envelope({ containers, count: containers.length });
       },
     );

@@ -18,21 +18,34 @@ import { EventHub } from './event-hub.js';
 import type { ApiMetrics } from './metrics.js';
 import { checkRoutes } from './routes-check.js';
 import { configRoutes } from './routes-config.js';
+import { LastChecks } from './last-checks.js';
+import { containerDetailsRoutes } from './routes-container-details.js';
 import { containerRoutes } from './routes-containers.js';
 import { eventRoutes } from './routes-events.js';
 import { healthRoutes } from './routes-health.js';
 import { historyRoutes } from './routes-history.js';
+import { imageRoutes } from './routes-images.js';
+import { statusRoutes } from './routes-status.js';
 import { updateRoutes } from './routes-update.js';
 import { RunStarts } from './run-starts.js';
 import { rewriteSwaggerRoot } from './swagger-paths.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
-/** What the event bus feeds: each part exists only when its endpoint is enabled. */
+/** What the route modules share and the event bus feeds: each part exists only when its endpoint is enabled. */
 interface EventConsumers {
   readonly hub?: EventHub;
   readonly metrics?: ApiMetrics;
   readonly starts?: RunStarts;
+  /** Each container's last check answer, for /v1/containers/details. */
+  readonly lastChecks?: LastChecks;
+}
+
+/** One endpoint name that enables several routes (`metrics`, `containers`). */
+function together(...modules: FastifyPluginAsync[]): FastifyPluginAsync {
+  return async (app) => {
+    for (const module of modules) await app.register(module);
+  };
 }
 
 /**
@@ -43,15 +56,17 @@ interface EventConsumers {
 async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: EventConsumers, routes: RouteTable): Promise<FastifyPluginAsync | undefined> {
   switch (endpoint) {
     case 'check':
-      return checkRoutes(ctx);
+      return checkRoutes(ctx, consumers.lastChecks);
     case 'update':
       return updateRoutes(ctx, consumers.starts as RunStarts);
     case 'events':
       return eventRoutes(ctx, consumers.hub as EventHub);
     case 'metrics':
-      return (await import('./routes-metrics.js')).metricsRoutes(ctx, consumers.metrics as ApiMetrics);
+      return together((await import('./routes-metrics.js')).metricsRoutes(ctx, consumers.metrics as ApiMetrics), statusRoutes(ctx));
     case 'containers':
-      return containerRoutes(ctx);
+      return together(containerRoutes(ctx), containerDetailsRoutes(ctx, consumers.lastChecks as LastChecks));
+    case 'images':
+      return imageRoutes(ctx);
     case 'config':
       return configRoutes(ctx);
     case 'history':
@@ -101,6 +116,7 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
     hub: enabled.has('events') ? new EventHub({ logger, pingIntervalMs: options.eventsPingIntervalMs }) : undefined,
     metrics: enabled.has('metrics') ? new (await import('./metrics.js')).ApiMetrics() : undefined,
     starts: enabled.has('update') ? new RunStarts() : undefined,
+    lastChecks: enabled.has('containers') ? new LastChecks() : undefined,
   };
   let closed = false;
   // One tap for the server's lifetime; the hook cannot be untapped, so a closed server ignores it.

@@ -50,7 +50,7 @@ export async function registerSwaggerSpec(app: FastifyInstance): Promise<void> {
       info: {
         title: 'Tidewatch HTTP API',
         description:
-          'Trigger and check container updates, follow events, read metrics, configuration, containers and history. ' +
+          'Trigger and check container updates, follow events, read metrics, status, configuration, containers, images and history. ' +
           'Protected endpoints take the main token; /v1/events takes the events token.',
         version: '1.0',
       },
@@ -66,6 +66,7 @@ export async function registerSwaggerSpec(app: FastifyInstance): Promise<void> {
         { name: 'containers', description: 'Monitored containers' },
         { name: 'config', description: 'Effective configuration' },
         { name: 'history', description: 'Past runs' },
+        { name: 'images', description: 'Images of the monitored containers' },
         { name: 'health', description: 'Health probes' },
       ],
     },

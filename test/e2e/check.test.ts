@@ -1,5 +1,5 @@
 // Issue 2's thin path across every layer: a real container on the private engine, checked against
-// the real registry through the real binary and its HTTP API.
+// the real registry through the real binary and its HTTP API (and the check's answer in /v1/containers/details).
 import t from 'tap';
 import { docker, requireEnv } from '../helpers/env.js';
 import { pullImage, pushImage, removeContainers, runContainer, testPrefix } from '../helpers/images.js';
@@ -33,7 +33,7 @@ t.test('POST /v1/check reports a pushed image, pulls nothing, and needs the toke
   let service: RunningService | undefined;
   t.teardown(async () => void (await service?.stop()));
   service = await startService(
-    ['--host', env.dockerHost, '--http-api-endpoints', 'check,health', '--http-api-token', TOKEN, name],
+    ['--host', env.dockerHost, '--http-api-endpoints', 'check,containers,health', '--http-api-token', TOKEN, name],
     {},
   );
 
@@ -64,6 +64,11 @@ t.test('POST /v1/check reports a pushed image, pulls nothing, and needs the toke
   t.equal(after.latest_digest, second.digest, 'latest_digest is the pushed digest');
   const imagesAfter = (await engine.listImages()).map((i) => i.Id).sort();
   t.same(imagesAfter, imagesBefore, 'the check pulled nothing');
+
+  // The Watchtower fork's details say what that check found (docs/http-api.md#get-v1containersdetails).
+  const details = await call(`${service.url}/v1/containers/details?name=${name}`, { token: TOKEN });
+  t.equal(details.status, 200);
+  t.match(details.body, { containers: [{ name, image: first.ref, running: true, stale: true, checked_at: String }], count: 1 });
 
   const anonymous = await call(`${service.url}/v1/check`, { method: 'POST' });
   t.equal(anonymous.status, 401);

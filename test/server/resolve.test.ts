@@ -296,7 +296,7 @@ t.test('cross-option rules', async (t) => {
   e = configError(t, () => run(['--http-api-tls-cert', 'c.pem', '--http-api-tls-key', 'nope.pem'], {}, dir));
   t.match(e.message, /--http-api-tls-key .*ENOENT/);
 
-  for (const ep of ['update', 'check', 'metrics', 'containers', 'config', 'history']) {
+  for (const ep of ['update', 'check', 'metrics', 'containers', 'config', 'history', 'images']) {
     e = configError(t, () => run(['--http-api-endpoints', ep]));
     t.match(e.message, /^--http-api-token \(TIDEWATCH_HTTP_API_TOKEN\) is required/, ep);
     t.equal(e.option, 'http-api-token');
@@ -310,7 +310,7 @@ t.test('cross-option rules', async (t) => {
 
 t.test('--http-api-endpoints', async (t) => {
   const tokens = { TIDEWATCH_HTTP_API_TOKEN: 'a', TIDEWATCH_HTTP_API_EVENTS_TOKEN: 'b' };
-  const all = ['check', 'config', 'containers', 'dashboard', 'events', 'health', 'history', 'metrics', 'swagger', 'update'];
+  const all = ['check', 'config', 'containers', 'dashboard', 'events', 'health', 'history', 'images', 'metrics', 'swagger', 'update'];
   t.same(run(['--http-api-endpoints', 'all'], tokens).config.httpApiEndpoints, all);
   t.same(run([], { ...tokens, WATCHTOWER_HTTP_API_ENDPOINTS: 'ALL' }).config.httpApiEndpoints, all);
   t.same(run(['--http-api-endpoints', 'Update, check  update'], tokens).config.httpApiEndpoints, ['check', 'update']);
@@ -328,8 +328,9 @@ t.test('--http-api-endpoints', async (t) => {
   t.equal(e.option, 'http-api-endpoints');
   e = configError(t, () => run(['--http-api-endpoints', 'all,update']));
   t.match(e.message, /"all" must be used alone/);
-  e = configError(t, () => run(['--http-api-endpoints', 'images'], tokens));
-  t.match(e.message, /unknown endpoint "images"/);
+  e = configError(t, () => run(['--http-api-endpoints', 'image'], tokens));
+  t.match(e.message, /unknown endpoint "image"/);
+  t.same(run(['--http-api-endpoints', 'images'], tokens).config.httpApiEndpoints, ['images'], "the fork's /v1/images");
 });
 
 t.test('--interval 5x: one line naming the option', async (t) => {

@@ -87,6 +87,14 @@ t.test('docs/http-api-contract.md §4 and §7 status rows', async (t) => {
     { row: '§4 /v1/config 401', status: 401, request: (h) => get(h, '/v1/config', {}) },
     { row: '§4 /v1/history 200', status: 200, request: (h) => get(h, '/v1/history') },
     { row: '§4 /v1/history 400', status: 400, request: (h) => get(h, '/v1/history?limit=-1') },
+    // The Watchtower fork's read endpoints (docs/http-api.md); /v1/update ran above, so /v1/status has a summary.
+    { row: 'fork /v1/status 200', status: 200, request: (h) => get(h, '/v1/status') },
+    { row: 'fork /v1/status 401', status: 401, request: (h) => get(h, '/v1/status', {}) },
+    { row: 'fork /v1/containers/details 200', status: 200, request: (h) => get(h, '/v1/containers/details') },
+    { row: 'fork /v1/containers/details 401', status: 401, request: (h) => get(h, '/v1/containers/details', bearer('wrong')) },
+    { row: 'fork /v1/images 200', status: 200, request: (h) => get(h, '/v1/images') },
+    { row: 'fork /v1/images 401', status: 401, request: (h) => get(h, '/v1/images', {}) },
+    { row: 'fork /v1/images 405', status: 405, request: (h) => post(h, '/v1/images'), headers: { allow: /^GET, HEAD$/ } },
     { row: '§7 404 unknown route', status: 404, request: (h) => get(h, '/v2/update') },
     { row: '§7 405 wrong method on a known path', status: 405, request: (h) => get(h, '/v1/update'), headers: { allow: /^POST$/ } },
   ];
@@ -140,11 +148,13 @@ t.test('docs/http-api-contract.md §4.1 / §7 rows that need a run in progress',
 });
 
 t.test('docs/http-api-contract.md §7 500 rows and the per-IP 429', async (t) => {
-  const broken = await startApi({ rateLimit: 4 }, { beforeDiscover: async () => Promise.reject(new Error('engine unreachable')) });
+  const broken = await startApi({ rateLimit: 6 }, { beforeDiscover: async () => Promise.reject(new Error('engine unreachable')) });
   t.teardown(() => broken.close());
   await checkRow(t, broken, { row: '§7 500 update internal error', status: 500, request: (h) => post(h, '/v1/update') });
   await checkRow(t, broken, { row: '§7 500 check internal error', status: 500, request: (h) => post(h, '/v1/check') });
   await checkRow(t, broken, { row: '§4 500 containers internal error', status: 500, request: (h) => get(h, '/v1/containers') });
+  await checkRow(t, broken, { row: 'fork 500 containers/details internal error', status: 500, request: (h) => get(h, '/v1/containers/details') });
+  await checkRow(t, broken, { row: 'fork 500 images internal error', status: 500, request: (h) => get(h, '/v1/images') });
   await get(broken, '/livez', {});
   await checkRow(t, broken, {
     row: '§8.1 429 per-IP rate limit: no body, Retry-After',
@@ -172,7 +182,7 @@ t.test('docs/interface.md §3: defaults and required tokens', async (t) => {
   });
   t.throws(() => validatePluginOptions(plugin, { endpoints: ['bogus'] }), /TW_ERR_PLUGIN_OPTIONS|invalid options/);
   await t.rejects(startApi({ tlsCert: '/x' }), /--http-api-tls-key is missing/);
-  for (const endpoint of ['update', 'check', 'metrics', 'containers', 'config', 'history'] as const) {
+  for (const endpoint of ['update', 'check', 'metrics', 'containers', 'config', 'history', 'images'] as const) {
     await t.rejects(startApi({ endpoints: [endpoint], token: undefined }), /--http-api-token is required/, `${endpoint} needs the main token`);
   }
   await t.rejects(startApi({ endpoints: ['events'], eventsToken: undefined }), /--http-api-events-token is required/);

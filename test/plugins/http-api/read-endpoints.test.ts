@@ -1,6 +1,9 @@
-// GET /v1/metrics, /v1/containers, /v1/config, /v1/history over real HTTP (docs/interface.md §4).
+// GET /v1/metrics, /v1/containers, /v1/config, /v1/history over real HTTP (docs/interface.md §4), and the
+// Watchtower fork's /v1/status, /v1/containers/details, /v1/images (docs/http-api.md).
 import t from 'tap';
 import type { Staleness } from '../../../core/index.js';
+import { LastChecks } from '../../../plugins/http-api/last-checks.js';
+import { parseEndpoints } from '../../../plugins/http-api/option-parsers.js';
 import { bearer, sleep, startApi, target } from './helpers/harness.js';
 
 const STALE: Staleness = { source: 'registry', stale: true };
@@ -163,4 +166,120 @@ t.test('history: oldest first, since/until inclusive, limit, 400 on bad values',
   await fetch(`${failing.url}/v1/update`, { method: 'POST', headers: bearer() });
   const failed = (await (await get(`${failing.url}/v1/history`)).json()) as { entries: { error?: string }[] };
   t.match(failed.entries[0]?.error, /down/, 'a failed run carries its error');
+});
+
+// The Watchtower fork's read endpoints (docs/http-api.md#the-watchtower-forks-read-endpoints): the cases real
+// containers cannot show cheaply. Their shapes against real containers: fork-read-endpoints.test.ts.
+t.test('status: 204 before an update run, then its summary; a failed run carries its error; checks never count', async (t) => {
+  const h = await startApi({}, { targets: [target('web'), target('db')], staleness: new Map([['web', STALE]]) });
+  t.teardown(() => h.close());
+  await fetch(`${h.url}/v1/check`, { method: 'POST', headers: bearer() });
+  let res = await get(`${h.url}/v1/status`);
+  t.equal(res.status, 204, 'a check is not an update run');
+  t.equal(await res.text(), '');
+  await fetch(`${h.url}/v1/update`, { method: 'POST', headers: bearer() });
+  res = await get(`${h.url}/v1/status`);
+  t.equal(res.status, 200);
+  t.match(res.headers.get('content-type'), /^application\/json/);
+  const body = (await res.json()) as Record<string, unknown>;
+  t.same(body.summary, { scanned: 2, updated: 1, failed: 0, restarted: 0, skipped: 0 });
+  t.equal(body.run_id, h.tw.history.entries().at(-1)?.runId);
+  t.notOk('error' in body);
+
+  h.world.beforeDiscover = async () => Promise.reject(new Error('engine unreachable'));
+  await fetch(`${h.url}/v1/update`, { method: 'POST', headers: bearer() });
+  const failed = (await (await get(`${h.url}/v1/status`)).json()) as Record<string, unknown>;
+  t.same(failed.summary, { scanned: 0, updated: 0, failed: 0, restarted: 0, skipped: 0 }, 'zeros, as the fork');
+  t.match(failed.error, /engine unreachable/, 'and why');
+  t.not(failed.run_id, body.run_id);
+  t.equal((await get(`${h.url}/v1/status`, {})).status, 401);
+});
+
+t.test('containers/details: flags from either label prefix, the own container, stale false after a failed check', async (t) => {
+  const h = await startApi(
+    {},
+    {
+      targets: [
+        target('self', { isSelf: true, labels: { 'com.centurylinklabs.watchtower': 'true', 'com.centurylinklabs.watchtower.enable': 'true' } }),
+        target('web', { labels: { 'com.centurylinklabs.watchtower.no-pull': 'true', 'tidewatch.scope': 'prod' }, state: 'exited' }),
+        target('broken'),
+      ],
+      staleness: new Map([
+        ['web', STALE],
+        ['broken', { source: 'registry', stale: true, error: 'registry answered 500' }],
+      ]),
+    },
+  );
+  t.teardown(() => h.close());
+  await fetch(`${h.url}/v1/check`, { method: 'POST', headers: bearer() });
+  const body = (await (await get(`${h.url}/v1/containers/details`)).json()) as { containers: Record<string, unknown>[] };
+  const [self, web, broken] = body.containers;
+  t.match(self, { name: 'self', watchtower: true, enabled: true, running: true, stale: false, scope: '' });
+  t.match(web, { name: 'web', watchtower: false, no_pull: true, monitor_only: false, running: false, stale: true, scope: 'prod' });
+  t.match(broken, { name: 'broken', stale: false, checked_at: String }, 'a check that failed found nothing stale');
+});
+
+t.test('images: Docker Hub spellings of one name are one entry; distinct ids are distinct entries; sorted', async (t) => {
+  const id1 = `sha256:${'1'.repeat(64)}`;
+  const id2 = `sha256:${'2'.repeat(64)}`;
+  const h = await startApi(
+    {},
+    {
+      targets: [
+        target('b', { image: 'docker.io/library/nginx:latest', imageId: id1 }),
+        target('a', { image: 'nginx:latest', imageId: id1, repoDigests: [`nginx@sha256:${'d'.repeat(64)}`] }),
+        target('c', { image: 'nginx:latest', imageId: id2 }),
+        target('d', { image: 'alpine:3.20', imageId: id2 }),
+      ],
+    },
+  );
+  t.teardown(() => h.close());
+  const body = (await (await get(`${h.url}/v1/images`)).json()) as { images: Record<string, unknown>[]; count: number };
+  t.same(body.images, [
+    { name: 'alpine:3.20', image_id: id2, digest: '', containers: 1 },
+    { name: 'nginx:latest', image_id: id1, digest: `sha256:${'d'.repeat(64)}`, containers: 2 },
+    { name: 'nginx:latest', image_id: id2, digest: '', containers: 1 },
+  ], 'named as the first container (by name) writes it');
+  t.equal(body.count, 3);
+  const names = async (query: string) =>
+    ((await (await get(`${h.url}/v1/images${query}`)).json()) as { images: { image_id: string }[] }).images.map((i) => i.image_id);
+  t.same(await names('?name=docker.io/library/nginx:latest'), [id1], "any container's spelling matches");
+  t.same(await names('?name=nginx'), [], 'exact');
+  t.same(await names(`?id=${id2}`), [id2, id2]);
+  t.same(await names(`?id=${id1}&id=${id2}&name=nginx:latest`), [id1, id2], 'both filters must match');
+});
+
+t.test('each read endpoint answers only when its name is enabled; all includes images', async (t) => {
+  const cases = [
+    { endpoints: ['metrics'], on: ['/v1/metrics', '/v1/status'] },
+    { endpoints: ['containers'], on: ['/v1/containers', '/v1/containers/details'] },
+    { endpoints: ['images'], on: ['/v1/images'] },
+  ] as const;
+  const paths = ['/v1/metrics', '/v1/status', '/v1/containers', '/v1/containers/details', '/v1/images'];
+  for (const c of cases) {
+    const h = await startApi({ endpoints: [...c.endpoints] }, { targets: [target('web')] });
+    for (const path of paths) {
+      const res = await get(`${h.url}${path}`);
+      const on: readonly string[] = c.on;
+      if (on.includes(path)) t.ok([200, 204].includes(res.status), `${c.endpoints[0]}: ${path} answers`);
+      else {
+        t.equal(res.status, 404, `${c.endpoints[0]}: ${path} is 404`);
+        t.match(await res.json(), { code: 'TW_ERR_HTTP_NOT_FOUND', api_version: 'v1' });
+      }
+    }
+    await h.close();
+  }
+  t.ok(parseEndpoints('all', { origin: 'flag', cwd: '/' }).includes('images'));
+  t.same(parseEndpoints('Images', { origin: 'env', cwd: '/' }), ['images'], 'a name like any other');
+});
+
+t.test('the last-check store forgets the answers not refreshed for longest once full', async (t) => {
+  const checks = new LastChecks(2);
+  const result = (name: string, stale: boolean) => ({ target: target(name), staleness: { source: 'registry', stale }, checkedAt: new Date() });
+  checks.record([result('a', true), result('b', false)]);
+  checks.record([result('a', true)]);
+  checks.record([result('c', true)]);
+  t.equal(checks.get('id-b'), undefined, 'b was refreshed least recently');
+  t.equal(checks.get('id-a')?.stale, true);
+  t.equal(checks.get('id-c')?.stale, true);
 });

@@ -16,6 +16,9 @@ t.test('a route exists only when its endpoint is enabled; health probes always d
     ['GET', '/v1/containers'],
     ['GET', '/v1/config'],
     ['GET', '/v1/history'],
+    ['GET', '/v1/status'],
+    ['GET', '/v1/containers/details'],
+    ['GET', '/v1/images'],
     ['GET', '/swagger/index.html'],
     ['GET', '/nope'],
   ] as const) {

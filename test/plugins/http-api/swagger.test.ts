@@ -49,9 +49,12 @@ t.test('every enabled route, its parameters, responses and both security schemes
     '/v1/check',
     '/v1/config',
     '/v1/containers',
+    '/v1/containers/details',
     '/v1/events',
     '/v1/history',
+    '/v1/images',
     '/v1/metrics',
+    '/v1/status',
     '/v1/update',
   ]);
   t.match(doc.securityDefinitions, {
@@ -68,11 +71,37 @@ t.test('every enabled route, its parameters, responses and both security schemes
   t.same(check?.parameters?.map((p) => p.name).sort(), ['container', 'image', 'timeout']);
   t.same(doc.paths['/v1/events']?.get?.security, [{ EventsToken: [] }]);
   for (const probe of ['/livez', '/readyz', '/startupz']) t.notOk(doc.paths[probe]?.get?.security, `${probe} needs no token`);
+  // The Watchtower fork's read endpoints: main token, their parameters, and the shape of each 200.
+  type Schema = { required?: string[]; properties?: Record<string, { items?: Schema }> };
+  const itemsOf = (path: string, list: string) =>
+    (doc.paths[path]?.get?.responses['200'] as { schema?: Schema } | undefined)?.schema?.properties?.[list]?.items;
+  for (const path of ['/v1/status', '/v1/containers/details', '/v1/images']) {
+    t.same(doc.paths[path]?.get?.security, [{ BearerAuth: [] }], `${path} takes the main token`);
+  }
+  t.same(Object.keys(doc.paths['/v1/status']?.get?.responses ?? {}).sort(), ['200', '204', '401']);
+  t.same((doc.paths['/v1/status']?.get?.responses['200'] as { schema?: Schema }).schema?.required?.sort(), [
+    'api_version', 'finished_at', 'run_id', 'summary', 'timestamp',
+  ]);
+  t.same(doc.paths['/v1/containers/details']?.get?.parameters?.map((p) => p.name).sort(), ['image', 'name']);
+  t.same(itemsOf('/v1/containers/details', 'containers')?.required?.sort(), [
+    'digest', 'enabled', 'image', 'image_id', 'monitor_only', 'name', 'no_pull', 'running', 'scope', 'stale', 'watchtower',
+  ]);
+  t.ok(itemsOf('/v1/containers/details', 'containers')?.properties?.checked_at, 'checked_at is described');
+  t.same(doc.paths['/v1/images']?.get?.parameters?.map((p) => p.name).sort(), ['id', 'name']);
+  t.equal(doc.paths['/v1/images']?.get?.parameters?.find((p) => p.name === 'id')?.collectionFormat, 'multi');
+  t.same(itemsOf('/v1/images', 'images')?.required?.sort(), ['containers', 'digest', 'image_id', 'name']);
+  for (const path of ['/v1/containers/details', '/v1/images']) {
+    t.same(Object.keys(doc.paths[path]?.get?.responses ?? {}).sort(), ['200', '401', '500'], `${path} responses`);
+  }
 
   const partial = await startApi({ endpoints: ['check', 'swagger'] });
   t.teardown(() => partial.close());
   const small = (await (await fetch(`${partial.url}/swagger/doc.json`)).json()) as Doc;
   t.same(Object.keys(small.paths).sort(), ['/livez', '/readyz', '/startupz', '/v1/check'], 'only what is enabled');
+  const images = await startApi({ endpoints: ['images', 'swagger'] });
+  t.teardown(() => images.close());
+  const imagesOnly = (await (await fetch(`${images.url}/swagger/doc.json`)).json()) as Doc;
+  t.same(Object.keys(imagesOnly.paths).sort(), ['/livez', '/readyz', '/startupz', '/v1/images'], 'images alone');
 });
 
 t.test('page paths: /swagger/index.html and /swagger/ serve the page; /swagger alone 404; other methods 405', async (t) => {

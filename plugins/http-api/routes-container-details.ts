@@ -1,0 +1,101 @@
+// GET /v1/containers/details (docs/http-api.md#get-v1containersdetails): the Watchtower fork's per-container flags,
+// enabled with `containers`. Two departures from the fork, both on purpose: no match is `[]`, and `stale` is
+// what the last /v1/check found for that container (the fork's is always false), with `checked_at` saying when.
+import type { FastifyPluginAsync } from 'fastify';
+import { parseBoolLabel, readLabel, type Target } from '../../core/index.js';
+import { currentDigest } from './check-record.js';
+import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
+import { envelope, envelopeProperties, errorResponse } from './envelope.js';
+import type { LastChecks } from './last-checks.js';
+import type { Query } from './query.js';
+import { exactFilter, exactFilterQuerySchema } from './routes-containers.js';
+
+export interface ContainerDetailsView {
+  name: string;
+  image: string;
+  image_id: string;
+  digest: string;
+  running: boolean;
+  watchtower: boolean;
+  monitor_only: boolean;
+  no_pull: boolean;
+  enabled: boolean;
+  stale: boolean;
+  scope: string;
+  checked_at?: string;
+}
+
+const detailsSchema = {
+  type: 'object',
+  required: ['name', 'image', 'image_id', 'digest', 'running', 'watchtower', 'monitor_only', 'no_pull', 'enabled', 'stale', 'scope'],
+  properties: {
+    name: { type: 'string' },
+    image: { type: 'string' },
+    image_id: { type: 'string' },
+    digest: { type: 'string', description: 'Registry digest of the running image, empty for local builds' },
+    running: { type: 'boolean', description: 'The container is running' },
+    watchtower: { type: 'boolean', description: "Tidewatch's own container (the self marker label)" },
+    monitor_only: { type: 'boolean', description: 'From the monitor-only label' },
+    no_pull: { type: 'boolean', description: 'From the no-pull label' },
+    enabled: { type: 'boolean', description: 'Not opted out by the enable label (opted-out containers are not listed)' },
+    stale: { type: 'boolean', description: 'The last /v1/check of this container found an update; false until one has' },
+    scope: { type: 'string', description: 'The scope label, empty when unscoped' },
+    checked_at: { type: 'string', format: 'date-time', description: 'When that check ran (present only once checked)' },
+  },
+} as const;
+
+export function detailsView(target: Target, lastChecks: LastChecks): ContainerDetailsView {
+  const last = lastChecks.get(target.id);
+  const view: ContainerDetailsView = {
+    name: target.name,
+    image: target.image,
+    image_id: target.imageId,
+    digest: currentDigest(target),
+    running: target.state === 'running',
+    watchtower: target.isSelf,
+    monitor_only: parseBoolLabel(readLabel(target.labels, 'monitor-only')) ?? false,
+    no_pull: parseBoolLabel(readLabel(target.labels, 'no-pull')) ?? false,
+    enabled: parseBoolLabel(readLabel(target.labels, 'enable')) !== false,
+    stale: last?.stale ?? false,
+    scope: readLabel(target.labels, 'scope') ?? '',
+  };
+  if (last) view.checked_at = last.checkedAt.toISOString();
+  return view;
+}
+
+export function containerDetailsRoutes(ctx: RouteContext, lastChecks: LastChecks): FastifyPluginAsync {
+  const { core } = ctx;
+  const guard = requireMainGuard(ctx);
+  return async (app) => {
+    app.get(
+      '/v1/containers/details',
+      {
+        onRequest: guard.hook,
+        schema: {
+          summary: 'Monitored containers with their flags',
+          description:
+            'The containers a run would consider, with their labels read as flags and `stale` from the last /v1/check ' +
+            'of each (no new check is made).',
+          tags: ['containers'],
+          security: MAIN_SECURITY,
+          querystring: exactFilterQuerySchema,
+          response: {
+            200: {
+              description: 'Monitored containers with their flags',
+              type: 'object',
+              required: ['containers', 'count', 'api_version', 'timestamp'],
+              properties: { containers: { type: 'array', items: detailsSchema }, count: { type: 'integer' }, ...envelopeProperties },
+            },
+            401: errorResponse('Missing or invalid token'),
+            500: errorResponse('Internal error'),
+          },
+        },
+      },
+      async (request) => {
+        const targets = exactFilter(await core.targets({ trigger: 'api' }), request.query as Query);
+        const containers = targets.map((target) => detailsView(target, lastChecks));
+        return envelope({ containers, count: containers.length });
+      },
+    );
+  };
+}
