@@ -47,6 +47,7 @@ install_packages() {
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v git >/dev/null 2>&1 || missing+=(git)
   [ -x /usr/bin/chromium ] || missing+=(chromium)
+  command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
   command -v openssl >/dev/null 2>&1 || missing+=(openssl)
   [ ${#missing[@]} -eq 0 ] && return 0
   [ "$(id -u)" -eq 0 ] || die "missing Debian packages (${missing[*]}) and not root: cannot apt-get install"
