@@ -24,6 +24,8 @@ export function testEnv(config: DemoConfig, command: 'up' | 'down'): Promise<voi
       TIDEWATCH_ENV_DIR: config.dir,
       TIDEWATCH_REGISTRY_PORT: String(config.registryPort),
       TIDEWATCH_AUTH_REGISTRY_PORT: String(config.authRegistryPort),
+      // The engine's packages only: no browser or Git for a demo (scripts/test-env.sh).
+      TIDEWATCH_ENV_PACKAGES: 'engine',
     },
   });
   return new Promise((resolve, reject) => {
