@@ -6,7 +6,7 @@ import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { DemoError, MARKER_FILE, TEST_ENV_SCRIPT, dockerSocket, type DemoConfig } from './config.js';
-import { processesUnder, stopProcess } from './processes.js';
+import { commandLine, isRunning, processesUnder, stopProcess } from './processes.js';
 
 /** Tidewatch's pid, so that the next start can stop one a killed demo left behind. */
 export const tidewatchPidFile = (config: DemoConfig): string => join(config.dir, 'tidewatch.pid');
@@ -48,10 +48,25 @@ async function engineAnswers(config: DemoConfig): Promise<boolean> {
   );
 }
 
-/** Creates the directory with the marker that allows teardown() to delete it later. */
+/** Creates the directory with the marker that allows teardown() to delete it later, and this demo's pid. */
 export function claimDirectory(config: DemoConfig): void {
   mkdirSync(config.dir, { recursive: true });
   writeFileSync(join(config.dir, MARKER_FILE), 'made by the Tidewatch demo (scripts/demo); removed when the demo stops\n');
+  writeFileSync(join(config.dir, 'demo.pid'), `${process.pid}\n`);
+}
+
+/**
+ * A demo still running in the directory (not one that was killed) must not be taken down from under it:
+ * the start-up's cleanup is for what a dead demo left.
+ */
+export function refuseIfRunning(config: DemoConfig): void {
+  const file = join(config.dir, 'demo.pid');
+  if (!existsSync(file)) return;
+  const pid = Number(readFileSync(file, 'utf8').trim());
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !isRunning(pid)) return;
+  if (commandLine(pid)?.includes('scripts/demo/main.ts')) {
+    throw new DemoError(`a demo is already running (pid ${pid}) in ${config.dir}: stop it first (Ctrl-C there, or kill ${pid}), or set TIDEWATCH_DEMO_DIR and the ports for a second one`);
+  }
 }
 
 /** Mount points under the directory (dockerd's data root, overlay layers); deleting through them is unsafe. */

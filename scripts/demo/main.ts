@@ -4,7 +4,7 @@
 // the foreground. Ctrl-C or SIGTERM takes everything down; a demo killed before is cleaned up first.
 import { banner } from './banner.js';
 import { DemoError, demoConfig } from './config.js';
-import { claimDirectory, engine, teardown, testEnv } from './environment.js';
+import { claimDirectory, engine, refuseIfRunning, teardown, testEnv } from './environment.js';
 import { pushNewerImages, startFleet } from './fleet.js';
 import { buildIfStale, startTidewatch } from './tidewatch.js';
 
@@ -41,6 +41,7 @@ async function main(): Promise<number> {
   let config;
   try {
     config = demoConfig();
+    refuseIfRunning(config);
   } catch (err) {
     log((err as Error).message);
     return 1;

@@ -184,6 +184,11 @@ t.test('npm run demo: comes up over a killed one, its commands work, SIGTERM lea
   const refused = await fetch(banner.dashboard.replace('/ui/', '/v1/check'), { method: 'POST' });
   t.equal(refused.status, 401, 'the API wants the token');
 
+  // A second demo in the same directory while this one runs: refused, and this one is left alone.
+  const intruder = startDemo(await freePort());
+  t.equal(await intruder.exited, 1, 'a demo started beside a running one exits 1');
+  t.match(intruder.output(), /a demo is already running \(pid \d+\)/, 'and says why');
+
   const [checkCommand, updateCommand, psCommand] = banner.commands as [string, string, string];
   t.match(checkCommand, /^curl .*-X POST .*\/v1\/check/, 'first command: a check');
   const check = JSON.parse(run(checkCommand)) as { containers: CheckRecord[] };
