@@ -38,6 +38,8 @@ die() { log "error: $*"; exit 1; }
 # docker.io: dockerd + containerd + runc; docker-registry: CNCF distribution 2.8; busybox-static: the
 # one binary in every test image; apache2-utils: htpasswd; curl: readiness checks; git: the Git tests;
 # chromium: the Swagger page test drives it headless; openssl: the TLS test's certificate.
+# TIDEWATCH_ENV_PACKAGES=engine installs only what the engine and registries need (npm run demo: a
+# fresh machine should not fetch a browser to show a demo); the default, all, is what the tests need.
 install_packages() {
   local missing=()
   command -v dockerd >/dev/null 2>&1 && command -v containerd >/dev/null 2>&1 || missing+=(docker.io)
@@ -45,10 +47,12 @@ install_packages() {
   dpkg -s busybox-static >/dev/null 2>&1 || missing+=(busybox-static)
   command -v htpasswd >/dev/null 2>&1 || missing+=(apache2-utils)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
-  command -v git >/dev/null 2>&1 || missing+=(git)
-  [ -x /usr/bin/chromium ] || missing+=(chromium)
-  command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
-  command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+  if [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ]; then
+    command -v git >/dev/null 2>&1 || missing+=(git)
+    [ -x /usr/bin/chromium ] || missing+=(chromium)
+    command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
+    command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+  fi
   [ ${#missing[@]} -eq 0 ] && return 0
   [ "$(id -u)" -eq 0 ] || die "missing Debian packages (${missing[*]}) and not root: cannot apt-get install"
   log "installing ${missing[*]}"
