@@ -2,7 +2,7 @@
 // (envelope, From, To, Subject, body), authentication, STARTTLS and TLS on connect, and a refused login
 // whose error never shows the password.
 import type { AddressInfo } from 'node:net';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
 import { BUILTIN_SERVICES } from '../../../plugins/notify/services/index.js';
 import { parseNotificationUrls } from '../../../plugins/notify/urls.js';
@@ -18,7 +18,7 @@ interface Mail {
 }
 
 /** Starts an SMTP server on loopback that keeps every message it accepts. */
-async function smtpServer(t: { teardown: (fn: () => Promise<void>) => void }, options: SMTPServerOptions = {}): Promise<{ port: number; mails: Mail[] }> {
+async function smtpServer(t: Test, options: SMTPServerOptions = {}): Promise<{ port: number; mails: Mail[] }> {
   const mails: Mail[] = [];
   const server = new SMTPServer({
     authOptional: true,
