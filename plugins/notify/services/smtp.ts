@@ -2,6 +2,7 @@
 // (docs/notifications.md#services), sent with nodemailer. Port 25 by default; TLS on connect at port 465
 // or with `encryption=ImplicitTLS`, STARTTLS when the server offers it unless `usestarttls=no`.
 import { createTransport } from 'nodemailer';
+import { parseGoDuration } from '../../../core/index.js';
 import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
 import { notificationFailed, scrub } from './http.js';
 import { UrlQuery, redactUrl, userinfo } from './query.js';
@@ -15,14 +16,6 @@ function pick<T extends string>(q: UrlQuery, key: string, values: readonly T[], 
   const hit = values.find((x) => x.toLowerCase() === v.trim().toLowerCase());
   if (hit === undefined) throw q.bad(`parameter "${key}" must be one of ${values.join(', ')}`);
   return hit;
-}
-
-/** A Go duration (`10s`, `1m30s`, `500ms`) in milliseconds, or undefined. */
-export function goDurationMs(text: string): number | undefined {
-  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  const parts = [...text.trim().matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text.trim()) return undefined;
-  return parts.reduce((ms, p) => ms + Number(p[1]) * units[p[2]!]!, 0);
 }
 
 export function createSmtpService(): NotificationService {
@@ -49,7 +42,7 @@ function parseSmtp(url: URL): NotificationSender {
   const requireStartTls = q.bool('requirestarttls', false);
   const skipVerify = q.bool('skiptlsverify', false);
   const timeoutRaw = q.get('timeout');
-  const timeoutMs = timeoutRaw === undefined || timeoutRaw === '' ? 10_000 : goDurationMs(timeoutRaw);
+  const timeoutMs = timeoutRaw === undefined || timeoutRaw === '' ? 10_000 : goDuration(timeoutRaw);
   if (timeoutMs === undefined || timeoutMs <= 0) throw q.bad('parameter "timeout" must be a duration like 10s');
   q.rejectUnknown();
   if (from === '') throw q.bad('no sender (fromaddress=…)');
@@ -121,4 +114,12 @@ function describe(err: unknown): string {
   return [typeof e.code === 'string' ? e.code : '', typeof e.responseCode === 'number' ? String(e.responseCode) : '', first]
     .filter((s) => s !== '')
     .join(' ');
+}
+
+function goDuration(text: string): number | undefined {
+  try {
+    return parseGoDuration(text);
+  } catch {
+    return undefined;
+  }
 }
