@@ -91,16 +91,13 @@ export function userinfo(url: URL): { user: string; password: string | undefined
       return s;
     }
   };
-  // WHATWG cannot tell `user:` from `user`; the raw string can.
-  const raw = url.href.slice(url.protocol.length + 2);
-  const at = raw.indexOf('@');
-  const hasPassword = at !== -1 && raw.slice(0, at).includes(':');
+  // WHATWG cannot tell `user:` from `user`; the authority as written can (it ends at the first `/` or `?`,
+  // user info being percent-encoded by then).
+  const rest = url.href.slice(url.protocol.length + 2);
+  const authority = rest.slice(0, rest.search(/[/?#]|$/));
+  const at = authority.lastIndexOf('@');
+  const hasPassword = at !== -1 && authority.slice(0, at).includes(':');
   return { user: decode(url.username), password: hasPassword ? decode(url.password) : undefined };
-}
-
-/** The host with its port, as written (WHATWG drops a port equal to the scheme's default; ours have none). */
-export function hostAndPort(url: URL): string {
-  return url.host;
 }
 
 /** The URL with each secret part replaced by `REDACTED` (docs/notifications.md#services). */

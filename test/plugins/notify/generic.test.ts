@@ -1,9 +1,11 @@
 // generic:// and generic+http(s):// against a loopback webhook: the body (text, or JSON with
 // template=json), headers from @params, extra JSON fields from $params, forwarded parameters, method,
 // basic auth from user info, and failures that never show the webhook's secrets.
+import { createServer } from 'node:http';
 import t from 'tap';
 import { createGenericService, headerName } from '../../../plugins/notify/services/generic.js';
 import { parseNotificationUrls } from '../../../plugins/notify/urls.js';
+import { closeServer, listenOnLoopback } from '../../helpers/loopback-server.js';
 import { CaptureServer, never, rejectsWithout } from './capture-server.js';
 
 const services = [createGenericService()];
@@ -26,6 +28,7 @@ t.test('generic', async (t) => {
     t.equal(r.headers['accept-language'], 'tlh-Piqd', '@acceptLanguage becomes Accept-Language');
     t.equal(r.headers['x-custom'], 'v1');
     t.equal(r.body, 'hello\nworld');
+    t.equal(r.headers.authorization, undefined, 'no user info, no basic auth (an @ in the query is a header)');
   });
 
   t.test('template=json: title and message under their keys, $fields added', async (t) => {
@@ -97,6 +100,17 @@ t.test('generic', async (t) => {
     const message = await rejectsWithout(sender(`generic+http://${server.host}/x`).send({ title: '', body: 'x' }, ac.signal), []);
     t.match(message, /cancelled/);
   });
+});
+
+t.test('a webhook that never answers times out', async (t) => {
+  const silent = createServer(() => {});
+  const host = await listenOnLoopback(silent);
+  t.teardown(() => closeServer(silent));
+  const [s] = parseNotificationUrls([`generic+http://${host}/x`], [createGenericService({ timeoutMs: 300 })]);
+  const started = Date.now();
+  const message = await rejectsWithout(s!.send({ title: '', body: 'x' }, never()), []);
+  t.match(message, /generic: request to 127\.0\.0\.1:\d+ failed: timed out after 300 ms/);
+  t.ok(Date.now() - started < 5_000, 'well before any default');
 });
 
 t.test('header names are normalised as shoutrrr does', async (t) => {
