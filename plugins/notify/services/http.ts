@@ -47,6 +47,8 @@ export async function httpCall(service: string, call: HttpCall, signal: AbortSig
   const timeoutMs = call.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const joined = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
   const host = safeHost(call.url);
+  // Cancelled before it starts: no connection is even attempted.
+  if (signal.aborted) throw notificationFailed(service, `request to ${host} failed: cancelled`);
   try {
     const res = await request(call.url, {
       method: (call.method ?? 'POST') as Dispatcher.HttpMethod,

@@ -172,9 +172,17 @@ t.test('teams: an Adaptive Card POSTed to the workflow URL', async (t) => {
 });
 
 t.test('the production factories target the real hosts', async (t) => {
-  // Nothing is sent: a parse only. The URL syntax has no way to point these elsewhere.
-  const [slack] = parseNotificationUrls([`slack://hook:${HOOK}@webhook`], [createSlackService()]);
-  t.equal(slack!.service, 'slack');
+  // Nothing leaves the machine: the signal is already aborted, and the error names the host it was for.
+  // The URL syntax has no way to point these elsewhere.
+  const aborted = AbortSignal.abort();
+  const hostOf = async (url: string, services: Parameters<typeof parseNotificationUrls>[1]) =>
+    rejectsWithout(parseNotificationUrls([url], services)[0]!.send({ title: 'T', body: 'b' }, aborted), []);
+  t.match(await hostOf(`slack://hook:${HOOK}@webhook`, [createSlackService()]), /^slack: request to hooks\.slack\.com failed: cancelled$/);
+  t.match(await hostOf(`slack://${BOT}@C1`, [createSlackService()]), /^slack: request to slack\.com failed/);
+  t.match(await hostOf('discord://tok@1', [createDiscordService()]), /^discord: request to discord\.com failed/);
+  t.match(await hostOf('telegram://1:abc@telegram?chats=1', [createTelegramService()]), /^telegram: request to api\.telegram\.org failed/);
+  const workflow = encodeURIComponent('https://prod-00.westus.logic.azure.com:443/workflows/abc/triggers/manual/paths/invoke?sig=x');
+  t.match(await hostOf(`teams://?host=${workflow}`, [createTeamsService()]), /^teams: request to prod-00\.westus\.logic\.azure\.com failed/);
   t.throws(
     () => parseNotificationUrls(['teams://?host=https%3A%2F%2F127.0.0.1%2Fworkflows%2Fx'], [createTeamsService()]),
     { message: /teams: host is not a Power Automate workflow URL/ },

@@ -82,6 +82,9 @@ t.test('pushover: a form post to /1/messages.json', async (t) => {
     device: 'phone,tablet', user: 'uQiRzpo4DXghDmr9QzzfQu27cmVRsG', token: 'azGDORePK8gMaC0QOYAMyEEuzJnyUi', message: 'hello', title: 'Custom', priority: '1',
   });
   t.notMatch(s!.redacted, /azGDORePK8gMaC0QOYAMyEEuzJnyUi|uQiRzpo4DXghDmr9QzzfQu27cmVRsG/);
+  const [real] = parseNotificationUrls(['pushover://shoutrrr:tok@user/'], [createPushoverService()]);
+  const toReal = await rejectsWithout(real!.send({ title: '', body: 'x' }, AbortSignal.abort()), []);
+  t.match(toReal, /^pushover: request to api\.pushover\.net failed: cancelled$/, 'the default factory targets the real API (nothing sent)');
   server.answer = () => ({ status: 400, body: { user: 'invalid', errors: ['user identifier is invalid'], status: 0 } });
   await rejectsWithout(s!.send({ title: '', body: 'x' }, never()), ['azGDORePK8gMaC0QOYAMyEEuzJnyUi', 'uQiRzpo4DXghDmr9QzzfQu27cmVRsG']);
 });
