@@ -376,7 +376,7 @@ EOF
 # The broker's entries of env.json, when it runs.
 mqtt_json() {
   alive "$ENV_DIR/mosquitto.pid" mosquitto || return 0
-  printf '\n  "mqtt": "127.0.0.1:%s",\n  "mqttLog": "%s",' "$MQTT_PORT" "$ENV_DIR/mosquitto.log"
+  printf '\n  "mqtt": "127.0.0.1:%s",\n  "mosquittoLog": "%s",' "$MQTT_PORT" "$ENV_DIR/mosquitto.log"
 }
 
 write_env_json() {
