@@ -184,6 +184,7 @@ export class HomeAssistantBridge {
         continue;
       }
       this.#entities.remove(entity.objectId);
+      this.#retained.delete(entity.objectId);
       this.#clear(entity.objectId, entity.target.name);
     }
     for (const objectId of [...this.#retained]) {
