@@ -8,6 +8,7 @@ import { brokerAddress, parseBrokerUrl, redactBrokerUrl } from '../../../plugins
 import { parseClientId, parseTopicPrefix } from '../../../plugins/mqtt/options.js'
 import { objectIdOf, Topics } from '../../../plugins/mqtt/topics.js'
 import { installedVersion, latestVersion, releaseUrlOf } from '../../../plugins/mqtt/versions.js'
+import { mqttPlugin } from '../../../plugins/mqtt/index.js'
 import { fakeTarget } from '../../helpers/targets.js'
 import { memoryLogger } from '../../helpers/memory-logger.js'
 
@@ -112,4 +113,16 @@ t.test('a publisher that throws costs a run nothing', async (t) => {
   t.equal(report.results.length, 1, 'the check completed')
   await bridge.idle()
   t.ok(logger.lines.some((l) => /broker exploded/.test(JSON.stringify(l))), 'the failure is logged')
+})
+
+t.test("an embedder's bad broker URL fails start-up naming the option, without the password", async (t) => {
+  const err = (await createTidewatch({ plugins: [{ plugin: mqttPlugin, options: { url: 'http://u:hunter2@broker.test' } }] }).then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as Error & { option?: string; exitCode?: number }
+  t.ok(err, 'refused')
+  t.equal(err.option, 'mqtt-url')
+  t.equal(err.exitCode, 2)
+  t.match(err.message, /unsupported scheme http/)
+  t.notMatch(err.message, /hunter2/)
 })
