@@ -126,3 +126,25 @@ t.test("an embedder's bad broker URL fails start-up naming the option, without t
   t.match(err.message, /unsupported scheme http/)
   t.notMatch(err.message, /hunter2/)
 })
+
+t.test('a broker that cannot be reached costs a run nothing, nor the shutdown', async (t) => {
+  const fake = definePlugin({
+    name: 'fake',
+    apply(core) {
+      core.hooks.discover.tapPromise('fake', async (found) => [...found, fakeTarget('web')])
+      core.hooks.checkStaleness.tapPromise('fake', async () => ({ source: 'registry', stale: false }))
+    },
+  })
+  const logger = memoryLogger()
+  // Port 9 on loopback: nothing listens, the connection is refused and retried in the background.
+  const tw = await createTidewatch({ logger, plugins: [fake, { plugin: mqttPlugin, options: { url: 'mqtt://127.0.0.1:9' } }] })
+  const started = Date.now()
+  const report = await tw.check()
+  t.equal(report.results.length, 1)
+  t.ok(Date.now() - started < 2000, 'the check did not wait for the broker')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const closing = Date.now()
+  await tw.close()
+  t.ok(Date.now() - closing < 3000, 'closing does not wait for the broker')
+  t.ok(logger.lines.some((l) => l.msg === 'MQTT connection error' && /ECONNREFUSED/.test(l.text)), 'the refusal is logged')
+})
