@@ -26,7 +26,8 @@ REG_PORT=${TIDEWATCH_REGISTRY_PORT:-5101}
 AUTH_REG_PORT=${TIDEWATCH_AUTH_REGISTRY_PORT:-5102}
 AUTH_USER=tidewatch
 AUTH_PASSWORD=tidewatch-secret
-MQTT_PORT=${TIDEWATCH_MQTT_PORT:-1883}
+# The broker's port moves with the registry's, so that parallel environments never share one.
+MQTT_PORT=${TIDEWATCH_MQTT_PORT:-$((1883 + REG_PORT - 5101))}
 DOCKER_SOCK="$ENV_DIR/docker.sock"
 CONTAINERD_SOCK="$ENV_DIR/containerd.sock"
 DOCKERD_WAIT=${TIDEWATCH_DOCKERD_WAIT:-60}
