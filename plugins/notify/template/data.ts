@@ -3,7 +3,7 @@
 // report's lists and a container's `Name`, `State`, `CurrentImageID.ShortID`… are Go methods, which the
 // executor calls when a field name resolves to one.
 import { GoTime } from './gotime.js';
-import { GoStruct, NamedString } from './values.js';
+import { GoStruct, NIL_MAP, NamedString } from './values.js';
 
 export { GoTime } from './gotime.js';
 
@@ -171,13 +171,14 @@ export interface LogEntryInit {
 /** One log entry: fields Message, Data (a map), Time (Go's time.Time) and Level, in Go's order. */
 export class LogEntry extends GoStruct {
   readonly Message: string;
-  readonly Data: Record<string, unknown> | null;
+  /** The entry's fields; a nil map (NIL_MAP) when it has none, as in Go. */
+  readonly Data: Readonly<Record<string, unknown>>;
   readonly Time: GoTime;
   readonly Level: string;
   constructor(init: LogEntryInit) {
     super();
     this.Message = init.message;
-    this.Data = init.data ?? null;
+    this.Data = init.data ?? NIL_MAP;
     this.Time = init.time instanceof GoTime ? init.time : GoTime.from(init.time);
     this.Level = init.level;
   }

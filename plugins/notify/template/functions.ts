@@ -3,7 +3,7 @@
 import { builtins, type TemplateFunction } from './builtins.js';
 import { Report } from './data.js';
 import { GoTime, RFC1123 } from './gotime.js';
-import { marshalIndent } from './json.js';
+import { JSONObject, marshalIndent } from './json.js';
 
 /** Go's strings.ToUpper/ToLower map rune by rune (simple case mapping: `ß` stays `ß`). */
 function mapRunes(s: string, upper: boolean): string {
@@ -46,29 +46,20 @@ export function titleCase(s: string): string {
   return out;
 }
 
-interface PorcelainContainer {
-  name: string;
-  image: string;
-  image_id: string;
-  latest_image_id: string;
-  state: string;
-  update_available: boolean;
-  error?: string;
-}
-
 function toPorcelainJSON(report: unknown): string {
-  const containers: PorcelainContainer[] = [];
+  const containers: JSONObject[] = [];
   if (report instanceof Report) {
     for (const c of report.All()) {
-      const item: PorcelainContainer = {
-        name: c.Name(),
-        image: c.ImageName(),
-        image_id: c.CurrentImageID().ShortID(),
-        latest_image_id: c.LatestImageID().ShortID(),
-        state: c.State(),
-        update_available: c.CurrentImageID().value !== c.LatestImageID().value,
-      };
-      if (c.Error() !== '') item.error = c.Error();
+      // A Go struct with json tags: this key order, `error` omitted when empty.
+      const item = new JSONObject([
+        ['name', c.Name()],
+        ['image', c.ImageName()],
+        ['image_id', c.CurrentImageID().ShortID()],
+        ['latest_image_id', c.LatestImageID().ShortID()],
+        ['state', c.State()],
+        ['update_available', c.CurrentImageID().value !== c.LatestImageID().value],
+      ]);
+      if (c.Error() !== '') item.entries.push(['error', c.Error()]);
       containers.push(item);
     }
   }

@@ -96,7 +96,7 @@ export class GoTime extends GoStruct {
         case 'Mon':
           return (DAYS[local.getUTCDay()] as string).slice(0, 3);
         case 'MST':
-          return this.zone !== '' ? this.zone : zoneText(false, false, false, this.offset % 3600 === 0);
+          return this.zone !== '' ? this.zone : zoneText(false, false, false, false);
         case '2006':
           return String(year).padStart(4, '0');
         case '06':

@@ -1,6 +1,6 @@
 // Go's json.MarshalIndent(v, "", "  ") for template values, as `ToJSON` uses it (docs/notifications.md):
 // maps with sorted keys, structs with their exported fields in order, HTML-safe string escapes.
-import { kindOf, mapEntries, methodOf, numberOf, stringOf, structFields } from './values.js';
+import { NIL_MAP, kindOf, mapEntries, methodOf, numberOf, stringOf, structFields } from './values.js';
 
 /** A float as Go's encoding/json writes it. */
 function jsonFloat(f: number): string {
@@ -28,7 +28,14 @@ export function jsonString(s: string): string {
   return `${out}"`;
 }
 
+/** An object whose keys keep their order, as a Go struct with `json:"…"` tags does. */
+export class JSONObject {
+  constructor(readonly entries: [string, unknown][]) {}
+}
+
 function encode(v: unknown, indent: string): string {
+  if (v instanceof JSONObject) return encodeEntries(v.entries, indent);
+  if (v === NIL_MAP) return 'null';
   const marshal = methodOf(v, 'MarshalJSON');
   if (marshal) return encode(marshal(), indent);
   const inner = `${indent}  `;
@@ -52,11 +59,15 @@ function encode(v: unknown, indent: string): string {
     case 'func':
       throw new TypeError('json: unsupported type: func');
     default: {
-      const entries = kindOf(v) === 'map' ? mapEntries(v) : structFields(v as object, true);
-      if (entries.length === 0) return '{}';
-      return `{\n${entries.map(([k, e]) => `${inner}${jsonString(k)}: ${encode(e, inner)}`).join(',\n')}\n${indent}}`;
+      return encodeEntries(kindOf(v) === 'map' ? mapEntries(v) : structFields(v as object, true), indent);
     }
   }
+}
+
+function encodeEntries(entries: [string, unknown][], indent: string): string {
+  const inner = `${indent}  `;
+  if (entries.length === 0) return '{}';
+  return `{\n${entries.map(([k, e]) => `${inner}${jsonString(k)}: ${encode(e, inner)}`).join(',\n')}\n${indent}}`;
 }
 
 export function marshalIndent(v: unknown): string {

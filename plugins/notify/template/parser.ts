@@ -210,22 +210,14 @@ class Parser {
     for (;;) {
       this.peekNonSpace();
       const operand = this.operand();
-      if (operand === null) break;
-      args.push(operand);
+      if (operand !== null) args.push(operand);
       const t = this.next();
       if (t.kind === 'space') continue;
-      if (t.kind === 'pipe') break;
-      if (t.kind === 'right' || t.kind === 'rparen') {
-        this.at--;
-        break;
-      }
-      this.unexpected(t, 'operand');
+      if (t.kind === 'right' || t.kind === 'rparen') this.at--;
+      else if (t.kind !== 'pipe') this.unexpected(t, 'operand');
+      break;
     }
-    if (args.length === 0) {
-      const t = this.peekNonSpace();
-      if (t.kind === end || t.kind === 'pipe') this.fail('missing value for command', t.pos);
-      this.unexpected(t, context);
-    }
+    if (args.length === 0) this.fail(`empty command in ${context}`, pos);
     const first = args[0] as ArgNode;
     if (first.kind === 'nil' && args.length === 1) this.fail('nil is not a command', first.pos);
     return { kind: 'command', pos, args };

@@ -6,6 +6,9 @@
 /** The invalid value: a missing map key or field of nil data; it prints as `<no value>`. */
 export const MISSING: unique symbol = Symbol('no value');
 
+/** A nil map (`map[string]any(nil)`): empty when read or printed (`map[]`), `null` in JSON. */
+export const NIL_MAP: Readonly<Record<string, never>> = Object.freeze(Object.create(null) as Record<string, never>);
+
 /** A float64 whose value happens to be integral (the constant `1.0`): Go keeps it a float. */
 export class GoFloat {
   constructor(readonly value: number) {}
