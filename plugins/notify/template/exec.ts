@@ -76,7 +76,7 @@ class Executor {
         return;
       }
       case 'range':
-        this.walkRange(node.pipe, node.list, node.elseList, dot, node.pos);
+        this.walkRange(node.pipe, node.list, node.elseList, dot);
         return;
       case 'break':
         throw new BreakSignal();
@@ -97,7 +97,7 @@ class Executor {
     }
   }
 
-  private walkRange(pipe: PipeNode, list: ListNode, elseList: ListNode | null, dot: unknown, pos: number): void {
+  private walkRange(pipe: PipeNode, list: ListNode, elseList: ListNode | null, dot: unknown): void {
     const mark = this.vars.length;
     const value = this.evalPipeline(dot, { ...pipe, decl: [] });
     const items: [unknown, unknown][] = [];
@@ -112,7 +112,7 @@ class Executor {
       case 'nil':
         break;
       default:
-        this.fail({ pos }, `range can't iterate over ${printValue(value)}`, printValue(value));
+        this.fail({ pos: pipe.pos }, `range can't iterate over ${printValue(value)}`, pipe.cmds.map(describe).join(' | '));
     }
     for (const [key, elem] of items) {
       const iterMark = this.vars.length;

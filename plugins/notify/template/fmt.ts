@@ -2,6 +2,7 @@
 // Sprintf with the verbs, flags, widths and precisions templates use, including Go's `%!verb(type=value)`.
 import {
   GoStruct,
+  MISSING,
   kindOf,
   mapEntries,
   methodOf,
@@ -37,8 +38,26 @@ export function formatG(f: number, prec = -1): string {
   return negative ? `-${out}` : out;
 }
 
+/**
+ * Rounds like Go (round half to even on an exact tie) where JavaScript rounds a tie away from zero:
+ * `format(p)` is toFixed or toExponential; a tie shows as `5` then only zeros in a longer expansion.
+ */
+function roundEven(f: number, prec: number, format: (p: number) => string): string {
+  const rounded = format(prec);
+  if (prec >= 90) return rounded;
+  const long = format(Math.min(100, prec + 30));
+  const [mantissa] = long.split('e') as [string];
+  const fracStart = mantissa.indexOf('.') + 1;
+  const rest = mantissa.slice(fracStart + prec);
+  if (!/^50*$/.test(rest)) return rounded;
+  const truncated = format(Math.min(100, prec + 30)).replace(/^(-?\d+(?:\.\d*)?)/, (m) => m.slice(0, fracStart + prec));
+  const lastDigit = Number(truncated.replace(/e.*$/, '').replace(/\.$/, '').slice(-1));
+  if (lastDigit % 2 === 1) return rounded;
+  return truncated.replace(/\.(?=e|$)/, '');
+}
+
 function formatE(f: number, prec: number, upper: boolean): string {
-  const s = f.toExponential(prec).replace(/e([+-])(\d)$/, 'e$10$2');
+  const s = roundEven(f, prec, (p) => f.toExponential(p)).replace(/e([+-])(\d)$/, 'e$10$2');
   return upper ? s.toUpperCase() : s;
 }
 
@@ -170,7 +189,7 @@ function formatInt(n: number, verb: string, spec: Spec): string | undefined {
     case 'c':
       return String.fromCodePoint(n);
     case 'q':
-      return `'${String.fromCodePoint(n)}'`;
+      return `'${goQuote(String.fromCodePoint(n)).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
     case 'U':
       return `U+${n.toString(16).toUpperCase().padStart(4, '0')}`;
     default:
@@ -196,7 +215,7 @@ function formatFloat(f: number, verb: string, spec: Spec): string | undefined {
       break;
     case 'f':
     case 'F':
-      s = abs.toFixed(spec.prec ?? 6);
+      s = roundEven(abs, spec.prec ?? 6, (p) => abs.toFixed(p));
       break;
     default:
       return undefined;
@@ -224,7 +243,8 @@ function formatString(s: string, verb: string, spec: Spec): string | undefined {
 }
 
 /** One operand under one verb, without padding. */
-function formatOne(v: unknown, verb: string, spec: Spec): { text: string; numeric: boolean } {
+function formatOne(v: unknown, verb: string, spec: Spec, nested = false): { text: string; numeric: boolean } {
+  if (nested && (v === null || v === undefined || v === MISSING)) return { text: '<nil>', numeric: false };
   if (verb === 'T') return { text: typeName(v), numeric: false };
   if (['v', 's', 'q', 'x', 'X'].includes(verb)) {
     const viaMethod = methodText(v);
@@ -249,14 +269,14 @@ function formatOne(v: unknown, verb: string, spec: Spec): { text: string; numeri
       text = formatString(stringOf(v), verb, spec);
       break;
     case 'slice':
-      if (verb !== 'q' || true) {
-        const items = (v as unknown[]).map((e) => formatOne(e, verb, { ...spec, width: undefined }).text);
+      {
+        const items = (v as unknown[]).map((e) => formatOne(e, verb, { ...spec, width: undefined }, true).text);
         text = `[${items.join(' ')}]`;
       }
       break;
     case 'map':
       text = `map[${mapEntries(v)
-        .map(([k, e]) => `${formatOne(k, verb, spec).text}:${formatOne(e, verb, spec).text}`)
+        .map(([k, e]) => `${formatOne(k, verb, spec, true).text}:${formatOne(e, verb, spec, true).text}`)
         .join(' ')}]`;
       break;
     case 'nil':

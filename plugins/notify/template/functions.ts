@@ -10,7 +10,8 @@ function mapRunes(s: string, upper: boolean): string {
   let out = '';
   for (const ch of s) {
     const mapped = upper ? ch.toUpperCase() : ch.toLowerCase();
-    out += [...mapped].length === 1 ? mapped : ch;
+    // Go maps one rune to one rune: `ß` has no single upper case; `İ` lowers to `i`.
+    out += [...mapped].length === 1 ? mapped : upper ? ch : ([...mapped][0] as string);
   }
   return out;
 }

@@ -228,12 +228,14 @@ class Parser {
     if (node === null) return null;
     if (this.peek().kind !== 'field') return node;
     const fields: string[] = [];
+    // Go places a chained node at its first chained field (error positions count from there).
+    const pos = this.peek().pos;
     while (this.peek().kind === 'field') fields.push(this.next().value.slice(1));
     switch (node.kind) {
       case 'field':
-        return { ...node, idents: [...node.idents, ...fields] };
+        return { ...node, pos, idents: [...node.idents, ...fields] };
       case 'variable':
-        return { ...node, idents: [...node.idents, ...fields] };
+        return { ...node, pos, idents: [...node.idents, ...fields] };
       case 'bool':
       case 'string':
       case 'number':
@@ -241,7 +243,7 @@ class Parser {
       case 'dot':
         return this.fail(`unexpected . after term "${node.kind === 'dot' ? '.' : this.source.slice(node.pos, this.tokens[this.at - fields.length]?.pos)}"`, node.pos);
       default:
-        return { kind: 'chain', pos: node.pos, node, fields };
+        return { kind: 'chain', pos, node, fields };
     }
   }
 

@@ -122,6 +122,7 @@ const raw = {
   a: 1, f: 1.5, s: 'hi', n: null, l: [1, 'x', null], m: { b: 2, a: 'z' }, e: [], em: {}, t: true,
   big: 1000000, small: 0.00001, neg: -3, words: 'hello wORLD don\'t 3rd x-ray foo_bar ǆemal', html: '<b>&"</b>',
   nested: { list: [{ k: 'v1' }, { k: 'v2' }] }, zero: 0, empty: '',
+  ff1: 1234567.5, ff2: 0.1 + 0.2, ff3: 1e-7, ff4: 123456.789, ff5: -2.5e-5,
 };
 
 const edge: [string, string][] = [
@@ -153,6 +154,20 @@ const edge: [string, string][] = [
   ['escapers', '{{html .html}}|{{js "a\'b<\\""}}|{{urlquery "a b&c"}}|{{slice .s 1}}|{{slice .l 1 2}}'],
   ['renders-empty', '{{if .nope}}never{{end}}{{- /* nothing */ -}}'],
   ['define-template', '{{define "row"}}<{{.}}>{{end}}{{range .l}}{{template "row" .}}{{end}}'],
+  ['printf-more', '{{printf "%6.2f|%-8v|% d|%x|%c|%U|%o|%b|%T|%T|%T|%10.3s|%*d|%-*d|%.0f|%g|%e|%08.3f|%+.2e|%x|%5t|%05s" 3.14159 "ab" 5 "hi" 65 65 8 5 .a .s .l "abcdef" 4 7 3 8 2.5 .small 0.0 -3.14159 1234.5 -255 true "ab"}}'],
+  ['printf-rounding', '{{printf "%.2f %.0f %.0f %.2f %.1e %.1f %.0f %.3e" 0.125 1.5 0.5 2.675 1.25 0.05 -2.5 12345.5}}'],
+  ['printf-composite', '{{printf "%v|%d|%s|%q|%x" .m .l .l .l .m}}'],
+  ['floats', '{{.ff1}} {{.ff2}} {{.ff3}} {{.ff4}} {{.ff5}} {{printf "%v %g %.3g %.10g" .ff2 .ff3 .ff2 .ff4}}'],
+  ['strings-escapes', '{{"a\\tb\\u00e9\\x41\\n"}}|{{`raw\\n{{x}}`}}|{{printf "%q" "tab\\there\\u00e9\\x01"}}'],
+  ['comments', 'a{{/* one */}}b{{- /* two */}} c {{/* three */ -}} d{{/*\nmulti\nline\n*/}}e'],
+  ['trim-numbers', '{{- 3}}|{{3 -}} |{{-3}}|{{ -3 }}'],
+  ['nested-range-root', '{{range $i, $x := .l}}{{range $j, $y := $.l}}{{$i}}{{$j}} {{end}}{{end}}'],
+  ['with-declare', '{{with $x := .s}}{{$x}}{{.}}{{end}}|{{if $y := .zero}}y{{else}}no{{$y}}{{end}}'],
+  ['logic-in-if', '{{if and .s (not .e)}}A{{end}}{{if or .zero .empty}}B{{else}}C{{end}}{{if not (or .zero .t)}}D{{end}}'],
+  ['chain-and-parens', '{{(index .nested.list 0).k}}|{{$e := index .nested.list 1}}{{$e.k}}|{{len (slice .l 1)}}'],
+  ['range-nested-map', '{{range .nested.list}}{{range $k, $v := .}}{{$k}}:{{$v}} {{end}}{{end}}'],
+  ['title-cases', '{{Title "hello world"}}|{{Title "HELLO"}}|{{Title "o\'neil mcdonald"}}|{{Title "a.b.c a..b"}}|{{Title "émile zola"}}|{{Title "x1y 1st_place"}}|{{Title ""}}'],
+  ['upper-lower', '{{ToUpper "héllo ß"}}|{{ToLower "ÉCOLE İ"}}|{{"abc" | ToUpper}}'],
   ['err-nil-pointer', '{{.n.x}}'],
   ['err-field-of-string', '{{.s.x}}'],
   ['err-len', '{{len .a}}'],
@@ -160,6 +175,23 @@ const edge: [string, string][] = [
   ['err-index-range', '{{index .l 5}}'],
   ['err-range-int', '{{range .a}}x{{end}}'],
   ['err-toupper-missing', '{{ToUpper .nope}}'],
+  ['err-wrong-args', '{{len}}'],
+  ['err-not-a-method', '{{.m.a 1}}'],
+  ['err-non-function', '{{.s 1}}'],
+  ['parse-unclosed-action', 'a {{ .s '],
+  ['parse-unexpected-end', '{{end}}'],
+  ['parse-undefined-function', '{{nope 1}}'],
+  ['parse-undefined-variable', '{{$x}}'],
+  ['parse-missing-value', '{{if}}x{{end}}'],
+  ['parse-unterminated-string', '{{"abc}}'],
+  ['parse-unclosed-if', '{{if .s}}x'],
+  ['parse-else-top', 'a{{else}}b'],
+  ['parse-bad-number', '{{3x}}'],
+  ['parse-unclosed-comment', '{{/* never'],
+  ['parse-comment-not-closed-right', '{{/* c */ .s}}'],
+  ['parse-non-executable', '{{.s | "x"}}'],
+  ['parse-empty-pipe', '{{.s | }}'],
+  ['parse-unclosed-paren', '{{(len .s}}'],
 ];
 
 const reportEdge: [string, string][] = [
@@ -168,6 +200,8 @@ const reportEdge: [string, string][] = [
   ['entry-fields', '{{range .Entries}}{{.Level}} {{.Time}} {{.Time.Format "Jan _2 15:04:05.000 PM MST"}} {{.Message}} {{.Data}}\n{{end}}'],
   ['entry-data', '{{range .Entries}}{{with .Data}}{{range $k, $v := .}}{{$k}}={{$v}};{{end}}{{else}}-{{end}}\n{{end}}'],
   ['rfc1123', '{{range .Entries}}{{with .Data}}{{with .eligible_at}}{{RFC1123 .}} {{RFC1123 "nope"}}{{end}}{{end}}{{end}}'],
+  ['report-logic', '{{range $i, $c := .Report.All}}{{if $i}}, {{end}}{{if eq $c.State "Updated" "Failed"}}*{{end}}{{ToUpper $c.Name}}{{end}}|{{.Report.All | len}}|{{printf "%s %v %q" .Title .Host .Title}}'],
+  ['entry-methods', '{{range .Entries}}{{.Time.Unix}} {{.Time.UTC}} {{.Time.Format "Monday January 2 2006 03:04:05.999 pm Z07:00 -07 002"}}\n{{end}}{{with .Entries}}{{$e := index . 0}}{{$e.Data.image}}{{end}}'],
   ['count-summary', '{{with .Report}}{{len .Scanned}}/{{len .Updated}}/{{len .Failed}}{{else}}no report{{end}}'],
 ];
 

@@ -30,6 +30,14 @@ const goEnv = (cache: string): NodeJS.ProcessEnv => ({
   TZ: 'UTC',
 });
 
+/**
+ * Go names the static type of a value in some messages (`main.Report`, `interface {}`): the fixture's
+ * package is not Watchtower's and JavaScript has no static types, so type names are left out of the
+ * comparison; everything else (position, context, reason) must match.
+ */
+const typeless = (message: string | undefined) =>
+  message?.replace(/(in type|evaluating|expected|got) (interface \{\}|[\w*[\]{}]+)(\.\w+)*/g, '$1 <type>');
+
 function haveGo(): boolean {
   return spawnSync('go', ['version']).status === 0;
 }
@@ -100,12 +108,8 @@ t.test('Tidewatch renders the corpus exactly as Go text/template does', (t) => {
     const ours = renderTidewatch(c);
     if (go.error !== undefined) {
       errors++;
-      t.ok(ours.error !== undefined, `${c.Name}: fails like Go (${go.error})`);
-      // Go's message ends with the reason; ours names the same line and reason.
-      const reason = go.error.includes('>: ')
-        ? go.error.slice(go.error.indexOf('>: ') + 3)
-        : go.error.replace(/^template: [^:]*:\d+(:\d+)?: /, '');
-      t.ok((ours.error ?? '').includes(reason.split(/[ :]/).slice(0, 2).join(' ')), `${c.Name}: same reason (${ours.error})`);
+      // The same message as Go's, position included: `template: :1:4: executing "" at <.n.x>: …`.
+      t.equal(typeless(ours.error), typeless(go.error), `${c.Name}: fails like Go`);
     } else {
       outputs++;
       t.equal(ours.output, go.output, ours.error === undefined ? c.Name : `${c.Name}: ${ours.error}`);
