@@ -210,37 +210,44 @@ export class NotificationData extends GoStruct {
   get goType(): string {
     return 'notifications.Data';
   }
-  /** Watchtower's own JSON shape of the data (what `json.v1` prints). */
+  /**
+   * Watchtower's own JSON shape of the data (what `json.v1` prints); JSON.stringify of the result gives
+   * the same document, compact (times are RFC 3339 text).
+   */
   MarshalJSON(): Record<string, unknown> {
+    // Keys in Go's sorted map order, so JSON.stringify matches json.v1 (Go sorts map keys).
     const reports = (list: ContainerReport[]) =>
       list.map((c) => {
-        const item: Record<string, unknown> = {
-          id: c.ID().ShortID(),
-          name: c.Name(),
-          currentImageId: c.CurrentImageID().ShortID(),
-          latestImageId: c.LatestImageID().ShortID(),
-          imageName: c.ImageName(),
-          state: c.State(),
-        };
+        const item: Record<string, unknown> = { currentImageId: c.CurrentImageID().ShortID() };
         if (c.Error() !== '') item.error = c.Error();
+        item.id = c.ID().ShortID();
+        item.imageName = c.ImageName();
+        item.latestImageId = c.LatestImageID().ShortID();
+        item.name = c.Name();
+        item.state = c.State();
         return item;
       });
     const r = this.Report;
     return {
+      entries: this.Entries.map((e) => ({
+        data: e.Data === NIL_MAP ? null : e.Data,
+        level: e.Level,
+        message: e.Message,
+        time: e.Time,
+      })),
+      host: this.Host,
       report: r
         ? {
-            scanned: reports(r.Scanned()),
-            updated: reports(r.Updated()),
-            restarted: reports(r.Restarted()),
             failed: reports(r.Failed()),
+            fresh: reports(r.Fresh()),
+            restarted: reports(r.Restarted()),
+            scanned: reports(r.Scanned()),
             skipped: reports(r.Skipped()),
             stale: reports(r.Stale()),
-            fresh: reports(r.Fresh()),
+            updated: reports(r.Updated()),
           }
         : null,
       title: this.Title,
-      host: this.Host,
-      entries: this.Entries.map((e) => ({ level: e.Level, message: e.Message, data: e.Data, time: e.Time })),
     };
   }
 }

@@ -66,6 +66,11 @@ export class GoTime extends GoStruct {
     return this.Format(RFC3339Nano);
   }
 
+  /** JSON.stringify gives what Go's encoding/json does: the RFC 3339 text. */
+  toJSON(): string {
+    return this.MarshalJSON();
+  }
+
   /** Go's Time.Format with the reference time Mon Jan 2 15:04:05 MST 2006. */
   Format(layout: string): string {
     const local = new Date((this.seconds + this.offset) * 1000);
