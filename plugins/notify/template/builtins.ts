@@ -79,8 +79,10 @@ function length(item: unknown): number {
     case 'map':
       return mapSize(item);
     case 'nil':
-    case 'invalid':
       throw new FuncError('len of nil pointer');
+    case 'invalid':
+      // What Go's reflection says about the invalid value of a missing key.
+      throw new FuncError('reflect: call of reflect.Value.Type on zero Value');
     default:
       throw new FuncError(`len of type ${typeName(item)}`);
   }
@@ -153,7 +155,7 @@ function js(...args: unknown[]): string {
   for (const ch of evalArgs(args)) {
     const cp = ch.codePointAt(0) as number;
     if (ch === '\\' || ch === "'" || ch === '"') out += `\\${ch}`;
-    else if (ch === '<' || ch === '>' || ch === '&' || ch === '=' || cp < 0x20) {
+    else if (ch === '<' || ch === '>' || ch === '&' || ch === '=' || (/[\p{C}\p{Z}]/u.test(ch) && ch !== ' ')) {
       out += `\\u${cp.toString(16).toUpperCase().padStart(4, '0')}`;
     } else out += ch;
   }
