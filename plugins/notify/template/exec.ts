@@ -4,7 +4,7 @@ import { describe, type ArgNode, type CommandNode, type ListNode, type Node, typ
 import { FuncError, type ParamType, type TemplateFunction } from './builtins.js';
 import { TemplateExecError, positionOf } from './errors.js';
 import { formatValue } from './fmt.js';
-import { GoFloat, MISSING, kindOf, mapEntries, methodOf, structFields, truth, typeName } from './values.js';
+import { GoFloat, MISSING, kindOf, mapEntries, methodOf, numberOf, structFields, truth, typeName } from './values.js';
 
 const NONE: unique symbol = Symbol('no final value');
 type Final = unknown;
@@ -108,6 +108,13 @@ class Executor {
       case 'map':
         for (const [k, e] of mapEntries(value)) items.push([k, e]);
         break;
+      case 'int': {
+        // Go 1.22 and later (Watchtower's toolchain) count: {{range 3}} is 0, 1, 2.
+        const context = pipe.cmds.map(describe).join(' | ');
+        if (pipe.decl.length > 1) this.fail({ pos: pipe.pos }, `can't use ${printValue(value)} to iterate over more than one variable`, context);
+        for (let i = 0; i < numberOf(value); i++) items.push([i, i]);
+        break;
+      }
       case 'invalid':
       case 'nil':
         break;

@@ -21,6 +21,9 @@ export function jsonString(s: string): string {
     else if (ch === '\n') out += '\\n';
     else if (ch === '\r') out += '\\r';
     else if (ch === '\t') out += '\\t';
+    // Go 1.22 and later (Watchtower's toolchain) write these two short escapes too.
+    else if (ch === '\b') out += '\\b';
+    else if (ch === '\f') out += '\\f';
     else if (cp < 0x20 || ch === '<' || ch === '>' || ch === '&' || cp === 0x2028 || cp === 0x2029) {
       out += `\\u${cp.toString(16).padStart(4, '0')}`;
     } else out += ch;

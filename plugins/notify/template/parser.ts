@@ -124,10 +124,10 @@ class Parser {
     let elseList: ListNode | null = null;
     if (end.kind === 'else') {
       const k = this.peekNonSpace();
-      if (kind === 'if' && k.kind === 'keyword' && k.value === 'if') {
-        // `{{else if …}}` is an if inside the else branch that shares the outer {{end}}.
+      if ((kind === 'if' || kind === 'with') && k.kind === 'keyword' && k.value === kind) {
+        // `{{else if …}}` (and Go 1.23's `{{else with …}}`) nests in the else branch, sharing the {{end}}.
         this.nextNonSpace();
-        elseList = { kind: 'list', nodes: [this.control('if', k.pos)] };
+        elseList = { kind: 'list', nodes: [this.control(kind, k.pos)] };
       } else {
         this.expect('right', 'else');
         const [list2, end2] = this.itemList(false);

@@ -186,7 +186,7 @@ const edge: [string, string][] = [
   ['err-len', '{{len .a}}'],
   ['err-compare', '{{lt .a .f}}'],
   ['err-index-range', '{{index .l 5}}'],
-  ['err-range-int', '{{range .a}}x{{end}}'],
+  ['err-range-float', '{{range .f}}x{{end}}'],
   ['err-toupper-missing', '{{ToUpper .nope}}'],
   ['err-wrong-args', '{{len}}'],
   ['err-not-a-method', '{{.m.a 1}}'],

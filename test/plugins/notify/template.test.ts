@@ -121,3 +121,17 @@ t.test('the data model: short ids, All, times and Watchtower JSON', async (t) =>
   const noData = new LogEntry({ level: 'error', message: 'x', time });
   t.equal(renderTemplate('{{range .}}{{.Data}}{{if .Data}}!{{end}}{{end}}', [noData]), 'map[]', 'an entry without data has an empty (nil) map');
 });
+
+// Watchtower is built with a current Go; these features came after Debian's Go 1.19 (the parity test's),
+// so they are checked here against what Go's documentation defines.
+t.test('newer Go: range over an int, else with, JSON short escapes', async (t) => {
+  const root = new NotificationData({ title: 'T', host: '', report: new Report({ updated: [web] }) });
+  t.equal(renderTemplate('{{range 3}}{{.}}{{end}}|{{range $i := 2}}{{$i}}{{end}}|{{range 0}}x{{else}}none{{end}}', root), '012|01|none');
+  t.throws(() => renderTemplate('{{range $i, $e := 2}}{{end}}', root), {
+    code: 'TW_ERR_TEMPLATE_EXEC',
+    message: /can't use 2 to iterate over more than one variable/,
+  });
+  t.equal(renderTemplate('{{with .Host}}h{{else with .Title}}[{{.}}]{{else}}none{{end}}', root), '[T]');
+  t.equal(renderTemplate('{{with .Host}}h{{else with .Host}}x{{else}}none{{end}}', root), 'none');
+  t.equal(renderTemplate('{{ToJSON "a\\bb\\fc"}}', root), '"a\\bb\\fc"');
+});
