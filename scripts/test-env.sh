@@ -57,6 +57,9 @@ install_packages() {
     command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
     command -v openssl >/dev/null 2>&1 || missing+=(openssl)
     [ -x /usr/sbin/mosquitto ] || missing+=(mosquitto)
+    # The notification template parity test renders with Go's own text/template (docs/notifications.md).
+    command -v go >/dev/null 2>&1 || missing+=(golang-go)
+    [ -d /usr/share/gocode/src/golang.org/x/text/cases ] || missing+=(golang-golang-x-text-dev)
   fi
   [ ${#missing[@]} -eq 0 ] && return 0
   [ "$(id -u)" -eq 0 ] || die "missing Debian packages (${missing[*]}) and not root: cannot apt-get install"

@@ -1,0 +1,256 @@
+// The data a notification template sees, shaped like Watchtower's (docs/notifications.md, "Templates"):
+// `.Title`, `.Host`, `.Entries` (log entries) and `.Report` (nil without --notification-report). The
+// report's lists and a container's `Name`, `State`, `CurrentImageID.ShortID`… are Go methods, which the
+// executor calls when a field name resolves to one.
+import { GoTime } from './gotime.js';
+import { GoStruct, NIL_MAP, NamedString } from './values.js';
+
+export { GoTime } from './gotime.js';
+
+/** Watchtower's short id: 12 characters, without a `sha256:` prefix (another prefix is kept). */
+export function shortID(longID: string): string {
+  const sep = longID.indexOf(':');
+  let offset = 0;
+  let length = 12;
+  if (sep >= 0) {
+    if (longID.slice(0, sep) === 'sha256') offset = sep + 1;
+    else length += sep + 1;
+  }
+  return longID.length >= offset + length ? longID.slice(offset, offset + length) : longID;
+}
+
+export class ImageID extends NamedString {
+  get goType(): string {
+    return 'types.ImageID';
+  }
+  ShortID(): string {
+    return shortID(this.value);
+  }
+}
+
+export class ContainerID extends NamedString {
+  get goType(): string {
+    return 'types.ContainerID';
+  }
+  ShortID(): string {
+    return shortID(this.value);
+  }
+}
+
+/** A container's state in a session, as Watchtower names it. */
+export type ContainerState = 'Unknown' | 'Skipped' | 'Scanned' | 'Updated' | 'Failed' | 'Fresh' | 'Stale' | 'Restarted';
+
+export interface ContainerReportInit {
+  id: string;
+  name: string;
+  imageName: string;
+  currentImageId: string;
+  latestImageId: string;
+  state: ContainerState;
+  error?: string;
+  monitorOnly?: boolean;
+  newContainerId?: string;
+}
+
+/** One container of the report; in Go every accessor is a method, and it is an `error` (Error()). */
+export class ContainerReport extends GoStruct {
+  private readonly init: Readonly<ContainerReportInit>;
+  constructor(init: ContainerReportInit) {
+    super();
+    this.init = { ...init };
+  }
+  get goType(): string {
+    return '*session.ContainerStatus';
+  }
+  ID(): ContainerID {
+    return new ContainerID(this.init.id);
+  }
+  Name(): string {
+    return this.init.name;
+  }
+  CurrentImageID(): ImageID {
+    return new ImageID(this.init.currentImageId);
+  }
+  LatestImageID(): ImageID {
+    return new ImageID(this.init.latestImageId);
+  }
+  ImageName(): string {
+    return this.init.imageName;
+  }
+  Error(): string {
+    return this.init.error ?? '';
+  }
+  State(): string {
+    return this.init.state;
+  }
+  IsMonitorOnly(): boolean {
+    return this.init.monitorOnly ?? false;
+  }
+  NewContainerID(): ContainerID {
+    return new ContainerID(this.init.newContainerId ?? '');
+  }
+}
+
+export interface ReportInit {
+  scanned?: ContainerReport[];
+  updated?: ContainerReport[];
+  failed?: ContainerReport[];
+  skipped?: ContainerReport[];
+  stale?: ContainerReport[];
+  fresh?: ContainerReport[];
+  restarted?: ContainerReport[];
+}
+
+const byPriority = ['updated', 'restarted', 'failed', 'skipped', 'stale', 'fresh', 'scanned'] as const;
+
+/** The session report: each list is a method, `All` the unique containers (most significant state first) by id. */
+export class Report extends GoStruct {
+  private readonly lists: Required<ReportInit>;
+  constructor(init: ReportInit = {}) {
+    super();
+    this.lists = {
+      scanned: init.scanned ?? [],
+      updated: init.updated ?? [],
+      failed: init.failed ?? [],
+      skipped: init.skipped ?? [],
+      stale: init.stale ?? [],
+      fresh: init.fresh ?? [],
+      restarted: init.restarted ?? [],
+    };
+  }
+  get goType(): string {
+    return '*session.report';
+  }
+  Scanned(): ContainerReport[] {
+    return this.lists.scanned;
+  }
+  Updated(): ContainerReport[] {
+    return this.lists.updated;
+  }
+  Failed(): ContainerReport[] {
+    return this.lists.failed;
+  }
+  Skipped(): ContainerReport[] {
+    return this.lists.skipped;
+  }
+  Stale(): ContainerReport[] {
+    return this.lists.stale;
+  }
+  Fresh(): ContainerReport[] {
+    return this.lists.fresh;
+  }
+  Restarted(): ContainerReport[] {
+    return this.lists.restarted;
+  }
+  All(): ContainerReport[] {
+    const seen = new Set<string>();
+    const all: ContainerReport[] = [];
+    for (const key of byPriority) {
+      for (const c of this.lists[key]) {
+        const id = c.ID().value;
+        if (!seen.has(id)) {
+          seen.add(id);
+          all.push(c);
+        }
+      }
+    }
+    return all.sort((a, b) => (a.ID().value < b.ID().value ? -1 : a.ID().value > b.ID().value ? 1 : 0));
+  }
+}
+
+/** Log levels as Watchtower's templates see them (a warning is `warning`). */
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warning' | 'error' | 'fatal' | 'panic';
+
+export interface LogEntryInit {
+  level: LogLevel | string;
+  message: string;
+  time: Date | GoTime | string;
+  data?: Record<string, unknown> | null;
+}
+
+/** One log entry: fields Message, Data (a map), Time (Go's time.Time) and Level, in Go's order. */
+export class LogEntry extends GoStruct {
+  readonly Message: string;
+  /** The entry's fields; a nil map (NIL_MAP) when it has none, as in Go. */
+  readonly Data: Readonly<Record<string, unknown>>;
+  readonly Time: GoTime;
+  readonly Level: string;
+  constructor(init: LogEntryInit) {
+    super();
+    this.Message = init.message;
+    this.Data = init.data ?? NIL_MAP;
+    this.Time = init.time instanceof GoTime ? init.time : GoTime.from(init.time);
+    this.Level = init.level;
+  }
+  get goType(): string {
+    return '*notifications.notificationEntry';
+  }
+}
+
+export interface NotificationDataInit {
+  title: string;
+  host: string;
+  entries?: LogEntry[];
+  report?: Report | null;
+}
+
+/** The root of a report-mode template (`notifications.Data`); legacy mode renders the entries alone. */
+export class NotificationData extends GoStruct {
+  readonly Title: string;
+  readonly Host: string;
+  readonly Entries: LogEntry[];
+  readonly Report: Report | null;
+  constructor(init: NotificationDataInit) {
+    super();
+    this.Title = init.title;
+    this.Host = init.host;
+    this.Entries = init.entries ?? [];
+    this.Report = init.report ?? null;
+  }
+  get goType(): string {
+    return 'notifications.Data';
+  }
+  /**
+   * Watchtower's own JSON shape of the data (what `json.v1` prints); JSON.stringify of the result gives
+   * the same document, compact (times are RFC 3339 text).
+   */
+  MarshalJSON(): Record<string, unknown> {
+    // Keys in Go's sorted map order, so JSON.stringify matches json.v1 (Go sorts map keys).
+    const reports = (list: ContainerReport[]) =>
+      list.map((c) => {
+        const item: Record<string, unknown> = { currentImageId: c.CurrentImageID().ShortID() };
+        if (c.Error() !== '') item.error = c.Error();
+        item.id = c.ID().ShortID();
+        item.imageName = c.ImageName();
+        item.latestImageId = c.LatestImageID().ShortID();
+        item.name = c.Name();
+        item.state = c.State();
+        return item;
+      });
+    const r = this.Report;
+    return {
+      entries: this.Entries.map((e) => ({
+        data: e.Data === NIL_MAP ? null : e.Data,
+        level: e.Level,
+        message: e.Message,
+        time: e.Time,
+      })),
+      host: this.Host,
+      report: r
+        ? {
+            failed: reports(r.Failed()),
+            fresh: reports(r.Fresh()),
+            restarted: reports(r.Restarted()),
+            scanned: reports(r.Scanned()),
+            skipped: reports(r.Skipped()),
+            stale: reports(r.Stale()),
+            updated: reports(r.Updated()),
+          }
+        : null,
+      title: this.Title,
+    };
+  }
+}
+
+/** What a template renders: the data (report mode) or the log entries alone (legacy mode). */
+export type TemplateInput = NotificationData | readonly LogEntry[];

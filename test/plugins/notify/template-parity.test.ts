@@ -1,0 +1,120 @@
+// Renders the template corpus with Go's own text/template (a tiny program built from go-template/main.go
+// with Debian's golang-go) and with Tidewatch, and asserts identical output (or both failing) for every
+// case (docs/notifications.md, "Templates"). With CI=true a missing Go toolchain fails the test.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import {
+  ContainerReport,
+  LogEntry,
+  NotificationData,
+  Report,
+  compileTemplate,
+  renderValue,
+  type ContainerState,
+} from '../../../plugins/notify/template/index.js';
+import { corpus, type CorpusContainer, type CorpusData } from './template-corpus.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const goEnv = (cache: string): NodeJS.ProcessEnv => ({
+  ...process.env,
+  GOTOOLCHAIN: 'local',
+  GO111MODULE: 'off',
+  GOPATH: '/usr/share/gocode',
+  GOFLAGS: '',
+  GOPROXY: 'off',
+  GOCACHE: cache,
+  TZ: 'UTC',
+});
+
+/**
+ * Go names the static type of a value in some messages (`main.Report`, `interface {}`): the fixture's
+ * package is not Watchtower's and JavaScript has no static types, so type names are left out of the
+ * comparison; everything else (position, context, reason) must match.
+ */
+const typeless = (message: string | undefined) =>
+  message?.replace(/(in type|evaluating|expected|got) (interface \{\}|[\w*[\]{}]+)(\.\w+)*/g, '$1 <type>');
+
+function haveGo(): boolean {
+  return spawnSync('go', ['version']).status === 0;
+}
+
+const toContainer = (c: CorpusContainer) =>
+  new ContainerReport({
+    id: c.ID,
+    name: c.Name,
+    imageName: c.ImageName,
+    currentImageId: c.CurrentImageID,
+    latestImageId: c.LatestImageID,
+    state: c.State as ContainerState,
+    error: c.Error ?? '',
+  });
+
+function toData(d: CorpusData): NotificationData {
+  const r = d.Report;
+  return new NotificationData({
+    title: d.Title,
+    host: d.Host,
+    entries: d.Entries.map((e) => new LogEntry({ level: e.Level, message: e.Message, time: e.Time, data: e.Data })),
+    report: r
+      ? new Report({
+          scanned: (r.Scanned ?? []).map(toContainer),
+          updated: (r.Updated ?? []).map(toContainer),
+          failed: (r.Failed ?? []).map(toContainer),
+          skipped: (r.Skipped ?? []).map(toContainer),
+          stale: (r.Stale ?? []).map(toContainer),
+          fresh: (r.Fresh ?? []).map(toContainer),
+          restarted: (r.Restarted ?? []).map(toContainer),
+        })
+      : null,
+  });
+}
+
+function renderTidewatch(c: (typeof corpus)[number]): { output?: string; error?: string } {
+  try {
+    if (c.Root === 'raw') return { output: renderValue(c.Template, c.Data) };
+    const data = toData(c.Data as CorpusData);
+    return { output: compileTemplate(c.Template).render(c.Root === 'entries' ? data.Entries : data) };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+t.test('Tidewatch renders the corpus exactly as Go text/template does', (t) => {
+  if (!haveGo()) {
+    if (process.env.CI === 'true') {
+      t.fail('go is not installed (Debian golang-go); CI=true: the parity test must not be skipped');
+      t.end();
+      return;
+    }
+    t.plan(0, 'go is not installed: apt-get install golang-go golang-golang-x-text-dev to run the parity test');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'tw-go-template-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const bin = join(dir, 'render');
+  execFileSync('go', ['build', '-o', bin, '.'], { cwd: join(here, 'go-template'), env: goEnv(join(dir, 'cache')), stdio: 'pipe' });
+  const out = execFileSync(bin, [], { input: JSON.stringify({ cases: corpus }), env: goEnv(join(dir, 'cache')), maxBuffer: 64 << 20 });
+  const goResults = JSON.parse(out.toString('utf8')) as { name: string; output?: string; error?: string }[];
+  t.equal(goResults.length, corpus.length, 'Go rendered every case');
+  t.ok(corpus.length >= 80, `the corpus has ${corpus.length} cases`);
+  let outputs = 0;
+  let errors = 0;
+  corpus.forEach((c, i) => {
+    const go = goResults[i] as { name: string; output?: string; error?: string };
+    const ours = renderTidewatch(c);
+    if (go.error !== undefined) {
+      errors++;
+      // The same message as Go's, position included: `template: :1:4: executing "" at <.n.x>: …`.
+      t.equal(typeless(ours.error), typeless(go.error), `${c.Name}: fails like Go`);
+    } else {
+      outputs++;
+      t.equal(ours.output, go.output, ours.error === undefined ? c.Name : `${c.Name}: ${ours.error}`);
+    }
+  });
+  t.ok(outputs > 60 && errors >= 5, `${outputs} outputs and ${errors} errors compared`);
+  t.end();
+});
