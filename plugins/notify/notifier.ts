@@ -2,7 +2,7 @@
 // filtered by level, pending updates already announced left out, one message (or one per container),
 // rendered by the template; a message that renders empty is not sent. Delivery happens off the run's
 // path, in order, one message at a time to every URL at once; close() waits for what is queued.
-import type { EventPayloads, Logger } from '../../core/index.js';
+import { errorMessage, type EventPayloads, type Logger } from '../../core/index.js';
 import type { AnnouncedUpdates } from './announced.js';
 import { deliver, type DeliveryPolicy } from './deliver.js';
 import type { NotificationLevel } from './options.js';
@@ -79,7 +79,17 @@ export class Notifier {
           .filter((c) => NEWS.has(c.state))
           .map((c) => ({ outcome, containers: [c], entries: entries.filter((e) => e.container === c.target.name) }))
       : [{ outcome, containers, entries }];
-    return groups.map((parts) => this.#settings.render(parts)).filter((message) => message.body.trim() !== '');
+    const messages: NotificationMessage[] = [];
+    for (const parts of groups) {
+      try {
+        const message = this.#settings.render(parts);
+        if (message.body.trim() !== '') messages.push(message);
+      } catch (err) {
+        // A template that fails on this run's data (a missing key, say) costs this message, not the run.
+        this.#settings.logger.error({ err: errorMessage(err) }, 'notification template failed; nothing sent');
+      }
+    }
+    return messages;
   }
 
   #enqueue(message: NotificationMessage): void {

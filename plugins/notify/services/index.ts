@@ -6,6 +6,7 @@ import { createGenericService } from './generic.js';
 import { createGotifyService } from './gotify.js';
 import { createLoggerService } from './logger.js';
 import { createMatrixService } from './matrix.js';
+import { createMqttService } from './mqtt.js';
 import { createNtfyService } from './ntfy.js';
 import { createPushoverService } from './pushover.js';
 import { createSlackService } from './slack.js';
@@ -19,6 +20,7 @@ export {
   createGotifyService,
   createLoggerService,
   createMatrixService,
+  createMqttService,
   createNtfyService,
   createPushoverService,
   createSlackService,
@@ -38,5 +40,6 @@ export const BUILTIN_SERVICES: readonly NotificationService[] = Object.freeze([
   createPushoverService(),
   createMatrixService(),
   createSmtpService(),
+  createMqttService(),
   createLoggerService(),
 ]);

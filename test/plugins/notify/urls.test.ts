@@ -46,7 +46,7 @@ t.test('every built-in scheme is dispatched to its service', async (t) => {
 
 t.test('unknown schemes and unparseable URLs', async (t) => {
   refuses(t, 'foo://secret-token@host', /^foo: unknown service \(known: .*generic.*\)$/, ['secret-token']);
-  refuses(t, 'mqtt://user:pw@broker', /^mqtt: unknown service/, ['pw@']);
+  refuses(t, 'pigeon://user:pw@loft', /^pigeon: unknown service/, ['pw@']);
   try {
     parse('just-some-words');
     t.fail('accepted');
