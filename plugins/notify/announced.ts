@@ -2,7 +2,7 @@
 // (docs/notifications.md#no-repeats). Kept in a small JSON file under --data-dir so a restart does not
 // announce it again; written atomically (a temporary file renamed over the old one). A file that cannot
 // be read or written costs only the memory across restarts: it is logged, never fatal.
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { errorMessage, type Logger } from '../../core/index.js';
 
@@ -18,6 +18,8 @@ export class AnnouncedUpdates {
   readonly #file: string;
   readonly #logger: Logger;
   readonly #announced = new Map<string, string>();
+  /** Changed since the last save: a run that changes nothing writes nothing. */
+  #dirty = false;
   #writing: Promise<void> = Promise.resolve();
 
   private constructor(file: string, logger: Logger) {
@@ -41,23 +43,32 @@ export class AnnouncedUpdates {
   }
 
   remember(container: string, latest: string): void {
+    if (this.#announced.get(container) === latest) return;
     this.#announced.set(container, latest);
+    this.#dirty = true;
   }
 
   /** The container runs what was announced (updated) or is fresh again: a later image is news. */
   forget(container: string): void {
-    this.#announced.delete(container);
+    if (this.#announced.delete(container)) this.#dirty = true;
   }
 
   /** Writes the file; concurrent saves are serialised, the last state wins. */
   save(): Promise<void> {
+    if (!this.#dirty) return this.#writing;
+    this.#dirty = false;
     const body: AnnouncedFile = { version: 1, announced: Object.fromEntries(this.#announced) };
     this.#writing = this.#writing.then(async () => {
       try {
         await mkdir(dirname(this.#file), { recursive: true });
         const temporary = `${this.#file}.${process.pid}.tmp`;
-        await writeFile(temporary, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
-        await rename(temporary, this.#file);
+        try {
+          await writeFile(temporary, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
+          await rename(temporary, this.#file);
+        } catch (err) {
+          await rm(temporary, { force: true }).catch(() => undefined);
+          throw err;
+        }
       } catch (err) {
         this.#logger.warn({ file: this.#file, err: errorMessage(err) }, 'could not save what was announced; a restart may repeat it');
       }

@@ -108,6 +108,8 @@ export class Notifier {
     timer.unref();
     try {
       await this.#queue;
+      // What was announced must be on disk before the process exits (run-once, a stop).
+      await this.#settings.announced.save();
     } finally {
       clearTimeout(timer);
     }

@@ -107,10 +107,11 @@ t.test('an endpoint that is down costs the run nothing and is counted as failed'
   await runningOn(s, 'a');
   await runningOn(s, 'b');
   const closed = await freePort();
+  const dir = await dataDir(t);
   const start = (urls: string[]) =>
     startService([
       '--host', env.dockerHost, '--http-api-endpoints', 'update,metrics', '--http-api-token', TOKEN,
-      ...urls.flatMap((u) => ['--notification-url', u]), '--notification-report', '--notification-template', 'json.v1',
+      ...urls.flatMap((u) => ['--notification-url', u]), '--notification-report', '--notification-template', 'json.v1', '--data-dir', dir,
       `${prefix}-.*`,
     ]);
   const timed = async (url: string) => {
