@@ -36,8 +36,10 @@ function containerReport(outcome: ContainerOutcome): ContainerReport {
   });
 }
 
+/** Each list sorted by container id, as Watchtower's session report sorts them. */
 function reportOf(containers: readonly ContainerOutcome[]): Report {
-  const reports = containers.map((c) => ({ state: c.state, report: containerReport(c) }));
+  const byId = [...containers].sort((a, b) => (a.target.id < b.target.id ? -1 : a.target.id > b.target.id ? 1 : 0));
+  const reports = byId.map((c) => ({ state: c.state, report: containerReport(c) }));
   const inState = (state: ContainerOutcome['state']) => reports.filter((r) => r.state === state).map((r) => r.report);
   return new Report({
     scanned: reports.filter((r) => r.state !== 'Skipped').map((r) => r.report),
