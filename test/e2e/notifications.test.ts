@@ -143,3 +143,19 @@ t.test('an endpoint that is down costs the run nothing and is counted as failed'
   t.equal(counted, '2', 'each run counted as one failed notification');
   t.ok(down.logs.some((l) => /notification failed/.test(String(l['msg'])) && !/token/.test(JSON.stringify(l))), 'logged');
 });
+
+t.test('--porcelain v1 writes a line per container to stdout', async (t) => {
+  const s = await scenario(t, 'e2e-porcelain');
+  if (!s) return;
+  const { env, prefix } = s;
+  const stale = await runningOn(s, 'stale');
+  const fresh = await runningOn(s, 'fresh');
+  await pushNext(s, stale);
+  const result = await runBinary([
+    '--host', env.dockerHost, '--run-once', '--porcelain', 'v1', '--update-grace-period', '1s', '--data-dir', await dataDir(t), `${prefix}-.*`,
+  ], {}, 60_000);
+  t.equal(result.code, 0, result.stderr);
+  const lines = result.stdout.split('\n').filter((line) => !line.startsWith('{'));
+  t.ok(lines.includes(`${stale.name} (${stale.image.ref}): Updated`), `updated line in:\n${lines.join('\n')}`);
+  t.ok(lines.includes(`${fresh.name} (${fresh.image.ref}): Fresh`), 'fresh line');
+});
