@@ -9,12 +9,12 @@ import { removeContainers, testPrefix } from '../helpers/images.js';
 import { freePort } from '../helpers/loopback-server.js';
 import { dockerCli, tidewatchImage } from '../helpers/tidewatch-image.js';
 
-t.test('the running image replaces itself with a newer one', { timeout: 900_000 }, async (t) => {
+/** Two Tidewatch images (the second a newer build), a repository for them, and its cleanup. */
+async function selfUpdateSetup(t: { plan(n: number, comment?: string): void; teardown(fn: () => unknown): void }, label: string) {
   const env = await requireEnv(t);
-  if (!env) return;
+  if (!env) return undefined;
   const engine = docker(env);
-  const prefix = testPrefix('selfupd');
-  const self = `${prefix}-tidewatch`;
+  const prefix = testPrefix(label);
   const ref = `${env.registry}/${prefix}/tidewatch:latest`;
   const current = await tidewatchImage(env, 'tidewatch:test');
   const next = await tidewatchImage(env, 'tidewatch:test-next', 'next');
@@ -22,11 +22,22 @@ t.test('the running image replaces itself with a newer one', { timeout: 900_000 
     await removeContainers(engine, prefix);
     await dockerCli(env, ['rmi', '-f', ref]).catch(() => undefined);
   });
+  /** Tags `image` as the repository's latest and pushes it. */
+  const publish = async (image: string) => {
+    await dockerCli(env, ['tag', image, ref]);
+    await dockerCli(env, ['push', '-q', ref]);
+  };
+  return { env, engine, prefix, self: `${prefix}-tidewatch`, ref, current, next, publish };
+}
+
+t.test('the running image replaces itself with a newer one', { timeout: 900_000 }, async (t) => {
+  const setup = await selfUpdateSetup(t, 'selfupd');
+  if (!setup) return;
+  const { env, engine, prefix, self, ref, current, next, publish } = setup;
   const idOf = async (image: string): Promise<string> => (await engine.getImage(image).inspect()).Id;
   t.not(await idOf(current), await idOf(next), 'two different Tidewatch images');
 
-  await dockerCli(env, ['tag', current, ref]);
-  await dockerCli(env, ['push', '-q', ref]);
+  await publish(current);
   // Its own container only (the engine is shared with other tests), checked every 2 s.
   await dockerCli(env, [
     'run', '-d', '--name', self, '--network', 'host', '-v', `${env.dockerSocket}:/var/run/docker.sock`,
@@ -38,8 +49,7 @@ t.test('the running image replaces itself with a newer one', { timeout: 900_000 
   const firstId = (await ours())[0]?.Id;
 
   // A newer Tidewatch under the same tag.
-  await dockerCli(env, ['tag', next, ref]);
-  await dockerCli(env, ['push', '-q', ref]);
+  await publish(next);
   const nextId = await idOf(next);
   try {
     await waitFor(async () => {
@@ -58,20 +68,10 @@ t.test('the running image replaces itself with a newer one', { timeout: 900_000 
 });
 
 t.test('with the HTTP API on a published port it leaves itself alone and logs why', { timeout: 900_000 }, async (t) => {
-  const env = await requireEnv(t);
-  if (!env) return;
-  const engine = docker(env);
-  const prefix = testPrefix('selfport');
-  const self = `${prefix}-tidewatch`;
-  const ref = `${env.registry}/${prefix}/tidewatch:latest`;
-  const current = await tidewatchImage(env, 'tidewatch:test');
-  const next = await tidewatchImage(env, 'tidewatch:test-next', 'next');
-  t.teardown(async () => {
-    await removeContainers(engine, prefix);
-    await dockerCli(env, ['rmi', '-f', ref]).catch(() => undefined);
-  });
-  await dockerCli(env, ['tag', current, ref]);
-  await dockerCli(env, ['push', '-q', ref]);
+  const setup = await selfUpdateSetup(t, 'selfport');
+  if (!setup) return;
+  const { env, engine, prefix, self, ref, current, next, publish } = setup;
+  await publish(current);
   // The private engine has no bridge: on the host network Docker keeps the binding in the container's
   // configuration (which is what Tidewatch reads) without opening the port.
   const port = await freePort();
@@ -81,8 +81,7 @@ t.test('with the HTTP API on a published port it leaves itself alone and logs wh
     ref, '--interval', '2s', '--http-api-endpoints', 'health', '--http-api-host', '127.0.0.1', '--http-api-port', String(port), self,
   ]);
   const firstId = (await engine.getContainer(self).inspect()).Id;
-  await dockerCli(env, ['tag', next, ref]);
-  await dockerCli(env, ['push', '-q', ref]);
+  await publish(next);
 
   const logs = await waitFor(async () => {
     const text = await dockerCli(env, ['logs', self]);

@@ -11,21 +11,9 @@ import { pullImage, pushImage, runContainer } from '../../helpers/images.js';
 import { QUICK_STOP_CMD, runningOn, scenario, type Scenario } from '../../helpers/scenarios.js';
 import { emptyConfigDir } from '../registry/harness.js';
 import { TOKEN, bearer } from './helpers/harness.js';
+import type { ContainerDetailsView } from '../../../plugins/http-api/routes-container-details.js';
 
-interface Details {
-  name: string;
-  image: string;
-  image_id: string;
-  digest: string;
-  running: boolean;
-  watchtower: boolean;
-  monitor_only: boolean;
-  no_pull: boolean;
-  enabled: boolean;
-  stale: boolean;
-  scope: string;
-  checked_at?: string;
-}
+type Details = ContainerDetailsView;
 interface ImageEntry {
   name: string;
   image_id: string;
