@@ -123,10 +123,10 @@ class Executor {
     }
     for (const [key, elem] of items) {
       const iterMark = this.vars.length;
-      if (pipe.decl.length === 1) this.bind(pipe.decl[0] as string, elem, pipe.isAssign);
+      if (pipe.decl.length === 1) this.bind(pipe.decl[0] as string, elem, pipe.isAssign, pipe);
       if (pipe.decl.length === 2) {
-        this.bind(pipe.decl[0] as string, key, pipe.isAssign);
-        this.bind(pipe.decl[1] as string, elem, pipe.isAssign);
+        this.bind(pipe.decl[0] as string, key, pipe.isAssign, pipe);
+        this.bind(pipe.decl[1] as string, elem, pipe.isAssign, pipe);
       }
       try {
         this.walkList(list, elem);
@@ -143,7 +143,8 @@ class Executor {
     this.vars.length = mark;
   }
 
-  private bind(name: string, value: unknown, assign: boolean): void {
+  /** Declares or assigns a variable; an error names the pipeline's last command, as Go's does. */
+  private bind(name: string, value: unknown, assign: boolean, pipe: PipeNode): void {
     if (!assign) {
       this.vars.push({ name, value });
       return;
@@ -155,6 +156,8 @@ class Executor {
         return;
       }
     }
+    const last = (pipe.cmds[pipe.cmds.length - 1] as CommandNode).args[0] as ArgNode;
+    this.fail(last, `undefined variable: ${name}`);
   }
 
   private lookup(name: string, node: ArgNode): unknown {
@@ -172,7 +175,7 @@ class Executor {
       // A nil interface{} is "no value" once it leaves a command, as in Go.
       if (value === null || value === undefined) value = MISSING;
     }
-    for (const name of pipe.decl) this.bind(name, value, pipe.isAssign);
+    for (const name of pipe.decl) this.bind(name, value, pipe.isAssign, pipe);
     return value;
   }
 

@@ -23,6 +23,7 @@ export type TokenKind =
   | 'declare'
   | 'assign'
   | 'comma'
+  | 'other'
   | 'eof';
 
 export interface Token {
@@ -112,7 +113,7 @@ function lexAction(
       parens++;
       push('lparen', c, pos++);
     } else if (c === ')') {
-      if (--parens < 0) fail('unexpected right paren', pos);
+      parens--;
       push('rparen', c, pos++);
     } else if (c === ',') {
       push('comma', c, pos++);
@@ -159,8 +160,12 @@ function lexAction(
       else if (word === 'nil') push('nil', word, pos);
       else push('ident', word, pos);
       pos = end;
+    } else if (/[\x21-\x7e]/.test(c)) {
+      // Other printable ASCII is a token of its own; the parser says where it does not belong.
+      push('other', c, pos++);
     } else {
-      fail(`unrecognized character in action: ${JSON.stringify(c)}`, pos);
+      const cp = text.codePointAt(pos) as number;
+      fail(`unrecognized character in action: U+${cp.toString(16).toUpperCase().padStart(4, '0')} '${String.fromCodePoint(cp)}'`, pos);
     }
   }
 }

@@ -204,6 +204,15 @@ const edge: [string, string][] = [
   ['parse-comment-not-closed-right', '{{/* c */ .s}}'],
   ['parse-non-executable', '{{.s | "x"}}'],
   ['parse-empty-pipe', '{{.s | }}'],
+  ['parse-comment-after-space', '{{ /* c */ }}'],
+  ['parse-dot-after-term', '{{"x".y}}'],
+  ['parse-unexpected-rparen', '{{.s)}}'],
+  ['parse-range-two-vars-if', '{{if $a, $b := .l}}{{end}}'],
+  ['parse-break-outside', '{{break}}'],
+  ['parse-missing-end-define', '{{define "x"}}a'],
+  ['err-assign-undeclared', '{{$x = 1}}'],
+  ['parse-range-bad-init', '{{range $a, 1}}{{end}}'],
+  ['parse-unexpected-char', '{{.s ; .a}}'],
   ['parse-unclosed-paren', '{{(len .s}}'],
 ];
 
