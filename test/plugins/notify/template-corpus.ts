@@ -224,6 +224,10 @@ const reportEdge: [string, string][] = [
   ['rfc1123', '{{range .Entries}}{{with .Data}}{{with .eligible_at}}{{RFC1123 .}} {{RFC1123 "nope"}}{{end}}{{end}}{{end}}'],
   ['report-logic', '{{range $i, $c := .Report.All}}{{if $i}}, {{end}}{{if eq $c.State "Updated" "Failed"}}*{{end}}{{ToUpper $c.Name}}{{end}}|{{.Report.All | len}}|{{printf "%s %v %q" .Title .Host .Title}}'],
   ['entry-methods', '{{range .Entries}}{{.Time.Unix}} {{.Time.UTC}} {{.Time.Format "Monday January 2 2006 03:04:05.999 pm Z07:00 -07 002"}}\n{{end}}{{with .Entries}}{{$e := index . 0}}{{$e.Data.image}}{{end}}'],
+  ['report-compare-ids', '{{range .Report.All}}{{if eq .CurrentImageID .LatestImageID}}same{{else}}diff{{end}} {{eq .State "Updated" "Failed"}} {{printf "%s|%v|%.4s" .CurrentImageID.ShortID .ID.ShortID .Name}} {{.ImageName | printf "%q"}}\n{{end}}'],
+  ['report-method-pipe', '{{range .Entries}}{{"2006/01/02" | .Time.Format}} {{Title .Level}} {{.Message | ToLower | printf "%.10s"}}\n{{end}}'],
+  ['err-method-args', '{{with .Entries}}{{range .}}{{.Time.Format}}{{end}}{{else}}{{.Time.Format}}{{end}}'],
+  ['err-toupper-imageid', '{{range .Report.Updated}}{{ToUpper .CurrentImageID}}{{end}}'],
   ['count-summary', '{{with .Report}}{{len .Scanned}}/{{len .Updated}}/{{len .Failed}}{{else}}no report{{end}}'],
 ];
 
