@@ -168,6 +168,14 @@ function urlquery(...args: unknown[]): string {
     .replace(/[!'()*]/g, (c) => `%${(c.codePointAt(0) as number).toString(16).toUpperCase()}`);
 }
 
+/** `call`: template data holds no Go functions, so this only ever explains why it cannot call. */
+function call(fn: unknown, ...args: unknown[]): unknown {
+  const k = kindOf(fn);
+  if (k === 'invalid' || k === 'nil') throw new FuncError('call of nil');
+  if (typeof fn !== 'function') throw new FuncError(`non-function of type ${typeName(fn)}`);
+  return (fn as (...a: unknown[]) => unknown)(...args);
+}
+
 /** and/or are evaluated lazily by the executor; these entries give their arity. */
 export const builtins: Readonly<Record<string, TemplateFunction>> = {
   and: fn(['value'], (...a) => a.find((v) => !truth(v)) ?? a[a.length - 1], 'value'),
@@ -176,6 +184,7 @@ export const builtins: Readonly<Record<string, TemplateFunction>> = {
   len: fn(['value'], length),
   index: fn(['value'], index, 'value'),
   slice: fn(['value'], slice, 'value'),
+  call: fn(['value'], call, 'value'),
   print: fn([], (...a) => sprint(a), 'any'),
   printf: fn(['string'], (f, ...a) => sprintf(f as string, a), 'any'),
   println: fn([], (...a) => sprintln(a), 'any'),

@@ -178,6 +178,8 @@ const edge: [string, string][] = [
   ['define-root', '{{define "t"}}[{{.}}|{{$}}]{{end}}{{template "t" .s}}{{template "t"}}'],
   ['escapers-non-string', '{{html 1 "<"}}|{{urlquery "é/?"}}|{{js "\u2028x"}}|{{slice .s 1 2}}|{{slice .l}}'],
   ['printf-ints', '{{printf "%-5d|%5d|%+05d|%x|%#x|%o|%08b|%3c|%-4q|%v" -42 -42 42 3054 255 64 5 97 97 -0}}'],
+  ['err-call-string', '{{call .s 1}}'],
+  ['err-call-missing', '{{call .nope}}'],
   ['err-len-missing', '{{len .nope}}'],
   ['err-lt-missing', '{{lt .nope 1}}'],
   ['err-field-of-int', '{{.a.b.c}}'],
