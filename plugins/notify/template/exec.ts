@@ -4,7 +4,7 @@ import { describe, type ArgNode, type CommandNode, type ListNode, type Node, typ
 import { FuncError, type ParamType, type TemplateFunction } from './builtins.js';
 import { TemplateExecError, positionOf } from './errors.js';
 import { formatValue } from './fmt.js';
-import { GoFloat, MISSING, kindOf, mapEntries, methodOf, numberOf, structFields, truth, typeName } from './values.js';
+import { GoFloat, GoInt, MISSING, kindOf, mapEntries, methodOf, numberOf, structFields, truth, typeName } from './values.js';
 
 const NONE: unique symbol = Symbol('no final value');
 type Final = unknown;
@@ -215,7 +215,8 @@ class Executor {
       case 'bool':
         return node.value;
       case 'number':
-        return node.isFloat && Number.isInteger(node.value) ? new GoFloat(node.value) : node.value;
+        if (node.isFloat) return Number.isInteger(node.value) ? new GoFloat(node.value) : node.value;
+        return new GoInt(node.value, node.isChar ? 'int32' : 'int');
       case 'string':
         return node.value;
       case 'field':

@@ -9,6 +9,14 @@ export const MISSING: unique symbol = Symbol('no value');
 /** A nil map (`map[string]any(nil)`): empty when read or printed (`map[]`), `null` in JSON. */
 export const NIL_MAP: Readonly<Record<string, never>> = Object.freeze(Object.create(null) as Record<string, never>);
 
+/** An integer constant of the template text: Go types it `int` (a rune constant `int32`), data ints are int64. */
+export class GoInt {
+  constructor(
+    readonly value: number,
+    readonly goType: 'int' | 'int32' = 'int',
+  ) {}
+}
+
 /** A float64 whose value happens to be integral (the constant `1.0`): Go keeps it a float. */
 export class GoFloat {
   constructor(readonly value: number) {}
@@ -47,6 +55,7 @@ export function kindOf(v: unknown): Kind {
       return 'func';
   }
   if (v instanceof GoFloat) return 'float';
+  if (v instanceof GoInt) return 'int';
   if (v instanceof NamedString) return 'string';
   if (Array.isArray(v)) return 'slice';
   if (v instanceof Map) return 'map';
@@ -58,7 +67,7 @@ export function kindOf(v: unknown): Kind {
 
 /** Go's type name of a value, for `%T`, `%!d(type=value)` and error messages. */
 export function typeName(v: unknown): string {
-  if (v instanceof GoStruct || v instanceof NamedString) return v.goType;
+  if (v instanceof GoStruct || v instanceof NamedString || v instanceof GoInt) return v.goType;
   switch (kindOf(v)) {
     case 'invalid':
       return '<nil>';
@@ -85,7 +94,7 @@ export function typeName(v: unknown): string {
 
 /** The number inside an int or float value. */
 export function numberOf(v: unknown): number {
-  if (v instanceof GoFloat) return v.value;
+  if (v instanceof GoFloat || v instanceof GoInt) return v.value;
   if (typeof v === 'bigint') return Number(v);
   return v as number;
 }

@@ -233,6 +233,36 @@ const reportEdge: [string, string][] = [
   ['count-summary', '{{with .Report}}{{len .Scanned}}/{{len .Updated}}/{{len .Failed}}{{else}}no report{{end}}'],
 ];
 
+/**
+ * printf over a grid of flags, widths, precisions, verbs and values (a fixed pseudo-random sample, the
+ * same on every run), in groups of 8 per case.
+ */
+function printfGrid(): [string, string][] {
+  const flags = ['', '-', '+', '#', ' ', '0', '-0', '+0', ' 0'];
+  const widths = ['', '1', '5', '12'];
+  const precs = ['', '.0', '.1', '.3', '.10'];
+  const verbs = ['v', 's', 'd', 'q', 'x', 'X', 'f', 'e', 'g', 'G', 'E', 't', 'c', 'o', 'b', 'T', 'U'];
+  const values = ['.a', '.neg', '.f', '.s', '.html', '.t', '.l', '.m', '.zero', '.big', '.ff3', '.ff5', '.n', '1.0', '0', '-7', '"é"', '.ff1'];
+  let seed = 11;
+  const pick = <T>(list: T[]): T => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return list[seed % list.length] as T;
+  };
+  const cases: [string, string][] = [];
+  for (let i = 0; i < 40; i++) {
+    const parts: string[] = [];
+    for (let j = 0; j < 8; j++) {
+      const flag = pick(flags);
+      const verb = pick(verbs);
+      // %#v with a precision is Go syntax cut short; not worth imitating.
+      const spec = `%${verb === 'v' ? flag.replace('#', '') : flag}${pick(widths)}${pick(precs)}${verb}`;
+      parts.push(`{{printf "[${spec}]" ${pick(values)}}}`);
+    }
+    cases.push([`printf-grid-${i}`, parts.join('')]);
+  }
+  return cases;
+}
+
 function build(): CorpusCase[] {
   const cases: CorpusCase[] = [];
   for (const [name, set] of Object.entries(dataSets)) {
@@ -245,7 +275,7 @@ function build(): CorpusCase[] {
     cases.push({ Name: `docs-report/${name}`, Template: docsReport, Root: 'data', Data: set });
     for (const [n, t] of reportEdge) cases.push({ Name: `${n}/${name}`, Template: t, Root: 'data', Data: set });
   }
-  for (const [n, t] of edge) cases.push({ Name: n, Template: t, Root: 'raw', Data: raw });
+  for (const [n, t] of [...edge, ...printfGrid()]) cases.push({ Name: n, Template: t, Root: 'raw', Data: raw });
   return cases;
 }
 
