@@ -201,6 +201,8 @@ class Executor {
       case 'pipe':
         if (cmd.args.length > 1 || final !== NONE) this.fail(first, `can't give argument to non-function ${describe(first)}`);
         return this.evalPipeline(dot, first);
+      case 'nil':
+        this.fail(first, 'nil is not a command');
     }
     if (cmd.args.length > 1 || final !== NONE) this.fail(first, `can't give argument to non-function ${describe(first)}`);
     return this.evalArg(dot, first);
@@ -211,12 +213,13 @@ class Executor {
       case 'dot':
         return dot;
       case 'nil':
-        return null;
+        // The constant nil is Go's zero reflect.Value, as a missing key is.
+        return MISSING;
       case 'bool':
         return node.value;
       case 'number':
         if (node.isFloat) return Number.isInteger(node.value) ? new GoFloat(node.value) : node.value;
-        return new GoInt(node.value, node.isChar ? 'int32' : 'int');
+        return new GoInt(node.value);
       case 'string':
         return node.value;
       case 'field':
@@ -286,6 +289,7 @@ class Executor {
       case 'any':
         return value === MISSING ? null : value;
       case 'string':
+        if (node.kind === 'nil') this.fail(node, 'cannot assign nil to string');
         if (value === MISSING) this.fail(node, 'invalid value; expected string');
         if (typeof value !== 'string') this.fail(node, `wrong type for value; expected string; got ${typeName(value)}`);
         return value;

@@ -227,8 +227,6 @@ class Parser {
       break;
     }
     if (args.length === 0) this.fail('empty command', pos);
-    const first = args[0] as ArgNode;
-    if (first.kind === 'nil' && args.length === 1) this.fail('nil is not a command', first.pos);
     return { kind: 'command', pos, args };
   }
 

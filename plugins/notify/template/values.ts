@@ -9,11 +9,11 @@ export const MISSING: unique symbol = Symbol('no value');
 /** A nil map (`map[string]any(nil)`): empty when read or printed (`map[]`), `null` in JSON. */
 export const NIL_MAP: Readonly<Record<string, never>> = Object.freeze(Object.create(null) as Record<string, never>);
 
-/** An integer constant of the template text: Go types it `int` (a rune constant `int32`), data ints are int64. */
+/** An int that is not from the data: a constant of the template text or a function's result (`len`). */
 export class GoInt {
   constructor(
     readonly value: number,
-    readonly goType: 'int' | 'int32' = 'int',
+    readonly goType: 'int' | 'uint8' = 'int',
   ) {}
 }
 

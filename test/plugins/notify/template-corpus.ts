@@ -263,6 +263,25 @@ function printfGrid(): [string, string][] {
   return cases;
 }
 
+/** The predefined functions over pairs of values of every kind (a fixed sample), errors included. */
+function functionGrid(): [string, string][] {
+  const values = ['.a', '.neg', '.f', '.s', '.empty', '.t', '.l', '.m', '.zero', '.n', '.nope', '1.0', '0', '-7', '"hi"', '""', 'true', 'nil', "'a'", '.em', '.e'];
+  const binary = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'and', 'or', 'print', 'index', 'slice'];
+  const unary = ['len', 'not', 'html', 'urlquery', 'js', 'print', 'println'];
+  let seed = 5;
+  const pick = <T>(list: T[]): T => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return list[seed % list.length] as T;
+  };
+  const cases: [string, string][] = [];
+  for (let i = 0; i < 120; i++) {
+    const fn = i % 4 === 0 ? pick(unary) : pick(binary);
+    const call = unary.includes(fn) && i % 4 === 0 ? `${fn} ${pick(values)}` : `${fn} ${pick(values)} ${pick(values)}`;
+    cases.push([`func-grid-${i}: ${call}`, `{{${call}}}`]);
+  }
+  return cases;
+}
+
 function build(): CorpusCase[] {
   const cases: CorpusCase[] = [];
   for (const [name, set] of Object.entries(dataSets)) {
@@ -275,7 +294,7 @@ function build(): CorpusCase[] {
     cases.push({ Name: `docs-report/${name}`, Template: docsReport, Root: 'data', Data: set });
     for (const [n, t] of reportEdge) cases.push({ Name: `${n}/${name}`, Template: t, Root: 'data', Data: set });
   }
-  for (const [n, t] of [...edge, ...printfGrid()]) cases.push({ Name: n, Template: t, Root: 'raw', Data: raw });
+  for (const [n, t] of [...edge, ...printfGrid(), ...functionGrid()]) cases.push({ Name: n, Template: t, Root: 'raw', Data: raw });
   return cases;
 }
 

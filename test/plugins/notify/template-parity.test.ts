@@ -36,7 +36,7 @@ const goEnv = (cache: string): NodeJS.ProcessEnv => ({
  * comparison; everything else (position, context, reason) must match.
  */
 const typeless = (message: string | undefined) =>
-  message?.replace(/(in type|evaluating|expected|got) (interface \{\}|[\w*[\]{}]+)(\.\w+)*/g, '$1 <type>');
+  message?.replace(/(in type|evaluating|expected|got|with type) ((?:\[\]|map\[string\])?interface \{\}|[\w*[\]{}]+)(\.\w+)*/g, '$1 <type>');
 
 /** Debian's Go and its golang.org/x/text (Watchtower's Title is x/text's cases.Title). */
 const X_TEXT = '/usr/share/gocode/src/golang.org/x/text/cases';
