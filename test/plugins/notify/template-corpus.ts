@@ -57,6 +57,8 @@ const entries: CorpusData['Entries'] = [
   { Level: 'warning', Message: 'Could not do a head request', Time: '2025-08-20T06:00:13-07:00', Data: { error: 'timeout', retries: 2, ratio: 0.5 } },
   { Level: 'error', Message: 'Operation failed. Try again later.', Time: '2025-08-20T13:00:20Z', Data: null },
   { Level: 'info', Message: 'Session done', Time: '2025-08-20T13:00:21Z', Data: {} },
+  { Level: 'debug', Message: 'Clock check', Time: '2024-02-29T18:35:21.000400+05:30', Data: { zone: 'IST' } },
+  { Level: 'info', Message: 'Clock check', Time: '2025-03-09T00:05:09+00:00', Data: { zone: 'UTC' } },
 ];
 
 const data = (report: CorpusData['Report'], list = entries): CorpusData => ({ Title: '[prod] Watchtower updates on box', Host: 'box', Entries: list, Report: report });
@@ -167,6 +169,7 @@ const edge: [string, string][] = [
   ['chain-and-parens', '{{(index .nested.list 0).k}}|{{$e := index .nested.list 1}}{{$e.k}}|{{len (slice .l 1)}}'],
   ['range-nested-map', '{{range .nested.list}}{{range $k, $v := .}}{{$k}}:{{$v}} {{end}}{{end}}'],
   ['title-cases', '{{Title "hello world"}}|{{Title "HELLO"}}|{{Title "o\'neil mcdonald"}}|{{Title "a.b.c a..b"}}|{{Title "émile zola"}}|{{Title "x1y 1st_place"}}|{{Title ""}}'],
+  ['title-unicode', '{{Title "ΣΊΣΥΦΟΣ.l\'été ﬁne ß-3rd ŉ ǆ ΣΑΣ. x_y.z a:b"}}'],
   ['upper-lower', '{{ToUpper "héllo ß"}}|{{ToLower "ÉCOLE İ"}}|{{"abc" | ToUpper}}'],
   ['range-map-values', '{{range .m}}<{{.}}>{{end}}|{{range $k, $v := .em}}x{{else}}none{{end}}'],
   ['trim-edges', '{{- .s}}\n\n{{.s -}}\n\n'],
@@ -230,6 +233,7 @@ const reportEdge: [string, string][] = [
   ['report-method-pipe', '{{range .Entries}}{{"2006/01/02" | .Time.Format}} {{Title .Level}} {{.Message | ToLower | printf "%.10s"}}\n{{end}}'],
   ['err-method-args', '{{with .Entries}}{{range .}}{{.Time.Format}}{{end}}{{else}}{{.Time.Format}}{{end}}'],
   ['err-toupper-imageid', '{{range .Report.Updated}}{{ToUpper .CurrentImageID}}{{end}}'],
+  ['time-layouts', '{{range .Entries}}{{.Time.Format "002 __2 _2 Jan January Mon Monday 06 1 01 3 03 15 4 04 5 05 PM pm .000 .999 ,000 MST -07 -0700 -07:00 Z07 Z0700 Z07:00"}}|{{.Time}}\n{{end}}'],
   ['count-summary', '{{with .Report}}{{len .Scanned}}/{{len .Updated}}/{{len .Failed}}{{else}}no report{{end}}'],
 ];
 
