@@ -46,7 +46,8 @@ export function kindOf(v: unknown): Kind {
     case 'boolean':
       return 'bool';
     case 'number':
-      return Number.isInteger(v) ? 'int' : 'float';
+      // An integral number an int64 can hold is an int (as Watchtower decodes log fields), else a float64.
+      return Number.isInteger(v) && Math.abs(v as number) < 2 ** 63 ? 'int' : 'float';
     case 'bigint':
       return 'int';
     case 'string':

@@ -124,7 +124,7 @@ const raw = {
   a: 1, f: 1.5, s: 'hi', n: null, l: [1, 'x', null], m: { b: 2, a: 'z' }, e: [], em: {}, t: true,
   big: 1000000, small: 0.00001, neg: -3, words: 'hello wORLD don\'t 3rd x-ray foo_bar ǆemal', html: '<b>&"</b>',
   nested: { list: [{ k: 'v1' }, { k: 'v2' }] }, zero: 0, empty: '',
-  ff1: 1234567.5, ff2: 0.1 + 0.2, ff3: 1e-7, ff4: 123456.789, ff5: -2.5e-5,
+  ff1: 1234567.5, ff2: 0.1 + 0.2, ff3: 1e-7, ff4: 123456.789, ff5: -2.5e-5, huge: 1e19, bigint: 9007199254740991,
 };
 
 const edge: [string, string][] = [
@@ -159,7 +159,7 @@ const edge: [string, string][] = [
   ['printf-more', '{{printf "%6.2f|%-8v|% d|%x|%c|%U|%o|%b|%T|%T|%T|%10.3s|%*d|%-*d|%.0f|%g|%e|%08.3f|%+.2e|%x|%5t|%05s" 3.14159 "ab" 5 "hi" 65 65 8 5 .a .s .l "abcdef" 4 7 3 8 2.5 .small 0.0 -3.14159 1234.5 -255 true "ab"}}'],
   ['printf-rounding', '{{printf "%.2f %.0f %.0f %.2f %.1e %.1f %.0f %.3e" 0.125 1.5 0.5 2.675 1.25 0.05 -2.5 12345.5}}'],
   ['printf-composite', '{{printf "%v|%d|%s|%q|%x" .m .l .l .l .m}}'],
-  ['floats', '{{.ff1}} {{.ff2}} {{.ff3}} {{.ff4}} {{.ff5}} {{printf "%v %g %.3g %.10g" .ff2 .ff3 .ff2 .ff4}}'],
+  ['floats', '{{.huge}} {{.bigint}} {{ToJSON .huge}} {{.ff1}} {{.ff2}} {{.ff3}} {{.ff4}} {{.ff5}} {{printf "%v %g %.3g %.10g" .ff2 .ff3 .ff2 .ff4}}'],
   ['strings-escapes', '{{"a\\tb\\u00e9\\x41\\n"}}|{{`raw\\n{{x}}`}}|{{printf "%q" "tab\\there\\u00e9\\x01"}}'],
   ['comments', 'a{{/* one */}}b{{- /* two */}} c {{/* three */ -}} d{{/*\nmulti\nline\n*/}}e'],
   ['trim-numbers', '{{- 3}}|{{3 -}} |{{-3}}|{{ -3 }}'],
