@@ -34,8 +34,12 @@ COPY --from=build /src/package.json ./
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 COPY bin ./bin
+# What notifications already announced survives a restart here (docs/notifications.md, "No repeats");
+# mount a volume on /data to keep it across a new container too. Writable by any --user.
+RUN mkdir -m 1777 /data
 ENV NODE_ENV=production \
-    TIDEWATCH_HEARTBEAT_FILE=/tmp/tidewatch.heartbeat
+    TIDEWATCH_HEARTBEAT_FILE=/tmp/tidewatch.heartbeat \
+    TIDEWATCH_DATA_DIR=/data
 # `tidewatch=true` marks the container as Tidewatch itself (self-update, docs/interface.md §1).
 LABEL tidewatch="true" \
       org.opencontainers.image.title="Tidewatch" \

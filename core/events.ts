@@ -1,6 +1,6 @@
 // The typed event bus. Events are emitted through the core's `event` hook (a SyncHook), so every
 // subscriber (SSE, metrics, logging, notifiers) is just a tap. The wire shapes are docs/interface.md §6.
-import type { UpdateSummary } from './types.js';
+import type { CheckReport, UpdateReport, UpdateSummary } from './types.js';
 
 export interface EventPayloads {
   scan_started: { run_id: string; kind: 'update' | 'check'; targeted: boolean };
@@ -17,6 +17,13 @@ export interface EventPayloads {
     new_image_id: string;
   };
   update_failed: { run_id: string; container: string; image: string; error: string; rolled_back: boolean };
+  /**
+   * Internal (not on the SSE stream): the whole report of a finished run, emitted just before its
+   * `scan_completed`, for subscribers that need every target's result (notifiers, Home Assistant).
+   */
+  run_report: { run_id: string } & ({ kind: 'check'; report: CheckReport } | { kind: 'update'; report: UpdateReport });
+  /** Internal: one per notification delivery attempt's final result, for metrics (docs/notifications.md). */
+  notification: { service: string; result: 'sent' | 'failed' };
   /** Internal (not on the SSE stream): one per registry HTTP request, for metrics. */
   registry_request: { registry: string; method: string; code: string };
 }

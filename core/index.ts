@@ -66,3 +66,9 @@ export {
 } from './labels.js';
 export { OCI_REVISION, sameCommit } from './revision.js';
 export { formatGoDuration, parseCooldownDuration, parseGoDuration } from './go-duration.js';
+export {
+  notificationServiceKey,
+  type NotificationMessage,
+  type NotificationSender,
+  type NotificationService,
+} from './notification-services.js';

@@ -206,6 +206,8 @@ export interface UpdateReport {
   readonly runId: string;
   readonly targeted: boolean;
   readonly summary: UpdateSummary;
+  /** Every selected target's staleness answer, in discovery order (a report of the whole run). */
+  readonly checks: readonly CheckResult[];
   readonly results: readonly ApplyResult[];
   /** Stale targets that were only reported (monitor-only) or deferred by a gate. */
   readonly skipped: readonly { target: Target; reason: string }[];

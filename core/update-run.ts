@@ -228,6 +228,7 @@ export async function runUpdate(deps: UpdateRunDeps, ctx: RunContext): Promise<U
     runId: ctx.runId,
     targeted: ctx.targeted,
     summary: tally(targets.length, results, skipped.length),
+    checks,
     results,
     skipped,
     startedAt: ctx.startedAt,

@@ -16,6 +16,7 @@
 #   registry-5101.access.log (one line per request, combined log format) registry-5101.log (app log, JSON)
 #   registry-5102.access.log  registry-5102.log  htpasswd                the Basic-auth registry
 #   storage-driver                 the graph driver chosen on the first `up` (overlay2, or vfs)
+#   mosquitto.conf  mosquitto.passwd  mosquitto.pid  mosquitto.log   the MQTT broker (not with `engine`)
 #
 # Only for test machines, as root. It never touches /var/run/docker.sock nor a system dockerd/containerd.
 set -euo pipefail
@@ -25,6 +26,8 @@ REG_PORT=${TIDEWATCH_REGISTRY_PORT:-5101}
 AUTH_REG_PORT=${TIDEWATCH_AUTH_REGISTRY_PORT:-5102}
 AUTH_USER=tidewatch
 AUTH_PASSWORD=tidewatch-secret
+# The broker's port moves with the registry's, so that parallel environments never share one.
+MQTT_PORT=${TIDEWATCH_MQTT_PORT:-$((1883 + REG_PORT - 5101))}
 DOCKER_SOCK="$ENV_DIR/docker.sock"
 CONTAINERD_SOCK="$ENV_DIR/containerd.sock"
 DOCKERD_WAIT=${TIDEWATCH_DOCKERD_WAIT:-60}
@@ -37,7 +40,8 @@ die() { log "error: $*"; exit 1; }
 
 # docker.io: dockerd + containerd + runc; docker-registry: CNCF distribution 2.8; busybox-static: the
 # one binary in every test image; apache2-utils: htpasswd; curl: readiness checks; git: the Git tests;
-# chromium: the Swagger page test drives it headless; openssl: the TLS test's certificate.
+# chromium: the Swagger page test drives it headless; openssl: the TLS test's certificate; mosquitto:
+# the MQTT broker of the Home Assistant and mqtt:// notification tests.
 # TIDEWATCH_ENV_PACKAGES=engine installs only what the engine and registries need (npm run demo: a
 # fresh machine should not fetch a browser to show a demo); the default, all, is what the tests need.
 install_packages() {
@@ -52,6 +56,7 @@ install_packages() {
     [ -x /usr/bin/chromium ] || missing+=(chromium)
     command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
     command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+    [ -x /usr/sbin/mosquitto ] || missing+=(mosquitto)
     # The notification template parity test renders with Go's own text/template (docs/notifications.md).
     command -v go >/dev/null 2>&1 || missing+=(golang-go)
     [ -d /usr/share/gocode/src/golang.org/x/text/cases ] || missing+=(golang-golang-x-text-dev)
@@ -335,6 +340,49 @@ EOF
   die "$name did not answer on 127.0.0.1:$port/v2/"
 }
 
+# ---------------------------------------------------------------- MQTT broker
+
+mqtt_ok() { (exec 3<>"/dev/tcp/127.0.0.1/$MQTT_PORT") 2>/dev/null; }
+
+# mqtt_up: Debian's mosquitto on loopback, only where it is installed (TIDEWATCH_ENV_PACKAGES=engine leaves
+# it out). One listener: anonymous clients are let in, and a client giving a name must give the password of
+# the password file (the tests of credentials use $AUTH_USER/$AUTH_PASSWORD). Nothing persists.
+mqtt_up() {
+  [ -x /usr/sbin/mosquitto ] || return 0
+  if alive "$ENV_DIR/mosquitto.pid" mosquitto && mqtt_ok; then return 0; fi
+  stop "$ENV_DIR/mosquitto.pid" mosquitto
+  rm -f "$ENV_DIR/mosquitto.passwd"
+  mosquitto_passwd -b -c "$ENV_DIR/mosquitto.passwd" "$AUTH_USER" "$AUTH_PASSWORD" >/dev/null 2>&1 ||
+    die "mosquitto_passwd failed"
+  chmod 0600 "$ENV_DIR/mosquitto.passwd"
+  cat >"$ENV_DIR/mosquitto.conf" <<EOF
+user root
+persistence false
+log_dest stderr
+listener $MQTT_PORT 127.0.0.1
+allow_anonymous true
+password_file $ENV_DIR/mosquitto.passwd
+EOF
+  log "starting mosquitto on 127.0.0.1:$MQTT_PORT"
+  rm -f "$ENV_DIR/mosquitto.pid"
+  spawn "$ENV_DIR/mosquitto.pid" "$ENV_DIR/mosquitto.log" "$ENV_DIR/mosquitto.log" \
+    /usr/sbin/mosquitto -c "$ENV_DIR/mosquitto.conf"
+  local i
+  for ((i = 0; i < REGISTRY_WAIT * 10; i++)); do
+    mqtt_ok && return 0
+    alive "$ENV_DIR/mosquitto.pid" mosquitto || break
+    sleep 0.1
+  done
+  show_log "$ENV_DIR/mosquitto.log"
+  die "mosquitto did not answer on 127.0.0.1:$MQTT_PORT"
+}
+
+# The broker's entries of env.json, when it runs.
+mqtt_json() {
+  alive "$ENV_DIR/mosquitto.pid" mosquitto || return 0
+  printf '\n  "mqtt": "127.0.0.1:%s",\n  "mosquittoLog": "%s",' "$MQTT_PORT" "$ENV_DIR/mosquitto.log"
+}
+
 write_env_json() {
   local tmp="$ENV_DIR/env.json.tmp"
   cat >"$tmp" <<EOF
@@ -350,7 +398,7 @@ write_env_json() {
   "registryAppLog": "$ENV_DIR/registry-$REG_PORT.log",
   "authRegistryAppLog": "$ENV_DIR/registry-$AUTH_REG_PORT.log",
   "dockerdLog": "$ENV_DIR/dockerd.log",
-  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",
+  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",$(mqtt_json)
   "envDir": "$ENV_DIR"
 }
 EOF
@@ -375,6 +423,7 @@ cmd_up() {
   dockerd_up
   registry_up "$REG_PORT"
   registry_up "$AUTH_REG_PORT" auth
+  mqtt_up
   write_env_json
   log "ready: DOCKER_HOST=unix://$DOCKER_SOCK, registries 127.0.0.1:$REG_PORT and 127.0.0.1:$AUTH_REG_PORT (auth), $ENV_DIR/env.json"
 }
@@ -382,6 +431,7 @@ cmd_up() {
 cmd_down() {
   [ -d "$ENV_DIR" ] || return 0
   with_lock
+  stop "$ENV_DIR/mosquitto.pid" mosquitto
   stop "$ENV_DIR/registry-$AUTH_REG_PORT.pid" docker-registry
   stop "$ENV_DIR/registry-$REG_PORT.pid" docker-registry
   stop "$ENV_DIR/dockerd.pid" dockerd
@@ -411,6 +461,7 @@ cmd_status() {
   report "registry:$REG_PORT" "$ENV_DIR/registry-$REG_PORT.pid" docker-registry registry_ok "$REG_PORT"
   report "registry:$AUTH_REG_PORT" "$ENV_DIR/registry-$AUTH_REG_PORT.pid" docker-registry \
     registry_ok "$AUTH_REG_PORT" "$AUTH_USER:$AUTH_PASSWORD"
+  if [ -x /usr/sbin/mosquitto ]; then report "mqtt:$MQTT_PORT" "$ENV_DIR/mosquitto.pid" mosquitto mqtt_ok; fi
   if [ -s "$ENV_DIR/storage-driver" ]; then printf '%-16s %s\n' "storage driver" "$(cat "$ENV_DIR/storage-driver")"; fi
   if [ -s "$ENV_DIR/env.json" ]; then printf '%-16s %s\n' "env.json" "$ENV_DIR/env.json"; fi
   return $ok

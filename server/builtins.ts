@@ -1,13 +1,16 @@
 // The built-in plugins, in tap order: the runtime first, third-party plugins next (a third-party source
 // may claim its own watch path before the built-in ones look), then the Git source, no-pull, the registry
-// source, cooldown, and last the HTTP API, which serves what the others provide. Each plugin declares its
-// own options; the server resolves them (server/config) and hands each plugin its values.
+// source, cooldown, notifications (after any third-party plugin that adds a scheme), Home Assistant over MQTT
+// (an observer, off without --mqtt-url), and last the HTTP API, which serves what the others provide. Each
+// plugin declares its own options; the server resolves them (server/config) and hands each plugin its values.
 import type { TidewatchPlugin } from '../core/index.js';
 import { cooldownPlugin } from '../plugins/cooldown/index.js';
 import { dockerPlugin } from '../plugins/docker/index.js';
 import { gitPlugin } from '../plugins/git/index.js';
 import { httpApiPlugin } from '../plugins/http-api/index.js';
+import { mqttPlugin } from '../plugins/mqtt/index.js';
 import { noPullPlugin } from '../plugins/no-pull/index.js';
+import { notifyPlugin } from '../plugins/notify/index.js';
 import { registryPlugin } from '../plugins/registry/index.js';
 
 export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = []): TidewatchPlugin<object>[] {
@@ -18,6 +21,8 @@ export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = 
     noPullPlugin,
     registryPlugin,
     cooldownPlugin,
+    notifyPlugin,
+    mqttPlugin,
     httpApiPlugin,
   ] as TidewatchPlugin<object>[];
 }

@@ -12,6 +12,7 @@ export class ApiMetrics {
   readonly #updates: Counter<'result'>;
   readonly #duration: Histogram<'kind'>;
   readonly #registryRequests: Counter<'registry' | 'method' | 'code'>;
+  readonly #notifications: Counter<'service' | 'result'>;
   /** Runs in flight: their kind and start, since the closing events do not repeat them. */
   readonly #running = new Map<string, { kind: string; startedAt: number }>();
 
@@ -48,6 +49,12 @@ export class ApiMetrics {
       labelNames: ['registry', 'method', 'code'],
       registers,
     });
+    this.#notifications = new Counter({
+      name: 'tidewatch_notifications_total',
+      help: 'Notifications, by service and final result (sent, or failed after its retries)',
+      labelNames: ['service', 'result'],
+      registers,
+    });
     collectDefaultMetrics({ register: this.registry });
   }
 
@@ -75,6 +82,9 @@ export class ApiMetrics {
         break;
       case 'registry_request':
         this.#registryRequests.inc({ registry: event.data.registry, method: event.data.method, code: event.data.code });
+        break;
+      case 'notification':
+        this.#notifications.inc({ service: event.data.service, result: event.data.result });
         break;
       default:
         break;

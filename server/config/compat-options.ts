@@ -12,23 +12,7 @@ const secret = (flag: string, description: string, extra: { watchtowerEnv?: stri
 const bool = (flag: string, description: string, extra: { env?: null; hidden?: boolean } = {}) =>
   option.boolean({ flag, group, description, ...extra });
 
-/** Notification URL files hold one URL per line; `#` lines are comments (as Watchtower reads them). */
-const urlLines = (content: string): string =>
-  content
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'))
-    .join(' ');
-
-const EMAIL = 'Deprecated e-mail notifier.';
-const SLACK = 'Deprecated Slack notifier.';
-const GOTIFY = 'Deprecated Gotify notifier.';
-
 export const COMPAT_OPTIONS = {
-  porcelain: option.enum({
-    flag: 'porcelain', short: 'P', values: ['', 'v1', 'json'], default: '', valueName: '<v1|json>', group,
-    description: 'Machine-readable run reports (v1 or json).',
-  }),
   selfUpdateOrchestrator: bool('self-update-orchestrator', "Watchtower's internal self-update helper.", { env: null, hidden: true }),
   monitorImageNames: option.list({ flag: 'monitor-image-names', valueName: '<names>', group, description: 'Only watch containers whose image matches.' }),
   skipImageNames: option.list({ flag: 'skip-image-names', valueName: '<names>', group, description: 'Skip containers whose image matches.' }),
@@ -54,50 +38,6 @@ export const COMPAT_OPTIONS = {
     flag: 'cpu-copy-mode', values: ['auto', 'full', 'none'], default: 'auto', valueName: '<auto|full|none>', group,
     description: 'Which CPU limits are copied when recreating.',
   }),
-  notificationUrl: option.list({
-    flag: 'notification-url', split: 'urls', join: ' ', valueName: '<urls|file>', secret: true, fromSecretFile: urlLines,
-    group, description: 'Shoutrrr notification URLs.',
-  }),
-  notificationsLevel: str('notifications-level', 'Minimum level notified.', { default: 'info' }),
-  notificationsDelay: option.integer({
-    flag: 'notifications-delay', valueName: '<seconds>', default: 0, group, description: 'Seconds to wait before notifying.',
-  }),
-  notificationsHostname: str('notifications-hostname', 'Host name in notification titles.'),
-  notificationTemplate: str('notification-template', 'Notification template or its name.'),
-  notificationTemplateFile: str('notification-template-file', 'File holding the template.'),
-  notificationReport: bool('notification-report', 'Use the session report in templates.'),
-  notificationTitleTag: str('notification-title-tag', 'Notification title prefix.'),
-  notificationSkipTitle: bool('notification-skip-title', 'Send notifications without a title.'),
-  notificationLogStdout: bool('notification-log-stdout', 'Send logger:// output to stdout.'),
-  notificationSplitByContainer: bool('notification-split-by-container', 'One notification per container.'),
-  notifications: option.list({
-    flag: 'notifications', short: 'n', valueName: '<types>', group,
-    description: 'Deprecated notification types (email, slack, msteams, gotify).',
-  }),
-  notificationEmailFrom: str('notification-email-from', EMAIL),
-  notificationEmailTo: str('notification-email-to', EMAIL),
-  notificationEmailServer: str('notification-email-server', EMAIL),
-  notificationEmailServerPort: option.integer({
-    flag: 'notification-email-server-port', valueName: '<port>', default: 25, max: 65535, group, description: EMAIL,
-  }),
-  notificationEmailServerTlsSkipVerify: bool('notification-email-server-tls-skip-verify', EMAIL),
-  notificationEmailServerUser: str('notification-email-server-user', EMAIL),
-  notificationEmailServerPassword: secret('notification-email-server-password', EMAIL),
-  notificationEmailDelay: option.integer({
-    flag: 'notification-email-delay', valueName: '<seconds>', default: 0, group, description: EMAIL,
-  }),
-  notificationEmailSubjecttag: str('notification-email-subjecttag', EMAIL),
-  notificationSlackHookUrl: secret('notification-slack-hook-url', SLACK),
-  notificationSlackIdentifier: str('notification-slack-identifier', SLACK, { default: 'watchtower' }),
-  notificationSlackChannel: str('notification-slack-channel', SLACK),
-  notificationSlackIconEmoji: str('notification-slack-icon-emoji', SLACK),
-  notificationSlackIconUrl: str('notification-slack-icon-url', SLACK),
-  notificationMsteamsHook: secret('notification-msteams-hook', 'Deprecated Microsoft Teams notifier.', {
-    watchtowerEnv: 'NOTIFICATION_MSTEAMS_HOOK_URL',
-  }),
-  notificationGotifyUrl: str('notification-gotify-url', GOTIFY),
-  notificationGotifyToken: secret('notification-gotify-token', GOTIFY),
-  notificationGotifyTlsSkipVerify: bool('notification-gotify-tls-skip-verify', GOTIFY),
 };
 
 /** Their flags, for the one startup warning naming those that were set. */

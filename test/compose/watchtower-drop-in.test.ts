@@ -10,6 +10,7 @@
 // registry, no network for the app, the private engine's socket, and a scope that keeps this Tidewatch
 // to this stack (other tests share the engine).
 import { execFile } from 'node:child_process';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,12 +19,26 @@ import t from 'tap';
 import { parse, stringify } from 'yaml';
 import { docker, requireEnv, waitFor, type TestEnv } from '../helpers/env.js';
 import { pushImage, removeContainers, removeImages, testPrefix } from '../helpers/images.js';
-import { freePort } from '../helpers/loopback-server.js';
+import { freePort, LoopbackHttpServer } from '../helpers/loopback-server.js';
+import { haveGo, renderWithGo } from '../helpers/go-template.js';
 import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
 import { call, REPO_ROOT } from '../helpers/service.js';
 import { dockerCli, tidewatchImage } from '../helpers/tidewatch-image.js';
 
 const run = promisify(execFile);
+
+/** The notification webhook: keeps the JSON bodies it gets. */
+class Webhook extends LoopbackHttpServer {
+  readonly received: { title?: string; message?: string }[] = [];
+  protected handle(req: IncomingMessage, res: ServerResponse): void {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      this.received.push(JSON.parse(body) as { title?: string; message?: string });
+      res.writeHead(200).end();
+    });
+  }
+}
 const EXAMPLE = join(REPO_ROOT, 'examples/docker-compose.yml');
 const TOKEN = 'compose-drop-in-token-0123456789';
 const APP_SERVICES = ['web', 'api', 'db'] as const;
@@ -54,7 +69,7 @@ async function exampleWithoutPorts(dir: string): Promise<string> {
   return file;
 }
 
-function stackFor(env: TestEnv, project: string, files: readonly string[]): Stack {
+function stackFor(env: TestEnv, project: string, files: readonly string[], notificationUrl: string): Stack {
   return {
     async compose(args) {
       return run('docker-compose', ['--ansi', 'never', '-p', project, ...files.flatMap((f) => ['-f', f]), ...args], {
@@ -64,8 +79,8 @@ function stackFor(env: TestEnv, project: string, files: readonly string[]): Stac
           ...process.env,
           DOCKER_HOST: env.dockerHost,
           WATCHTOWER_HTTP_API_TOKEN: TOKEN,
-          // Present as in a Watchtower user's environment; must not break start-up.
-          WATCHTOWER_NOTIFICATION_URL: 'logger://',
+          // The example's notification settings (report, template, title tag, host name) send here.
+          WATCHTOWER_NOTIFICATION_URL: notificationUrl,
         },
       });
     },
@@ -80,7 +95,9 @@ t.test('a Watchtower compose file with the image changed: updates, then up -d an
   const dir = await mkdtemp(join(tmpdir(), 'tw-compose-'));
   const override = join(dir, 'local.override.json');
   const port = await freePort();
-  const stack = stackFor(env, project, [await exampleWithoutPorts(dir), override]);
+  const hook = await new Webhook().start();
+  t.teardown(() => hook.close());
+  const stack = stackFor(env, project, [await exampleWithoutPorts(dir), override], `generic+http://${hook.host}/hook?template=json`);
   t.teardown(async () => {
     if (!t.passing()) t.comment((await dockerCli(env, ['logs', '--tail', '60', `${project}-tidewatch`]).catch(() => 'no logs')));
     await stack.compose(['down', '--remove-orphans']).catch(() => undefined);
@@ -150,6 +167,32 @@ t.test('a Watchtower compose file with the image changed: updates, then up -d an
   }
   t.same(after['db'], before['db'], 'db, opted out, is untouched: same container, same image, running');
   t.equal(after['db']?.image, await localId(v1['db']?.ref));
+
+  // The notification, as the example configures it, with the text Go's text/template renders for
+  // Watchtower from the same report (lists sorted by container id).
+  const [message] = await waitFor(() => (hook.received.length > 0 ? hook.received : undefined), 15_000);
+  t.equal(message?.title, '[home] Tidewatch updates on home-server', 'title tag and host name from the WATCHTOWER_ variables');
+  const example = parse(await readFile(EXAMPLE, 'utf8')) as { services: { watchtower: { environment: Record<string, string> } } };
+  const template = example.services.watchtower.environment['WATCHTOWER_NOTIFICATION_TEMPLATE'] as string;
+  const updated = (['web', 'api'] as const)
+    .map((service) => ({
+      ID: before[service]?.id as string,
+      Name: `${project}_${service}_1`,
+      ImageName: v1[service]?.ref as string,
+      CurrentImageID: before[service]?.image as string,
+      LatestImageID: after[service]?.image as string,
+      State: 'Updated',
+    }))
+    .sort((a, b) => (a.ID < b.ID ? -1 : 1));
+  if (!haveGo() && process.env['CI'] === 'true') throw new Error('go is missing (CI=true: the comparison must not be skipped)');
+  if (haveGo()) {
+    const [go] = renderWithGo([{
+      Name: 'compose example', Template: template, Root: 'data',
+      Data: { Title: message?.title ?? '', Host: 'home-server', Entries: [], Report: { Updated: updated, Scanned: updated } },
+    }]);
+    t.equal(message?.message, go?.output, "the same text Watchtower's template renders in Go");
+  }
+  t.match(message?.message, new RegExp(`- ${project}_web_1 updated to [0-9a-f]{12}\\n`));
 
   // What the Compose CLI says: every service up, under its Compose name.
   const ps = (await stack.compose(['ps'])).stdout;

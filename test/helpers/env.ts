@@ -26,6 +26,9 @@ export interface TestEnv {
   dockerdLog?: string
   /** overlay2 or vfs */
   storageDriver?: string
+  /** the MQTT broker (Debian's mosquitto), host:port (127.0.0.1:1883); absent when it is not installed */
+  mqtt?: string
+  mosquittoLog?: string
   envDir: string
 }
 

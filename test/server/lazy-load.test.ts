@@ -6,7 +6,7 @@ import t from 'tap';
 import { REPO_ROOT } from '../helpers/service.js';
 
 const run = promisify(execFile);
-const HEAVY = ['dockerode', 'docker-modem', 'fastify', '@fastify/', 'prom-client', '@octokit/', 'undici'];
+const HEAVY = ['dockerode', 'docker-modem', 'fastify', '@fastify/', 'prom-client', '@octokit/', 'undici', 'mqtt', 'nodemailer'];
 
 async function packagesLoadedBy(argv: string[]): Promise<string[]> {
   const script = `

@@ -1,11 +1,6 @@
 // Renders the template corpus with Go's own text/template (a tiny program built from go-template/main.go
 // with Debian's golang-go) and with Tidewatch, and asserts identical output (or both failing) for every
 // case (docs/notifications.md, "Templates"). With CI=true a missing Go toolchain fails the test.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import {
   ContainerReport,
@@ -16,19 +11,8 @@ import {
   renderValue,
   type ContainerState,
 } from '../../../plugins/notify/template/index.js';
+import { haveGo, renderWithGo } from '../../helpers/go-template.js';
 import { corpus, type CorpusContainer, type CorpusData } from './template-corpus.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const goEnv = (cache: string): NodeJS.ProcessEnv => ({
-  ...process.env,
-  GOTOOLCHAIN: 'local',
-  GO111MODULE: 'off',
-  GOPATH: '/usr/share/gocode',
-  GOFLAGS: '',
-  GOPROXY: 'off',
-  GOCACHE: cache,
-  TZ: 'UTC',
-});
 
 /**
  * Go names the static type of a value in some messages (`main.Report`, `interface {}`): the fixture's
@@ -37,13 +21,6 @@ const goEnv = (cache: string): NodeJS.ProcessEnv => ({
  */
 const typeless = (message: string | undefined) =>
   message?.replace(/(in type|evaluating|expected|got|with type) ((?:\[\]|map\[string\])?interface \{\}|[\w*[\]{}]+)(\.\w+)*/g, '$1 <type>');
-
-/** Debian's Go and its golang.org/x/text (Watchtower's Title is x/text's cases.Title). */
-const X_TEXT = '/usr/share/gocode/src/golang.org/x/text/cases';
-
-function haveGo(): boolean {
-  return spawnSync('go', ['version']).status === 0 && existsSync(X_TEXT);
-}
 
 const toContainer = (c: CorpusContainer) =>
   new ContainerReport({
@@ -96,14 +73,7 @@ t.test('Tidewatch renders the corpus exactly as Go text/template does', (t) => {
     t.plan(0, 'go or x/text is not installed: apt-get install golang-go golang-golang-x-text-dev to run the parity test');
     return;
   }
-  const dir = mkdtempSync(join(tmpdir(), 'tw-go-template-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const bin = join(dir, 'render');
-  // A build cache kept across runs (under the OS temp dir) makes the build take a second, not several.
-  const env = goEnv(join(tmpdir(), 'tidewatch-go-cache'));
-  execFileSync('go', ['build', '-o', bin, '.'], { cwd: join(here, 'go-template'), env, stdio: 'pipe' });
-  const out = execFileSync(bin, [], { input: JSON.stringify({ cases: corpus }), env, maxBuffer: 64 << 20 });
-  const goResults = JSON.parse(out.toString('utf8')) as { name: string; output?: string; error?: string }[];
+  const goResults = renderWithGo(corpus);
   t.equal(goResults.length, corpus.length, 'Go rendered every case');
   t.ok(corpus.length >= 80, `the corpus has ${corpus.length} cases`);
   let outputs = 0;

@@ -1,0 +1,40 @@
+// Notification services (docs/notifications.md#services): a URL scheme parses its URLs once into senders;
+// a sender delivers one message. The notify plugin ships the shoutrrr schemes; another plugin adds a
+// scheme by providing a service under `notificationServiceKey(scheme)` (docs/notifications.md#adding-a-service).
+// Declared here, like the other typed services, so plugins agree on it without importing each other.
+import { defineService, type ServiceKey } from './services.js';
+
+/** What every service delivers: a title (may be empty) and a rendered body. */
+export interface NotificationMessage {
+  readonly title: string;
+  readonly body: string;
+  /**
+   * The template data the body was rendered from (docs/notifications.md#templates), for services
+   * that can send structured JSON instead of text (`generic` with `template=json`).
+   */
+  readonly data?: unknown;
+}
+
+export interface NotificationSender {
+  /** The scheme's service name, e.g. `slack`; the `service` label of the notification metrics. */
+  readonly service: string;
+  /** The URL with every credential replaced by `REDACTED`, for logs and errors. */
+  readonly redacted: string;
+  /** Delivers one message; rejects on any failure (a non-2xx answer included), never retries itself. */
+  send(message: NotificationMessage, signal: AbortSignal): Promise<void>;
+}
+
+export interface NotificationService {
+  /** The URL schemes it handles, lower case, without `://` (e.g. `generic`, `generic+https`). */
+  readonly schemes: readonly string[];
+  /**
+   * Parses one URL. Throws `invalidNotificationUrl(...)` (never echoing credentials) when a part is
+   * missing or bad; the plugin turns that into exit 2 naming `--notification-url` and the scheme.
+   */
+  parse(url: URL): NotificationSender;
+}
+
+/** The key under which a plugin offers the service for `scheme` (lower case, without `://`). */
+export function notificationServiceKey(scheme: string): ServiceKey<NotificationService> {
+  return defineService<NotificationService>(`notification-service:${scheme.toLowerCase()}`);
+}

@@ -1,0 +1,59 @@
+// What a container's update entity shows as its versions, title and release notes link (docs/mqtt.md#versions).
+// Installed: the image's `org.opencontainers.image.version` label when it has one, else the registry digest
+// of the running image (the image id for local builds). Latest: the installed version when the last check
+// found nothing newer, else the newer digest (or image id, or commit) the check named: the label of an image
+// not pulled yet is not known. Digests are shown as `sha256:` and 12 hex digits, prefix kept: Home Assistant
+// compares versions, and bare hex digits could read as a number.
+import { repositoryName, tryParseImageReference, type Staleness, type Target } from '../../core/index.js';
+
+export const OCI_VERSION = 'org.opencontainers.image.version';
+const OCI_TITLE = 'org.opencontainers.image.title';
+const OCI_URL = 'org.opencontainers.image.url';
+const OCI_SOURCE = 'org.opencontainers.image.source';
+
+export function shortDigest(digest: string): string {
+  const [algorithm, hex] = digest.includes(':') ? digest.split(':', 2) : ['sha256', digest];
+  return `${algorithm}:${(hex ?? '').slice(0, 12)}`;
+}
+
+/** The registry digest the engine recorded for the target's own repository, if any. */
+function repoDigest(target: Target): string | undefined {
+  const ref = tryParseImageReference(target.image);
+  const own = ref && repositoryName(ref);
+  const digests = target.repoDigests.map((entry) => {
+    const at = entry.lastIndexOf('@');
+    const repo = tryParseImageReference(entry.slice(0, at));
+    return { repo: repo && repositoryName(repo), digest: entry.slice(at + 1) };
+  });
+  return (digests.find((d) => d.repo === own) ?? digests[0])?.digest;
+}
+
+export function installedVersion(target: Target, staleness?: Staleness): string {
+  const label = target.imageLabels[OCI_VERSION]?.trim();
+  if (label) return label;
+  const digest = staleness?.currentDigest ?? repoDigest(target);
+  return shortDigest(digest ?? target.imageId);
+}
+
+/** Undefined until a check answered for the running image (an error or an unchecked target says nothing). */
+export function latestVersion(target: Target, staleness?: Staleness): string | undefined {
+  if (!staleness || staleness.error !== undefined || staleness.unchecked) return undefined;
+  if (!staleness.stale) return installedVersion(target, staleness);
+  if (staleness.latestDigest) return shortDigest(staleness.latestDigest);
+  if (staleness.latestImageId) return shortDigest(staleness.latestImageId);
+  if (staleness.git?.commit) return `commit ${staleness.git.commit.slice(0, 12)}`;
+  return 'newer';
+}
+
+export function titleOf(target: Target): string {
+  return target.imageLabels[OCI_TITLE]?.trim() || target.image;
+}
+
+/** The image's web page or source from its OCI labels, when it is an http(s) URL. */
+export function releaseUrlOf(target: Target): string | undefined {
+  for (const key of [OCI_URL, OCI_SOURCE]) {
+    const value = target.imageLabels[key]?.trim();
+    if (value && /^https?:\/\/[^\s]+$/i.test(value)) return value;
+  }
+  return undefined;
+}

@@ -1,0 +1,93 @@
+// A finished run as Watchtower's session report sees it (docs/notifications.md#the-report): every
+// selected container in one state, plus the log-like entries a template prints. Built from the core's
+// internal `run_report` event. Containers muted with the label `tidewatch.notify=false` are left out.
+import { parseBoolLabel, targetLabel, type ApplyResult, type CheckResult, type EventPayloads, type Target } from '../../core/index.js';
+import type { NotificationLevel } from './options.js';
+
+export type ContainerState = 'Skipped' | 'Scanned' | 'Updated' | 'Failed' | 'Fresh' | 'Stale' | 'Restarted';
+
+export interface ContainerOutcome {
+  readonly target: Target;
+  readonly state: ContainerState;
+  readonly currentImageId: string;
+  /** The newer image (id, or registry digest when it was not pulled); the current one when fresh. */
+  readonly latestImageId: string;
+  readonly error?: string;
+}
+
+export interface OutcomeEntry {
+  readonly level: Exclude<NotificationLevel, 'updates'>;
+  readonly message: string;
+  readonly time: Date;
+  /** The container the entry is about, for split-by-container and muting. */
+  readonly container?: string;
+}
+
+export interface RunOutcome {
+  readonly kind: 'check' | 'update';
+  /** In discovery order. */
+  readonly containers: readonly ContainerOutcome[];
+  readonly entries: readonly OutcomeEntry[];
+}
+
+export function isMuted(target: Target): boolean {
+  return parseBoolLabel(targetLabel(target, 'notify')) === false;
+}
+
+function latestOf(check: CheckResult, result?: ApplyResult): string {
+  return result?.newImageId ?? check.staleness.latestImageId ?? check.staleness.latestDigest ?? check.target.imageId;
+}
+
+function classify(check: CheckResult, result: ApplyResult | undefined): ContainerOutcome {
+  const { target, staleness } = check;
+  const base = { target, currentImageId: target.imageId, latestImageId: latestOf(check, result) };
+  if (staleness.error) return { ...base, state: 'Skipped', error: staleness.error };
+  switch (result?.outcome) {
+    case 'updated':
+      return { ...base, state: 'Updated', currentImageId: result.oldImageId ?? target.imageId };
+    case 'restarted':
+      return { ...base, state: 'Restarted' };
+    case 'failed':
+      return { ...base, state: 'Failed', error: result.error ?? 'update failed' };
+    case 'skipped':
+      return staleness.stale ? { ...base, state: 'Stale' } : { ...base, state: 'Skipped', error: result.reason ?? 'skipped' };
+    default:
+      return staleness.stale ? { ...base, state: 'Stale' } : { ...base, state: 'Fresh', latestImageId: target.imageId };
+  }
+}
+
+const short = (id: string) => id.replace(/^sha256:/, '').slice(0, 12);
+
+/** Watchtower-like log lines for what happened to one container (what `default-legacy` prints). */
+function entriesOf(outcome: ContainerOutcome, time: Date): OutcomeEntry[] {
+  const { target } = outcome;
+  const about = { time, container: target.name };
+  switch (outcome.state) {
+    case 'Stale':
+      return [{ ...about, level: 'info', message: `Found new ${target.image} image (${short(outcome.latestImageId)})` }];
+    case 'Updated':
+      return [
+        { ...about, level: 'info', message: `Found new ${target.image} image (${short(outcome.latestImageId)})` },
+        { ...about, level: 'info', message: `Updated /${target.name} from ${short(outcome.currentImageId)} to ${short(outcome.latestImageId)}` },
+      ];
+    case 'Restarted':
+      return [{ ...about, level: 'info', message: `Restarted /${target.name} after a dependency was updated` }];
+    case 'Failed':
+      return [{ ...about, level: 'error', message: `Unable to update container "/${target.name}": ${outcome.error}` }];
+    case 'Skipped':
+      return [{ ...about, level: 'warn', message: `Could not check /${target.name}: ${outcome.error}` }];
+    default:
+      return [];
+  }
+}
+
+export function runOutcome(event: EventPayloads['run_report']): RunOutcome {
+  const time = new Date();
+  const checks = event.kind === 'check' ? event.report.results : event.report.checks;
+  const results = new Map<string, ApplyResult>();
+  if (event.kind === 'update') {
+    for (const result of event.report.results) results.set(result.target.id, result);
+  }
+  const containers = checks.filter((check) => !isMuted(check.target)).map((check) => classify(check, results.get(check.target.id)));
+  return { kind: event.kind, containers, entries: containers.flatMap((outcome) => entriesOf(outcome, time)) };
+}

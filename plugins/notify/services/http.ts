@@ -1,0 +1,111 @@
+// The one way a notification service talks HTTP: undici, a per-request timeout joined to the caller's
+// AbortSignal, and errors that never carry a credential (docs/notifications.md#services).
+import { Agent, request, type Dispatcher } from 'undici';
+import { createError, errorMessage } from '../../../core/index.js';
+
+/** A delivery that failed: `<service>: <what happened>`, with every known secret replaced. */
+export const notificationFailed = createError(
+  'TW_ERR_NOTIFICATION_SEND',
+  (service: string, detail: string) => `${service}: ${detail}`,
+  502,
+);
+
+/** How long one request may take unless a factory says otherwise (shoutrrr's own default). */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Replaces each secret (and its percent-encoded form) in `text` with `REDACTED`. */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of [...secrets].filter((s) => s.length >= 3).sort((a, b) => b.length - a.length)) {
+    for (const form of new Set([s, encodeURIComponent(s)])) out = out.split(form).join('REDACTED');
+  }
+  return out;
+}
+
+export interface HttpCall {
+  readonly method?: string;
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+  readonly timeoutMs?: number;
+  /** Skips certificate verification (a URL's `insecureskipverify=yes`-style parameter). */
+  readonly insecure?: boolean;
+}
+
+export interface HttpAnswer {
+  readonly status: number;
+  readonly body: string;
+}
+
+let insecureAgent: Dispatcher | undefined;
+
+/**
+ * Sends one request and reads the answer. Never throws with the URL in the message: a transport failure
+ * says only what failed (`ECONNREFUSED`, a timeout), scrubbed of `secrets`.
+ */
+export async function httpCall(service: string, call: HttpCall, signal: AbortSignal, secrets: readonly string[]): Promise<HttpAnswer> {
+  const timeoutMs = call.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const joined = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+  const host = safeHost(call.url);
+  // Cancelled before it starts: no connection is even attempted.
+  if (signal.aborted) throw notificationFailed(service, `request to ${host} failed: cancelled`);
+  try {
+    const res = await request(call.url, {
+      method: (call.method ?? 'POST') as Dispatcher.HttpMethod,
+      headers: { ...call.headers },
+      body: call.body,
+      signal: joined,
+      ...(call.insecure ? { dispatcher: (insecureAgent ??= new Agent({ connect: { rejectUnauthorized: false } })) } : {}),
+    });
+    const body = await res.body.text();
+    return { status: res.statusCode, body };
+  } catch (err) {
+    const why = signal.aborted ? 'cancelled' : joined.aborted ? `timed out after ${timeoutMs} ms` : transportReason(err);
+    throw notificationFailed(service, scrub(`request to ${host} failed: ${why}`, secrets));
+  }
+}
+
+/** Rejects unless the status is 2xx (or one of `ok`); the message holds the status and a short excerpt of the answer. */
+export function expectStatus(service: string, answer: HttpAnswer, secrets: readonly string[], ok?: readonly number[]): void {
+  const good = ok ? ok.includes(answer.status) : answer.status >= 200 && answer.status < 300;
+  if (good) return;
+  throw notificationFailed(service, scrub(`HTTP ${answer.status}${excerpt(answer.body)}`, secrets));
+}
+
+/** ` (first 200 characters of the answer)`, or nothing for an empty one. */
+export function excerpt(body: string): string {
+  const text = body.trim().replace(/\s+/g, ' ');
+  if (text === '') return '';
+  return `: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
+}
+
+/** Parses a JSON answer, or undefined. */
+export function jsonOf(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+function safeHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the server';
+  }
+}
+
+function transportReason(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  const cause = (err as { cause?: { code?: unknown } }).cause?.code;
+  if (typeof cause === 'string') return cause;
+  if (typeof code === 'string' && code !== 'UND_ERR') return code;
+  // undici's messages name the host at most; the caller scrubs secrets anyway.
+  return errorMessage(err);
+}
+
+/** The origin `baseUrl` stands for, without a trailing slash (a factory's test-only target). */
+export function trimBase(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '');
+}
