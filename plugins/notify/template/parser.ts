@@ -106,7 +106,7 @@ class Parser {
         case 'template':
           return this.templateCall(t.pos);
         case 'block':
-          return this.fail('{{block}} is not supported', t.pos);
+          return this.block(t.pos);
         case 'break':
         case 'continue':
           if (this.rangeDepth === 0) this.fail(`{{${t.value}}} outside {{range}}`, t.pos);
@@ -152,6 +152,19 @@ class Parser {
     if (end.kind !== 'end') this.fail('unexpected {{else}} in define', end.pos);
     this.vars = saved;
     this.defined.set(name.value, list);
+  }
+
+  /** `{{block "n" pipeline}}…{{end}}`: defines n and calls it right there. */
+  private block(pos: number): Node {
+    const name = this.expect('string', 'block clause');
+    const pipe = this.pipeline('block clause', 'right');
+    const saved = this.vars;
+    this.vars = ['$'];
+    const [list, end] = this.itemList(false);
+    if (end.kind !== 'end') this.fail('unexpected {{else}} in block clause', end.pos);
+    this.vars = saved;
+    this.defined.set(name.value, list);
+    return { kind: 'template', pos, name: name.value, pipe };
   }
 
   private templateCall(pos: number): Node {

@@ -178,6 +178,7 @@ const edge: [string, string][] = [
   ['missing-logic', '{{if not .nope}}A{{end}}{{eq .s .nope}}{{print nil}}{{with .nope}}x{{else}}B{{end}}'],
   ['unicode', 'héllo {{len "日本"}} {{ToUpper "ça"}} {{printf "%5s|%-4s|%q" "日本" "é" "日本"}} {{slice "héllo" 0 1}}'],
   ['json-strings', '{{ToJSON "é \u2028 <tag> & \\"q\\" \\\\ \\t\\u0001"}}|{{ToJSON .ff2}}|{{ToJSON .ff3}}|{{ToJSON .ff5}}|{{ToJSON 1.0}}|{{ToJSON nil}}'],
+  ['block', '{{block "b" .s}}<{{.}}{{$}}>{{end}}|{{template "b" "x"}}'],
   ['define-root', '{{define "t"}}[{{.}}|{{$}}]{{end}}{{template "t" .s}}{{template "t"}}'],
   ['escapers-non-string', '{{html 1 "<"}}|{{urlquery "é/?"}}|{{js "\u2028x"}}|{{slice .s 1 2}}|{{slice .l}}'],
   ['printf-ints', '{{printf "%-5d|%5d|%+05d|%x|%#x|%o|%08b|%3c|%-4q|%v" -42 -42 42 3054 255 64 5 97 97 -0}}'],
