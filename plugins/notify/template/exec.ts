@@ -17,6 +17,9 @@ interface Variable {
   value: unknown;
 }
 
+/** The first word of a pipeline's last command: where Go reports errors about the whole pipeline. */
+const lastWord = (pipe: PipeNode): ArgNode => (pipe.cmds[pipe.cmds.length - 1] as CommandNode).args[0] as ArgNode;
+
 /** Go's printing of a pipeline's value: the invalid value (and a nil interface) is `<no value>`. */
 export function printValue(v: unknown): string {
   if (v === MISSING || v === null || v === undefined) return '<no value>';
@@ -111,7 +114,7 @@ class Executor {
       case 'int': {
         // Go 1.22 and later (Watchtower's toolchain) count: {{range 3}} is 0, 1, 2.
         const context = pipe.cmds.map(describe).join(' | ');
-        if (pipe.decl.length > 1) this.fail({ pos: pipe.pos }, `can't use ${printValue(value)} to iterate over more than one variable`, context);
+        if (pipe.decl.length > 1) this.fail(lastWord(pipe), `can't use ${printValue(value)} to iterate over more than one variable`, context);
         for (let i = 0; i < numberOf(value); i++) items.push([i, i]);
         break;
       }
@@ -119,7 +122,8 @@ class Executor {
       case 'nil':
         break;
       default:
-        this.fail({ pos: pipe.pos }, `range can't iterate over ${printValue(value)}`, pipe.cmds.map(describe).join(' | '));
+        // Go places the error at the last node it evaluated: the last command's first word.
+        this.fail(lastWord(pipe), `range can't iterate over ${printValue(value)}`, pipe.cmds.map(describe).join(' | '));
     }
     for (const [key, elem] of items) {
       const iterMark = this.vars.length;
@@ -156,8 +160,7 @@ class Executor {
         return;
       }
     }
-    const last = (pipe.cmds[pipe.cmds.length - 1] as CommandNode).args[0] as ArgNode;
-    this.fail(last, `undefined variable: ${name}`);
+    this.fail(lastWord(pipe), `undefined variable: ${name}`);
   }
 
   private lookup(name: string, node: ArgNode): unknown {

@@ -117,6 +117,12 @@ function signed(n: string, negative: boolean, spec: Spec): string {
   return (negative ? '-' : spec.plus ? '+' : spec.space ? ' ' : '') + n;
 }
 
+/** The character of a rune; an invalid one (a surrogate, beyond U+10FFFF) is U+FFFD, as in Go. */
+function runeOf(n: number): string {
+  const valid = n >= 0 && n <= 0x10ffff && !(n >= 0xd800 && n <= 0xdfff);
+  return String.fromCodePoint(valid ? n : 0xfffd);
+}
+
 function formatInt(n: number, verb: string, spec: Spec): string | undefined {
   const abs = Math.abs(n);
   let digits: string;
@@ -146,12 +152,13 @@ function formatInt(n: number, verb: string, spec: Spec): string | undefined {
       }
       break;
     case 'c':
-      return String.fromCodePoint(n);
+      return runeOf(n);
     case 'q':
-      return `'${goQuote(String.fromCodePoint(n), spec.plus).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
+      return `'${goQuote(runeOf(n), spec.plus).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
     case 'U': {
       const u = `U+${n.toString(16).toUpperCase().padStart(Math.max(4, spec.prec ?? 0), '0')}`;
-      return spec.sharp && !/[\p{C}\p{Z}]/u.test(String.fromCodePoint(n)) ? `${u} '${String.fromCodePoint(n)}'` : u;
+      const printable = n <= 0x10ffff && runeOf(n) !== '\ufffd' && !/[\p{C}\p{Z}]/u.test(runeOf(n));
+      return spec.sharp && printable ? `${u} '${runeOf(n)}'` : u;
     }
     default:
       return undefined;

@@ -1,6 +1,5 @@
 // The lexer of Go's text/template syntax (docs/notifications.md, "Templates"): text, `{{ }}` actions with
 // `{{- ` / ` -}}` trimming, comments, and the tokens inside an action.
-import { TemplateParseError, positionOf } from './errors.js';
 
 export type TokenKind =
   | 'text'
@@ -24,6 +23,7 @@ export type TokenKind =
   | 'assign'
   | 'comma'
   | 'other'
+  | 'error'
   | 'eof';
 
 export interface Token {
@@ -37,10 +37,36 @@ const KEYWORDS = new Set(['block', 'break', 'continue', 'define', 'else', 'end',
 const SPACE = new Set([' ', '\t', '\r', '\n']);
 const isAlnum = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{Nd}_]/u.test(c);
 
+/** A lexing failure, turned into an `error` token where it happened (see lex). */
+class LexError extends Error {
+  constructor(
+    message: string,
+    readonly at: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The tokens of a template. A lexing error becomes an `error` token at that point, after the tokens
+ * before it: Go's parser reads tokens as its lexer makes them, so a parse error earlier in the text
+ * is the one reported.
+ */
 export function lex(text: string): Token[] {
   const tokens: Token[] = [];
+  try {
+    lexInto(text, tokens);
+  } catch (err) {
+    if (!(err instanceof LexError)) throw err;
+    tokens.push({ kind: 'error', value: err.message, pos: err.at });
+  }
+  tokens.push({ kind: 'eof', value: '', pos: text.length });
+  return tokens;
+}
+
+function lexInto(text: string, tokens: Token[]): void {
   const fail = (msg: string, at: number): never => {
-    throw new TemplateParseError(msg, positionOf(text, at));
+    throw new LexError(msg, at);
   };
   let pos = 0;
   let trimNext = false;
@@ -54,23 +80,20 @@ export function lex(text: string): Token[] {
     trimNext = false;
     if (chunk.length > 0) tokens.push({ kind: 'text', value: chunk, pos });
     if (open >= text.length) break;
-    tokens.push({ kind: 'left', value: '{{', pos: open });
     pos = open + 2 + (leftTrim ? 2 : 0);
-    // A comment takes the whole action: `{{/* … */}}`, `{{- /* … */ -}}`.
+    // A comment takes the whole action, `{{/* … */}}` or `{{- /* … */ -}}`, and yields no token.
     if (text.startsWith('/*', pos)) {
       const close = text.indexOf('*/', pos + 2);
       if (close < 0) fail('unclosed comment', pos);
       const m = /^(?:[ \t\r\n](-))?\}\}/.exec(text.slice(close + 2));
-      if (!m) return fail('comment ends before closing delimiter', close + 2);
+      if (!m) return fail('comment ends before closing delimiter', pos);
       trimNext = m[1] !== undefined;
       pos = close + 2 + m[0].length;
-      tokens.pop();
       continue;
     }
+    tokens.push({ kind: 'left', value: '{{', pos: open });
     pos = lexAction(text, pos, tokens, fail, (trim) => (trimNext = trim));
   }
-  tokens.push({ kind: 'eof', value: '', pos: text.length });
-  return tokens;
 }
 
 function lexAction(
@@ -84,7 +107,7 @@ function lexAction(
   let parens = 0;
   const push = (kind: TokenKind, value: string, at: number) => tokens.push({ kind, value, pos: at });
   for (;;) {
-    if (pos >= text.length) fail('unclosed action', start);
+    if (pos >= text.length) fail('unclosed action', text.length);
     const c = text[pos] as string;
     // ` -}}` closes with trimming; `}}` closes.
     if (SPACE.has(c)) {
@@ -106,7 +129,6 @@ function lexAction(
       setTrim(false);
       return pos + 2;
     }
-    if (text.startsWith('{{', pos)) fail('unexpected "{" in command', pos);
     if (c === '|') {
       push('pipe', c, pos++);
     } else if (c === '(') {

@@ -19,6 +19,8 @@ class Parser {
   private at = 0;
   private vars: string[] = ['$'];
   private rangeDepth = 0;
+  /** The line of the action being parsed (0 once it is done), for lexing errors, as Go tracks it. */
+  private actionLine = 0;
   private readonly defined = new Map<string, ListNode>();
 
   constructor(
@@ -60,6 +62,16 @@ class Parser {
     return t;
   }
   private unexpected(t: Token, context: string): never {
+    if (t.kind === 'error') {
+      // Go adds where the action began when a lexing error is on a later line.
+      const line = positionOf(this.source, t.pos).line;
+      let extra = '';
+      if (this.actionLine !== 0 && this.actionLine !== line) {
+        extra = ` in action started at :${this.actionLine}`;
+        if (t.value.endsWith(' action')) extra = extra.slice(' in action'.length);
+      }
+      return this.fail(t.value + extra, t.pos);
+    }
     const shown = t.kind === 'eof' ? 'EOF' : t.kind === 'right' ? '"}}"' : JSON.stringify(t.value);
     return this.fail(`unexpected ${shown} in ${context}`, t.pos);
   }
@@ -77,7 +89,8 @@ class Parser {
         nodes.push({ kind: 'text', pos: t.pos, text: t.value });
         continue;
       }
-      // t is a left delimiter.
+      if (t.kind !== 'left') this.unexpected(t, 'input');
+      this.actionLine = positionOf(this.source, t.pos).line;
       const k = this.peekNonSpace();
       if (k.kind === 'keyword' && (k.value === 'end' || k.value === 'else')) {
         if (top) this.fail(`unexpected {{${k.value}}}`, k.pos);
@@ -91,6 +104,7 @@ class Parser {
         continue;
       }
       nodes.push(this.action(t.pos));
+      this.actionLine = 0;
     }
   }
 

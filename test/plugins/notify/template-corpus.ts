@@ -1,6 +1,7 @@
 // The corpus both Go's text/template and Tidewatch render in template-parity.test.ts: the built-in
 // templates over several data sets, Watchtower's documented examples, and edge cases of the syntax.
 import { builtinTemplates } from '../../../plugins/notify/template/index.js';
+import { functionGrid, printfGrid, structureGrid } from './template-corpus-grids.js';
 
 export interface CorpusContainer {
   ID: string;
@@ -238,55 +239,6 @@ const reportEdge: [string, string][] = [
   ['count-summary', '{{with .Report}}{{len .Scanned}}/{{len .Updated}}/{{len .Failed}}{{else}}no report{{end}}'],
 ];
 
-/**
- * printf over a grid of flags, widths, precisions, verbs and values (a fixed pseudo-random sample, the
- * same on every run), in groups of 8 per case.
- */
-function printfGrid(): [string, string][] {
-  const flags = ['', '-', '+', '#', ' ', '0', '-0', '+0', ' 0'];
-  const widths = ['', '1', '5', '12'];
-  const precs = ['', '.0', '.1', '.3', '.10'];
-  const verbs = ['v', 's', 'd', 'q', 'x', 'X', 'f', 'e', 'g', 'G', 'E', 't', 'c', 'o', 'b', 'T', 'U'];
-  const values = ['.a', '.neg', '.f', '.s', '.html', '.t', '.l', '.m', '.zero', '.big', '.ff3', '.ff5', '.n', '1.0', '0', '-7', '"é"', '.ff1'];
-  let seed = 11;
-  const pick = <T>(list: T[]): T => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return list[seed % list.length] as T;
-  };
-  const cases: [string, string][] = [];
-  for (let i = 0; i < 40; i++) {
-    const parts: string[] = [];
-    for (let j = 0; j < 8; j++) {
-      const flag = pick(flags);
-      const verb = pick(verbs);
-      // %#v with a precision is Go syntax cut short; not worth imitating.
-      const spec = `%${verb === 'v' ? flag.replace('#', '') : flag}${pick(widths)}${pick(precs)}${verb}`;
-      parts.push(`{{printf "[${spec}]" ${pick(values)}}}`);
-    }
-    cases.push([`printf-grid-${i}`, parts.join('')]);
-  }
-  return cases;
-}
-
-/** The predefined functions over pairs of values of every kind (a fixed sample), errors included. */
-function functionGrid(): [string, string][] {
-  const values = ['.a', '.neg', '.f', '.s', '.empty', '.t', '.l', '.m', '.zero', '.n', '.nope', '1.0', '0', '-7', '"hi"', '""', 'true', 'nil', "'a'", '.em', '.e'];
-  const binary = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'and', 'or', 'print', 'index', 'slice'];
-  const unary = ['len', 'not', 'html', 'urlquery', 'js', 'print', 'println'];
-  let seed = 5;
-  const pick = <T>(list: T[]): T => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return list[seed % list.length] as T;
-  };
-  const cases: [string, string][] = [];
-  for (let i = 0; i < 120; i++) {
-    const fn = i % 4 === 0 ? pick(unary) : pick(binary);
-    const call = unary.includes(fn) && i % 4 === 0 ? `${fn} ${pick(values)}` : `${fn} ${pick(values)} ${pick(values)}`;
-    cases.push([`func-grid-${i}: ${call}`, `{{${call}}}`]);
-  }
-  return cases;
-}
-
 function build(): CorpusCase[] {
   const cases: CorpusCase[] = [];
   for (const [name, set] of Object.entries(dataSets)) {
@@ -299,7 +251,7 @@ function build(): CorpusCase[] {
     cases.push({ Name: `docs-report/${name}`, Template: docsReport, Root: 'data', Data: set });
     for (const [n, t] of reportEdge) cases.push({ Name: `${n}/${name}`, Template: t, Root: 'data', Data: set });
   }
-  for (const [n, t] of [...edge, ...printfGrid(), ...functionGrid()]) cases.push({ Name: n, Template: t, Root: 'raw', Data: raw });
+  for (const [n, t] of [...edge, ...printfGrid(), ...functionGrid(), ...structureGrid()]) cases.push({ Name: n, Template: t, Root: 'raw', Data: raw });
   return cases;
 }
 
