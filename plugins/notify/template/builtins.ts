@@ -1,7 +1,7 @@
 // Go's predefined template functions (docs/notifications.md, "Templates"): comparison, logic, len,
 // index, slice, print/printf/println and the escapers, with Go's errors for bad operands.
 import { sprint, sprintf, sprintln } from './fmt.js';
-import { GoInt, MISSING, NIL_MAP, byteLength, kindOf, mapSize, numberOf, stringOf, truth, typeName, type Kind } from './values.js';
+import { GoInt, MISSING, NIL_MAP, TypedNil, byteLength, kindOf, mapSize, numberOf, stringOf, truth, typeName, type Kind } from './values.js';
 
 /** A parameter's type: `value` takes anything as is (Go's reflect.Value), `any` turns a missing value into nil. */
 export type ParamType = 'value' | 'any' | 'string' | 'report';
@@ -27,7 +27,7 @@ function basic(v: unknown): Basic {
 }
 
 /** The zero reflect.Value: a missing key, or a nil interface once Go has looked inside it. */
-const isZero = (v: unknown) => v === MISSING || v === null || v === undefined;
+const isZero = (v: unknown) => v === MISSING || v === null || v === undefined || v instanceof TypedNil;
 const isNilValue = (v: unknown) => isZero(v) || v === NIL_MAP;
 const reflectKind = (v: unknown): Kind => (isZero(v) ? 'invalid' : kindOf(v));
 

@@ -4,7 +4,7 @@ import { describe, type ArgNode, type CommandNode, type ListNode, type Node, typ
 import { FuncError, type ParamType, type TemplateFunction } from './builtins.js';
 import { TemplateExecError, positionOf } from './errors.js';
 import { formatValue } from './fmt.js';
-import { GoFloat, GoInt, MISSING, kindOf, mapEntries, methodOf, numberOf, structFields, truth, typeName } from './values.js';
+import { GoFloat, GoInt, GoStruct, MISSING, TypedNil, kindOf, mapEntries, methodOf, numberOf, structFields, truth, typeName } from './values.js';
 
 const NONE: unique symbol = Symbol('no final value');
 type Final = unknown;
@@ -23,6 +23,7 @@ const lastWord = (pipe: PipeNode): ArgNode => (pipe.cmds[pipe.cmds.length - 1] a
 /** Go's printing of a pipeline's value: the invalid value (and a nil interface) is `<no value>`. */
 export function printValue(v: unknown): string {
   if (v === MISSING || v === null || v === undefined) return '<no value>';
+  if (v instanceof TypedNil) return '<nil>';
   return formatValue(v);
 }
 
@@ -268,12 +269,16 @@ class Executor {
     }
     const hasArgs = args.length > 1 || final !== NONE;
     const kind = kindOf(receiver);
-    if (kind === 'nil') this.fail(node, `nil pointer evaluating interface {}.${name}`);
+    if (kind === 'nil') {
+      const type = receiver instanceof TypedNil ? receiver.goType : 'interface {}';
+      this.fail(node, `nil pointer evaluating ${type}.${name}`);
+    }
     if (kind === 'struct') {
       const field = structFields(receiver as object, true).find(([k]) => k === name);
       if (field) {
         if (hasArgs) this.fail(node, `${name} has arguments but cannot be invoked as function`);
-        return field[1] ?? null;
+        const interfaceType = (receiver as GoStruct & { constructor: typeof GoStruct }).constructor.interfaceFields[name];
+        return field[1] ?? (interfaceType ? new TypedNil(interfaceType) : null);
       }
     }
     if (kind === 'map') {
@@ -290,14 +295,14 @@ class Executor {
       case 'value':
         return value;
       case 'any':
-        return value === MISSING ? null : value;
+        return value === MISSING || value instanceof TypedNil ? null : value;
       case 'string':
         if (node.kind === 'nil') this.fail(node, 'cannot assign nil to string');
         if (value === MISSING) this.fail(node, 'invalid value; expected string');
         if (typeof value !== 'string') this.fail(node, `wrong type for value; expected string; got ${typeName(value)}`);
         return value;
       case 'report':
-        if (value === MISSING || value === null) return null;
+        if (value === MISSING || value === null || value instanceof TypedNil) return null;
         if (kindOf(value) !== 'struct' || typeName(value) !== '*session.report') {
           this.fail(node, `wrong type for value; expected types.Report; got ${typeName(value)}`);
         }

@@ -9,6 +9,14 @@ export const MISSING: unique symbol = Symbol('no value');
 /** A nil map (`map[string]any(nil)`): empty when read or printed (`map[]`), `null` in JSON. */
 export const NIL_MAP: Readonly<Record<string, never>> = Object.freeze(Object.create(null) as Record<string, never>);
 
+/**
+ * A nil interface value of a struct field with a named interface type (Watchtower's `.Report` without a
+ * report): false and empty like nil, but `{{.Report}}` prints `<nil>` where a nil `any` prints `<no value>`.
+ */
+export class TypedNil {
+  constructor(readonly goType: string) {}
+}
+
 /** An int that is not from the data: a constant of the template text or a function's result (`len`). */
 export class GoInt {
   constructor(
@@ -26,6 +34,8 @@ export class GoFloat {
 export abstract class GoStruct {
   /** The Go type name, for error messages and `%T`. */
   abstract readonly goType: string;
+  /** Fields whose Go type is a named interface (field → type name): nil there is a TypedNil. */
+  static readonly interfaceFields: Readonly<Record<string, string>> = {};
 }
 
 /** A named Go string type (`type ImageID string`): it compares and prints as its string. */
@@ -41,7 +51,7 @@ export type Kind = 'invalid' | 'nil' | 'bool' | 'int' | 'float' | 'string' | 'sl
 
 export function kindOf(v: unknown): Kind {
   if (v === MISSING) return 'invalid';
-  if (v === null || v === undefined) return 'nil';
+  if (v === null || v === undefined || v instanceof TypedNil) return 'nil';
   switch (typeof v) {
     case 'boolean':
       return 'bool';
@@ -69,6 +79,7 @@ export function kindOf(v: unknown): Kind {
 /** Go's type name of a value, for `%T`, `%!d(type=value)` and error messages. */
 export function typeName(v: unknown): string {
   if (v instanceof GoStruct || v instanceof NamedString || v instanceof GoInt) return v.goType;
+  if (v instanceof TypedNil) return v.goType;
   switch (kindOf(v)) {
     case 'invalid':
       return '<nil>';

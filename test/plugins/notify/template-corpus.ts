@@ -250,6 +250,12 @@ function build(): CorpusCase[] {
     cases.push({ Name: `docs-simple/${name}`, Template: docsSimple, Root: 'entries', Data: set });
     cases.push({ Name: `docs-report/${name}`, Template: docsReport, Root: 'data', Data: set });
     for (const [n, t] of reportEdge) cases.push({ Name: `${n}/${name}`, Template: t, Root: 'data', Data: set });
+    if (set.Report === null) {
+      // A nil report prints as Go prints a nil interface; a real one would print pointers.
+      const t = '{{.Report}}|{{printf "%v %T" .Report .Report}}|{{eq .Report nil}}|{{ToJSON .Report}}|{{ToPorcelainJSON .Report}}';
+      cases.push({ Name: `report-nil/${name}`, Template: t, Root: 'data', Data: set });
+      cases.push({ Name: `err-report-nil-len/${name}`, Template: '{{len .Report}}', Root: 'data', Data: set });
+    }
   }
   for (const [n, t] of [...edge, ...printfGrid(), ...functionGrid(), ...structureGrid()]) cases.push({ Name: n, Template: t, Root: 'raw', Data: raw });
   return cases;
