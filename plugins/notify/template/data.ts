@@ -196,6 +196,8 @@ export interface NotificationDataInit {
 
 /** The root of a report-mode template (`notifications.Data`); legacy mode renders the entries alone. */
 export class NotificationData extends GoStruct {
+  /** `.Report` is Go's `types.Report` interface: nil prints `<nil>`. */
+  static override readonly interfaceFields = { Report: 'types.Report' };
   readonly Title: string;
   readonly Host: string;
   readonly Entries: LogEntry[];

@@ -4,7 +4,7 @@ import { describe, type ArgNode, type CommandNode, type ListNode, type Node, typ
 import { FuncError, type ParamType, type TemplateFunction } from './builtins.js';
 import { TemplateExecError, positionOf } from './errors.js';
 import { formatValue } from './fmt.js';
-import { GoFloat, MISSING, kindOf, mapEntries, methodOf, numberOf, structFields, truth, typeName } from './values.js';
+import { GoFloat, GoInt, GoStruct, MISSING, TypedNil, kindOf, mapEntries, methodOf, numberOf, structFields, truth, typeName } from './values.js';
 
 const NONE: unique symbol = Symbol('no final value');
 type Final = unknown;
@@ -17,9 +17,13 @@ interface Variable {
   value: unknown;
 }
 
+/** The first word of a pipeline's last command: where Go reports errors about the whole pipeline. */
+const lastWord = (pipe: PipeNode): ArgNode => (pipe.cmds[pipe.cmds.length - 1] as CommandNode).args[0] as ArgNode;
+
 /** Go's printing of a pipeline's value: the invalid value (and a nil interface) is `<no value>`. */
 export function printValue(v: unknown): string {
   if (v === MISSING || v === null || v === undefined) return '<no value>';
+  if (v instanceof TypedNil) return '<nil>';
   return formatValue(v);
 }
 
@@ -111,7 +115,7 @@ class Executor {
       case 'int': {
         // Go 1.22 and later (Watchtower's toolchain) count: {{range 3}} is 0, 1, 2.
         const context = pipe.cmds.map(describe).join(' | ');
-        if (pipe.decl.length > 1) this.fail({ pos: pipe.pos }, `can't use ${printValue(value)} to iterate over more than one variable`, context);
+        if (pipe.decl.length > 1) this.fail(lastWord(pipe), `can't use ${printValue(value)} to iterate over more than one variable`, context);
         for (let i = 0; i < numberOf(value); i++) items.push([i, i]);
         break;
       }
@@ -119,14 +123,15 @@ class Executor {
       case 'nil':
         break;
       default:
-        this.fail({ pos: pipe.pos }, `range can't iterate over ${printValue(value)}`, pipe.cmds.map(describe).join(' | '));
+        // Go places the error at the last node it evaluated: the last command's first word.
+        this.fail(lastWord(pipe), `range can't iterate over ${printValue(value)}`, pipe.cmds.map(describe).join(' | '));
     }
     for (const [key, elem] of items) {
       const iterMark = this.vars.length;
-      if (pipe.decl.length === 1) this.bind(pipe.decl[0] as string, elem, pipe.isAssign);
+      if (pipe.decl.length === 1) this.bind(pipe.decl[0] as string, elem, pipe.isAssign, pipe);
       if (pipe.decl.length === 2) {
-        this.bind(pipe.decl[0] as string, key, pipe.isAssign);
-        this.bind(pipe.decl[1] as string, elem, pipe.isAssign);
+        this.bind(pipe.decl[0] as string, key, pipe.isAssign, pipe);
+        this.bind(pipe.decl[1] as string, elem, pipe.isAssign, pipe);
       }
       try {
         this.walkList(list, elem);
@@ -143,7 +148,8 @@ class Executor {
     this.vars.length = mark;
   }
 
-  private bind(name: string, value: unknown, assign: boolean): void {
+  /** Declares or assigns a variable; an error names the pipeline's last command, as Go's does. */
+  private bind(name: string, value: unknown, assign: boolean, pipe: PipeNode): void {
     if (!assign) {
       this.vars.push({ name, value });
       return;
@@ -155,6 +161,7 @@ class Executor {
         return;
       }
     }
+    this.fail(lastWord(pipe), `undefined variable: ${name}`);
   }
 
   private lookup(name: string, node: ArgNode): unknown {
@@ -172,7 +179,7 @@ class Executor {
       // A nil interface{} is "no value" once it leaves a command, as in Go.
       if (value === null || value === undefined) value = MISSING;
     }
-    for (const name of pipe.decl) this.bind(name, value, pipe.isAssign);
+    for (const name of pipe.decl) this.bind(name, value, pipe.isAssign, pipe);
     return value;
   }
 
@@ -198,6 +205,8 @@ class Executor {
       case 'pipe':
         if (cmd.args.length > 1 || final !== NONE) this.fail(first, `can't give argument to non-function ${describe(first)}`);
         return this.evalPipeline(dot, first);
+      case 'nil':
+        this.fail(first, 'nil is not a command');
     }
     if (cmd.args.length > 1 || final !== NONE) this.fail(first, `can't give argument to non-function ${describe(first)}`);
     return this.evalArg(dot, first);
@@ -208,11 +217,13 @@ class Executor {
       case 'dot':
         return dot;
       case 'nil':
-        return null;
+        // The constant nil is Go's zero reflect.Value, as a missing key is.
+        return MISSING;
       case 'bool':
         return node.value;
       case 'number':
-        return node.isFloat && Number.isInteger(node.value) ? new GoFloat(node.value) : node.value;
+        if (node.isFloat) return Number.isInteger(node.value) ? new GoFloat(node.value) : node.value;
+        return new GoInt(node.value);
       case 'string':
         return node.value;
       case 'field':
@@ -258,12 +269,16 @@ class Executor {
     }
     const hasArgs = args.length > 1 || final !== NONE;
     const kind = kindOf(receiver);
-    if (kind === 'nil') this.fail(node, `nil pointer evaluating interface {}.${name}`);
+    if (kind === 'nil') {
+      const type = receiver instanceof TypedNil ? receiver.goType : 'interface {}';
+      this.fail(node, `nil pointer evaluating ${type}.${name}`);
+    }
     if (kind === 'struct') {
       const field = structFields(receiver as object, true).find(([k]) => k === name);
       if (field) {
         if (hasArgs) this.fail(node, `${name} has arguments but cannot be invoked as function`);
-        return field[1] ?? null;
+        const interfaceType = (receiver as GoStruct & { constructor: typeof GoStruct }).constructor.interfaceFields[name];
+        return field[1] ?? (interfaceType ? new TypedNil(interfaceType) : null);
       }
     }
     if (kind === 'map') {
@@ -280,13 +295,14 @@ class Executor {
       case 'value':
         return value;
       case 'any':
-        return value === MISSING ? null : value;
+        return value === MISSING || value instanceof TypedNil ? null : value;
       case 'string':
+        if (node.kind === 'nil') this.fail(node, 'cannot assign nil to string');
         if (value === MISSING) this.fail(node, 'invalid value; expected string');
         if (typeof value !== 'string') this.fail(node, `wrong type for value; expected string; got ${typeName(value)}`);
         return value;
       case 'report':
-        if (value === MISSING || value === null) return null;
+        if (value === MISSING || value === null || value instanceof TypedNil) return null;
         if (kindOf(value) !== 'struct' || typeName(value) !== '*session.report') {
           this.fail(node, `wrong type for value; expected types.Report; got ${typeName(value)}`);
         }

@@ -1,5 +1,6 @@
 // Go's fmt for template values (docs/notifications.md, "Templates"): %v printing, Sprint, Sprintln and
 // Sprintf with the verbs, flags, widths and precisions templates use, including Go's `%!verb(type=value)`.
+import { formatB, formatE, formatG, formatX, keepZeros, roundEven } from './floats.js';
 import {
   GoStruct,
   MISSING,
@@ -12,57 +13,8 @@ import {
   typeName,
 } from './values.js';
 
-/** Go's strconv.FormatFloat(f, 'g', prec, 64); prec -1 is the shortest exact form. */
-export function formatG(f: number, prec = -1): string {
-  if (!Number.isFinite(f)) return Number.isNaN(f) ? 'NaN' : f > 0 ? '+Inf' : '-Inf';
-  if (f === 0) return Object.is(f, -0) ? '-0' : '0';
-  const exp = prec < 0 ? f.toExponential() : f.toExponential(Math.max(prec, 1) - 1);
-  const [mant, e] = exp.split('e') as [string, string];
-  const negative = mant.startsWith('-');
-  const digits = mant.replace(/^-/, '').replace('.', '').replace(/0+$/, '') || '0';
-  const x = Number(e);
-  let eprec = prec < 0 ? 6 : Math.max(prec, 1);
-  if (prec >= 0 && eprec > digits.length && digits.length >= x + 1) eprec = digits.length;
-  if (prec < 0) eprec = 6;
-  let out: string;
-  if (x < -4 || x >= eprec) {
-    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    out = `${m}e${x < 0 ? '-' : '+'}${String(Math.abs(x)).padStart(2, '0')}`;
-  } else if (x < 0) {
-    out = `0.${'0'.repeat(-x - 1)}${digits}`;
-  } else if (digits.length <= x + 1) {
-    out = digits + '0'.repeat(x + 1 - digits.length);
-  } else {
-    out = `${digits.slice(0, x + 1)}.${digits.slice(x + 1)}`;
-  }
-  return negative ? `-${out}` : out;
-}
-
-/**
- * Rounds like Go (round half to even on an exact tie) where JavaScript rounds a tie away from zero:
- * `format(p)` is toFixed or toExponential; a tie shows as `5` then only zeros in a longer expansion.
- */
-function roundEven(f: number, prec: number, format: (p: number) => string): string {
-  const rounded = format(prec);
-  if (prec >= 90) return rounded;
-  const long = format(Math.min(100, prec + 30));
-  const [mantissa] = long.split('e') as [string];
-  const fracStart = mantissa.indexOf('.') + 1;
-  const rest = mantissa.slice(fracStart + prec);
-  if (!/^50*$/.test(rest)) return rounded;
-  const truncated = format(Math.min(100, prec + 30)).replace(/^(-?\d+(?:\.\d*)?)/, (m) => m.slice(0, fracStart + prec));
-  const lastDigit = Number(truncated.replace(/e.*$/, '').replace(/\.$/, '').slice(-1));
-  if (lastDigit % 2 === 1) return rounded;
-  return truncated.replace(/\.(?=e|$)/, '');
-}
-
-function formatE(f: number, prec: number, upper: boolean): string {
-  const s = roundEven(f, prec, (p) => f.toExponential(p)).replace(/e([+-])(\d)$/, 'e$10$2');
-  return upper ? s.toUpperCase() : s;
-}
-
 /** strconv.Quote: a double-quoted Go string literal. */
-export function goQuote(s: string): string {
+export function goQuote(s: string, asciiOnly = false): string {
   let out = '"';
   for (const ch of s) {
     const cp = ch.codePointAt(0) as number;
@@ -75,7 +27,7 @@ export function goQuote(s: string): string {
     else if (ch === '\f') out += '\\f';
     else if (ch === '\v') out += '\\v';
     else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if (/[\p{C}\p{Z}]/u.test(ch) && ch !== ' ') {
+    else if ((/[\p{C}\p{Z}]/u.test(ch) && ch !== ' ') || (asciiOnly && cp > 0x7e)) {
       out += cp > 0xffff ? `\\U${cp.toString(16).padStart(8, '0')}` : `\\u${cp.toString(16).padStart(4, '0')}`;
     } else out += ch;
   }
@@ -99,7 +51,7 @@ export function formatValue(v: unknown, plus = false): string {
     case 'bool':
       return String(v);
     case 'int':
-      return String(v);
+      return String(numberOf(v));
     case 'float':
       return formatG(numberOf(v));
     case 'string':
@@ -138,6 +90,10 @@ export function sprintln(args: unknown[]): string {
 interface Spec {
   minus: boolean;
   plus: boolean;
+  /** `%+v`: field names for structs, no sign (Go turns `+` into this for the v verb). */
+  plusV: boolean;
+  /** `%#v`: Go syntax (quoted strings, typed composites); Go turns `#` into this for the v verb. */
+  sharpV: boolean;
   sharp: boolean;
   space: boolean;
   zero: boolean;
@@ -145,11 +101,12 @@ interface Spec {
   prec: number | undefined;
 }
 
-function pad(s: string, spec: Spec, numeric: boolean): string {
+/** Pads one leaf value to the width; zeros go after a sign, and not for an int given a precision. */
+function pad(s: string, spec: Spec, numeric: boolean, intWithPrec = false): string {
   if (spec.width === undefined || [...s].length >= spec.width) return s;
   const fill = spec.width - [...s].length;
   if (spec.minus) return s + ' '.repeat(fill);
-  if (spec.zero) {
+  if (spec.zero && !intWithPrec) {
     const sign = numeric && /^[+\- ]/.test(s) ? s[0] : '';
     return sign + '0'.repeat(fill) + s.slice(sign.length);
   }
@@ -160,15 +117,16 @@ function signed(n: string, negative: boolean, spec: Spec): string {
   return (negative ? '-' : spec.plus ? '+' : spec.space ? ' ' : '') + n;
 }
 
-function badVerb(verb: string, v: unknown): string {
-  const k = kindOf(v);
-  if (k === 'nil' || k === 'invalid') return `%!${verb}(<nil>)`;
-  return `%!${verb}(${typeName(v)}=${formatValue(v)})`;
+/** The character of a rune; an invalid one (a surrogate, beyond U+10FFFF) is U+FFFD, as in Go. */
+function runeOf(n: number): string {
+  const valid = n >= 0 && n <= 0x10ffff && !(n >= 0xd800 && n <= 0xdfff);
+  return String.fromCodePoint(valid ? n : 0xfffd);
 }
 
 function formatInt(n: number, verb: string, spec: Spec): string | undefined {
   const abs = Math.abs(n);
   let digits: string;
+  let prefix = '';
   switch (verb) {
     case 'd':
     case 'v':
@@ -176,27 +134,41 @@ function formatInt(n: number, verb: string, spec: Spec): string | undefined {
       break;
     case 'b':
       digits = abs.toString(2);
+      if (spec.sharp) prefix = '0b';
       break;
     case 'o':
     case 'O':
-      digits = (verb === 'O' ? '0o' : spec.sharp ? '0' : '') + abs.toString(8);
+      digits = abs.toString(8);
+      if (verb === 'O') prefix = '0o';
+      else if (spec.sharp) prefix = 'octal';
       break;
     case 'x':
     case 'X':
-      digits = (spec.sharp ? '0x' : '') + abs.toString(16);
-      if (verb === 'X') digits = digits.toUpperCase();
+      digits = abs.toString(16);
+      if (spec.sharp) prefix = '0x';
+      if (verb === 'X') {
+        digits = digits.toUpperCase();
+        prefix = prefix.toUpperCase();
+      }
       break;
     case 'c':
-      return String.fromCodePoint(n);
+      return runeOf(n);
     case 'q':
-      return `'${goQuote(String.fromCodePoint(n)).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
-    case 'U':
-      return `U+${n.toString(16).toUpperCase().padStart(4, '0')}`;
+      return `'${goQuote(runeOf(n), spec.plus).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
+    case 'U': {
+      const u = `U+${n.toString(16).toUpperCase().padStart(Math.max(4, spec.prec ?? 0), '0')}`;
+      const printable = n <= 0x10ffff && runeOf(n) !== '\ufffd' && !/[\p{C}\p{Z}]/u.test(runeOf(n));
+      return spec.sharp && printable ? `${u} '${runeOf(n)}'` : u;
+    }
     default:
       return undefined;
   }
+  // Go prints nothing at all (no sign either) for a zero given precision 0.
+  if (spec.prec === 0 && n === 0) return '';
   if (spec.prec !== undefined) digits = digits.padStart(spec.prec, '0');
-  return signed(digits, n < 0, spec);
+  // %#o adds a leading 0 only when the digits have none yet.
+  if (prefix === 'octal') prefix = digits.startsWith('0') ? '' : '0';
+  return signed(prefix + digits, n < 0, spec);
 }
 
 function formatFloat(f: number, verb: string, spec: Spec): string | undefined {
@@ -217,9 +189,17 @@ function formatFloat(f: number, verb: string, spec: Spec): string | undefined {
     case 'F':
       s = roundEven(abs, spec.prec ?? 6, (p) => abs.toFixed(p));
       break;
+    case 'x':
+    case 'X':
+      s = formatX(abs, spec.prec ?? -1, verb === 'X');
+      break;
+    case 'b':
+      s = formatB(abs);
+      break;
     default:
       return undefined;
   }
+  if (spec.sharp && verb !== 'b') s = keepZeros(s, verb, spec.prec ?? -1);
   return signed(s, f < 0 || Object.is(f, -0), spec);
 }
 
@@ -230,11 +210,14 @@ function formatString(s: string, verb: string, spec: Spec): string | undefined {
     case 's':
       return cut;
     case 'q':
-      return goQuote(cut);
+      if (spec.sharp && !cut.includes('`') && !/[\p{C}]/u.test(cut.replace(/\t/g, ''))) return `\`${cut}\``;
+      return goQuote(cut, spec.plus);
     case 'x':
     case 'X': {
-      const hex = [...Buffer.from(cut, 'utf8')].map((b) => b.toString(16).padStart(2, '0'));
-      const joined = hex.join(spec.space ? ' ' : '');
+      // The precision counts input bytes here.
+      const bytes = [...Buffer.from(s, 'utf8')].slice(0, spec.prec ?? Infinity);
+      const hex = bytes.map((b) => (spec.sharp && (spec.space || b === bytes[0]) ? '0x' : '') + b.toString(16).padStart(2, '0'));
+      const joined = spec.space ? hex.join(' ') : hex.join('');
       return verb === 'X' ? joined.toUpperCase() : joined;
     }
     default:
@@ -242,15 +225,47 @@ function formatString(s: string, verb: string, spec: Spec): string | undefined {
   }
 }
 
-/** One operand under one verb, without padding. */
-function formatOne(v: unknown, verb: string, spec: Spec, nested = false): { text: string; numeric: boolean } {
-  if (nested && (v === null || v === undefined || v === MISSING)) return { text: '<nil>', numeric: false };
-  if (verb === 'T') return { text: typeName(v), numeric: false };
+/** A wrong verb for the value: `%!d(string=hi)`, the value printed with %v and the same flags. */
+function badVerb(verb: string, v: unknown, spec: Spec): string {
+  const k = kindOf(v);
+  if (k === 'nil' || k === 'invalid') return `%!${verb}(<nil>)`;
+  return `%!${verb}(${typeName(v)}=${formatOne(v, 'v', spec)})`;
+}
+
+/** One operand under one verb; the width pads each leaf, inside lists and maps too, as Go's fmt does. */
+/** `%#v`, Go-syntax representation, for the kinds template data has. */
+function goSyntax(v: unknown, nested: boolean): string {
+  switch (kindOf(v)) {
+    case 'invalid':
+    case 'nil':
+      return nested ? 'interface {}(nil)' : '<nil>';
+    case 'string':
+      return goQuote(stringOf(v));
+    case 'slice':
+      return `[]interface {}{${(v as unknown[]).map((e) => goSyntax(e, true)).join(', ')}}`;
+    case 'map':
+      return `map[string]interface {}{${mapEntries(v)
+        .map(([k, e]) => `${goQuote(k)}:${goSyntax(e, true)}`)
+        .join(', ')}}`;
+    default:
+      return formatValue(v);
+  }
+}
+
+function formatOne(v: unknown, verb: string, spec: Spec, nested = false): string {
+  const isNil = v === null || v === undefined || v === MISSING;
+  const goSyntaxKinds = ['string', 'slice', 'map', 'nil', 'invalid'];
+  if (verb === 'v' && spec.sharpV && goSyntaxKinds.includes(kindOf(v)) && methodOf(v, 'Error') === undefined) {
+    return pad(goSyntax(v, nested), spec, false);
+  }
+  if (nested && isNil) return pad('<nil>', spec, false);
+  if (verb === 'T' && isNil) return pad('<nil>', spec, false);
+  if (verb === 'T') return pad(formatString(typeName(v), 's', spec) as string, spec, false);
   if (['v', 's', 'q', 'x', 'X'].includes(verb)) {
     const viaMethod = methodText(v);
     if (viaMethod !== undefined) {
       const text = formatString(viaMethod, verb === 'v' ? 's' : verb, spec);
-      if (text !== undefined) return { text, numeric: false };
+      if (text !== undefined) return pad(text, spec, false);
     }
   }
   const kind = kindOf(v);
@@ -261,33 +276,29 @@ function formatOne(v: unknown, verb: string, spec: Spec, nested = false): { text
       break;
     case 'int':
       text = formatInt(numberOf(v), verb, spec);
+      if (text !== undefined) return pad(text, spec, true, spec.prec !== undefined && verb !== 'c' && verb !== 'q' && verb !== 'U');
       break;
     case 'float':
       text = formatFloat(numberOf(v), verb, spec);
+      if (text !== undefined) return pad(text, spec, true);
       break;
     case 'string':
       text = formatString(stringOf(v), verb, spec);
       break;
     case 'slice':
-      {
-        const items = (v as unknown[]).map((e) => formatOne(e, verb, { ...spec, width: undefined }, true).text);
-        text = `[${items.join(' ')}]`;
-      }
-      break;
+      return `[${(v as unknown[]).map((e) => formatOne(e, verb, spec, true)).join(' ')}]`;
     case 'map':
-      text = `map[${mapEntries(v)
-        .map(([k, e]) => `${formatOne(k, verb, spec, true).text}:${formatOne(e, verb, spec, true).text}`)
+      return `map[${mapEntries(v)
+        .map(([k, e]) => `${formatOne(k, verb, spec, true)}:${formatOne(e, verb, spec, true)}`)
         .join(' ')}]`;
-      break;
     case 'nil':
     case 'invalid':
       text = verb === 'v' ? '<nil>' : undefined;
       break;
     default:
-      text = verb === 'v' ? formatValue(v, spec.plus) : undefined;
+      text = verb === 'v' ? formatValue(v, spec.plusV) : undefined;
   }
-  if (text === undefined) return { text: badVerb(verb, v), numeric: false };
-  return { text, numeric: kind === 'int' || kind === 'float' };
+  return text === undefined ? badVerb(verb, v, spec) : pad(text, spec, false);
 }
 
 /** fmt.Sprintf. */
@@ -300,10 +311,13 @@ export function sprintf(format: string, args: unknown[]): string {
     out += format.slice(last, m.index);
     last = re.lastIndex;
     const flags = m[1] ?? '';
+    const verb = m[4] ?? '';
     const spec: Spec = {
       minus: flags.includes('-'),
-      plus: flags.includes('+'),
-      sharp: flags.includes('#'),
+      plus: flags.includes('+') && verb !== 'v',
+      plusV: flags.includes('+') && verb === 'v',
+      sharp: flags.includes('#') && verb !== 'v',
+      sharpV: flags.includes('#') && verb === 'v',
       space: flags.includes(' '),
       zero: flags.includes('0') && !flags.includes('-'),
       width: undefined,
@@ -315,7 +329,6 @@ export function sprintf(format: string, args: unknown[]): string {
     };
     if (m[2] !== undefined) spec.width = m[2] === '*' ? star() : Number(m[2]);
     if (m[3] !== undefined) spec.prec = m[3] === '*' ? star() : Number(m[3] || '0');
-    const verb = m[4] ?? '';
     if (verb === '') {
       out += '%!(NOVERB)';
       break;
@@ -328,8 +341,7 @@ export function sprintf(format: string, args: unknown[]): string {
       out += `%!${verb}(MISSING)`;
       continue;
     }
-    const { text, numeric } = formatOne(args[argIndex++], verb, spec);
-    out += pad(text, spec, numeric);
+    out += formatOne(args[argIndex++], verb, spec);
   }
   out += format.slice(last);
   if (argIndex < args.length) {

@@ -16,26 +16,47 @@ function mapRunes(s: string, upper: boolean): string {
   return out;
 }
 
-const TITLE_SPECIAL: Record<string, string> = { ǆ: 'ǅ', Ǆ: 'ǅ', ǉ: 'ǈ', Ǉ: 'ǈ', ǌ: 'ǋ', Ǌ: 'ǋ', ǳ: 'ǲ', Ǳ: 'ǲ', ß: 'Ss' };
+const TITLE_DIGRAPHS: Record<string, string> = { ǆ: 'ǅ', Ǆ: 'ǅ', ǉ: 'ǈ', Ǉ: 'ǈ', ǌ: 'ǋ', Ǌ: 'ǋ', ǳ: 'ǲ', Ǳ: 'ǲ' };
 const MID = new Set(["'", '.', ':', '·', '’', '‘', '\u0387', '\u05F4', '\u2027', '\uFE13', '\uFE52', '\uFE55', '\uFF07', '\uFF0E', '\uFF1A']);
+const isCased = (ch: string) => ch.toLowerCase() !== ch.toUpperCase() || /\p{Lt}/u.test(ch);
+const isCaseIgnorable = (ch: string) => MID.has(ch) || /[\p{Mn}\p{Me}\p{Cf}\p{Lm}\p{Sk}]/u.test(ch);
+
+/** Title case of one letter: Unicode's full mapping (`ß` → `Ss`, `ﬁ` → `Fi`, `ŉ` → `ʼN`). */
+function titleLetter(ch: string): string {
+  if (TITLE_DIGRAPHS[ch]) return TITLE_DIGRAPHS[ch] as string;
+  const upper = [...ch.toUpperCase()];
+  if (upper.length === 1) return upper[0] as string;
+  let seenCased = false;
+  return upper
+    .map((c) => {
+      if (!isCased(c)) return c;
+      if (seenCased) return c.toLowerCase();
+      seenCased = true;
+      return c;
+    })
+    .join('');
+}
 
 /**
  * Title casing as Watchtower's `Title` does it (Unicode word breaks, approximated): the first cased
- * letter of a word is upper-cased, the rest lower-cased; letters, digits, `_` and marks never break a
- * word, `'` `.` `:` join letters unless doubled, anything else breaks.
+ * letter of a word is title-cased, the rest lower-cased (a word-final Σ becomes ς); letters, digits, `_`
+ * and marks never break a word, `'` `.` `:` join letters unless doubled, anything else breaks.
  */
 export function titleCase(s: string): string {
+  const chars = [...s];
   let out = '';
   let midWord = false;
   let prevMid = false;
-  for (const ch of s) {
+  chars.forEach((ch, i) => {
     const isMid = MID.has(ch);
     if (prevMid && isMid) midWord = false;
-    const cased = ch.toLowerCase() !== ch.toUpperCase() || /\p{Lt}/u.test(ch);
-    if (cased) {
+    if (isCased(ch)) {
       if (!midWord) {
-        out += TITLE_SPECIAL[ch] ?? mapRunes(ch, true);
+        out += titleLetter(ch);
         midWord = true;
+      } else if (ch === 'Σ') {
+        const next = chars.slice(i + 1).find((c) => !isCaseIgnorable(c));
+        out += next !== undefined && isCased(next) ? 'σ' : 'ς';
       } else out += mapRunes(ch, false);
     } else {
       out += ch;
@@ -43,7 +64,7 @@ export function titleCase(s: string): string {
       if (!letter && !isMid) midWord = false;
     }
     prevMid = isMid;
-  }
+  });
   return out;
 }
 

@@ -5,7 +5,7 @@ import { GoStruct } from './values.js';
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const LAYOUT =
-  /January|Jan|Monday|Mon|MST|2006|002|_2|06|01|02|03|04|05|15|1|2|3|4|5|PM|pm|Z07:00:00|Z070000|Z07:00|Z0700|Z07|-07:00:00|-070000|-07:00|-0700|-07|[.,](?:0+|9+)(?![0-9])/g;
+  /January|Jan|Monday|Mon|MST|2006|002|__2|_2|06|01|02|03|04|05|15|1|2|3|4|5|PM|pm|Z07:00:00|Z070000|Z07:00|Z0700|Z07|-07:00:00|-070000|-07:00|-0700|-07|[.,](?:0+|9+)(?![0-9])/g;
 
 export const RFC3339 = '2006-01-02T15:04:05Z07:00';
 export const RFC3339Nano = '2006-01-02T15:04:05.999999999Z07:00';
@@ -46,7 +46,8 @@ export class GoTime extends GoStruct {
     const utc = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(se)) / 1000;
     const offset = z ? 0 : (sign === '-' ? -1 : 1) * (Number(oh) * 3600 + Number(om) * 60);
     const nanos = frac ? Number(frac.padEnd(9, '0')) : 0;
-    return new GoTime(utc - offset, nanos, offset, z ? 'UTC' : '');
+    // Go names a zero offset UTC (the local zone where Watchtower runs; other offsets stay unnamed).
+    return new GoTime(utc - offset, nanos, offset, offset === 0 ? 'UTC' : '');
   }
 
   /** Go's Time.String(): `2006-01-02 15:04:05.999999999 -0700 MST`. */
@@ -116,10 +117,10 @@ export class GoTime extends GoStruct {
           return String(day).padStart(2, ' ');
         case '2':
           return String(day);
-        case '002': {
-          const start = Date.UTC(year, 0, 1);
-          const yday = Math.floor((Date.UTC(year, month, day) - start) / 86400000) + 1;
-          return String(yday).padStart(3, '0');
+        case '002':
+        case '__2': {
+          const yday = Math.floor((Date.UTC(year, month, day) - Date.UTC(year, 0, 1)) / 86400000) + 1;
+          return String(yday).padStart(3, tok === '002' ? '0' : ' ');
         }
         case '15':
           return p2(hour);

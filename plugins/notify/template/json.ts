@@ -49,7 +49,7 @@ function encode(v: unknown, indent: string): string {
     case 'bool':
       return String(v);
     case 'int':
-      return String(v);
+      return String(numberOf(v));
     case 'float':
       return jsonFloat(numberOf(v));
     case 'string':

@@ -1,6 +1,5 @@
 // The lexer of Go's text/template syntax (docs/notifications.md, "Templates"): text, `{{ }}` actions with
 // `{{- ` / ` -}}` trimming, comments, and the tokens inside an action.
-import { TemplateParseError, positionOf } from './errors.js';
 
 export type TokenKind =
   | 'text'
@@ -23,6 +22,8 @@ export type TokenKind =
   | 'declare'
   | 'assign'
   | 'comma'
+  | 'other'
+  | 'error'
   | 'eof';
 
 export interface Token {
@@ -36,10 +37,36 @@ const KEYWORDS = new Set(['block', 'break', 'continue', 'define', 'else', 'end',
 const SPACE = new Set([' ', '\t', '\r', '\n']);
 const isAlnum = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{Nd}_]/u.test(c);
 
+/** A lexing failure, turned into an `error` token where it happened (see lex). */
+class LexError extends Error {
+  constructor(
+    message: string,
+    readonly at: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The tokens of a template. A lexing error becomes an `error` token at that point, after the tokens
+ * before it: Go's parser reads tokens as its lexer makes them, so a parse error earlier in the text
+ * is the one reported.
+ */
 export function lex(text: string): Token[] {
   const tokens: Token[] = [];
+  try {
+    lexInto(text, tokens);
+  } catch (err) {
+    if (!(err instanceof LexError)) throw err;
+    tokens.push({ kind: 'error', value: err.message, pos: err.at });
+  }
+  tokens.push({ kind: 'eof', value: '', pos: text.length });
+  return tokens;
+}
+
+function lexInto(text: string, tokens: Token[]): void {
   const fail = (msg: string, at: number): never => {
-    throw new TemplateParseError(msg, positionOf(text, at));
+    throw new LexError(msg, at);
   };
   let pos = 0;
   let trimNext = false;
@@ -53,23 +80,20 @@ export function lex(text: string): Token[] {
     trimNext = false;
     if (chunk.length > 0) tokens.push({ kind: 'text', value: chunk, pos });
     if (open >= text.length) break;
-    tokens.push({ kind: 'left', value: '{{', pos: open });
     pos = open + 2 + (leftTrim ? 2 : 0);
-    // A comment takes the whole action: `{{/* … */}}`, `{{- /* … */ -}}`.
+    // A comment takes the whole action, `{{/* … */}}` or `{{- /* … */ -}}`, and yields no token.
     if (text.startsWith('/*', pos)) {
       const close = text.indexOf('*/', pos + 2);
       if (close < 0) fail('unclosed comment', pos);
       const m = /^(?:[ \t\r\n](-))?\}\}/.exec(text.slice(close + 2));
-      if (!m) return fail('comment ends before closing delimiter', close + 2);
+      if (!m) return fail('comment ends before closing delimiter', pos);
       trimNext = m[1] !== undefined;
       pos = close + 2 + m[0].length;
-      tokens.pop();
       continue;
     }
+    tokens.push({ kind: 'left', value: '{{', pos: open });
     pos = lexAction(text, pos, tokens, fail, (trim) => (trimNext = trim));
   }
-  tokens.push({ kind: 'eof', value: '', pos: text.length });
-  return tokens;
 }
 
 function lexAction(
@@ -83,7 +107,7 @@ function lexAction(
   let parens = 0;
   const push = (kind: TokenKind, value: string, at: number) => tokens.push({ kind, value, pos: at });
   for (;;) {
-    if (pos >= text.length) fail('unclosed action', start);
+    if (pos >= text.length) fail('unclosed action', text.length);
     const c = text[pos] as string;
     // ` -}}` closes with trimming; `}}` closes.
     if (SPACE.has(c)) {
@@ -105,14 +129,13 @@ function lexAction(
       setTrim(false);
       return pos + 2;
     }
-    if (text.startsWith('{{', pos)) fail('unexpected "{" in command', pos);
     if (c === '|') {
       push('pipe', c, pos++);
     } else if (c === '(') {
       parens++;
       push('lparen', c, pos++);
     } else if (c === ')') {
-      if (--parens < 0) fail('unexpected right paren', pos);
+      parens--;
       push('rparen', c, pos++);
     } else if (c === ',') {
       push('comma', c, pos++);
@@ -159,8 +182,12 @@ function lexAction(
       else if (word === 'nil') push('nil', word, pos);
       else push('ident', word, pos);
       pos = end;
+    } else if (/[\x21-\x7e]/.test(c)) {
+      // Other printable ASCII is a token of its own; the parser says where it does not belong.
+      push('other', c, pos++);
     } else {
-      fail(`unrecognized character in action: ${JSON.stringify(c)}`, pos);
+      const cp = text.codePointAt(pos) as number;
+      fail(`unrecognized character in action: U+${cp.toString(16).toUpperCase().padStart(4, '0')} '${String.fromCodePoint(cp)}'`, pos);
     }
   }
 }

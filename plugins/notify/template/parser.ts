@@ -7,6 +7,9 @@ import { lex, type Token } from './lexer.js';
 
 type End = 'end' | 'else' | 'eof';
 
+/** Tokens that can start a command (anything else where a command belongs is "unexpected"). */
+const COMMAND_START = new Set<Token['kind']>(['bool', 'char', 'dot', 'field', 'ident', 'number', 'nil', 'string', 'variable', 'lparen']);
+
 export function parse(source: string, isFunction: (name: string) => boolean): ParsedTemplate {
   return new Parser(source, isFunction).parseTemplate();
 }
@@ -16,6 +19,8 @@ class Parser {
   private at = 0;
   private vars: string[] = ['$'];
   private rangeDepth = 0;
+  /** The line of the action being parsed (0 once it is done), for lexing errors, as Go tracks it. */
+  private actionLine = 0;
   private readonly defined = new Map<string, ListNode>();
 
   constructor(
@@ -57,6 +62,16 @@ class Parser {
     return t;
   }
   private unexpected(t: Token, context: string): never {
+    if (t.kind === 'error') {
+      // Go adds where the action began when a lexing error is on a later line.
+      const line = positionOf(this.source, t.pos).line;
+      let extra = '';
+      if (this.actionLine !== 0 && this.actionLine !== line) {
+        extra = ` in action started at :${this.actionLine}`;
+        if (t.value.endsWith(' action')) extra = extra.slice(' in action'.length);
+      }
+      return this.fail(t.value + extra, t.pos);
+    }
     const shown = t.kind === 'eof' ? 'EOF' : t.kind === 'right' ? '"}}"' : JSON.stringify(t.value);
     return this.fail(`unexpected ${shown} in ${context}`, t.pos);
   }
@@ -74,7 +89,8 @@ class Parser {
         nodes.push({ kind: 'text', pos: t.pos, text: t.value });
         continue;
       }
-      // t is a left delimiter.
+      if (t.kind !== 'left') this.unexpected(t, 'input');
+      this.actionLine = positionOf(this.source, t.pos).line;
       const k = this.peekNonSpace();
       if (k.kind === 'keyword' && (k.value === 'end' || k.value === 'else')) {
         if (top) this.fail(`unexpected {{${k.value}}}`, k.pos);
@@ -88,6 +104,7 @@ class Parser {
         continue;
       }
       nodes.push(this.action(t.pos));
+      this.actionLine = 0;
     }
   }
 
@@ -103,7 +120,7 @@ class Parser {
         case 'template':
           return this.templateCall(t.pos);
         case 'block':
-          return this.fail('{{block}} is not supported', t.pos);
+          return this.block(t.pos);
         case 'break':
         case 'continue':
           if (this.rangeDepth === 0) this.fail(`{{${t.value}}} outside {{range}}`, t.pos);
@@ -151,6 +168,19 @@ class Parser {
     this.defined.set(name.value, list);
   }
 
+  /** `{{block "n" pipeline}}…{{end}}`: defines n and calls it right there. */
+  private block(pos: number): Node {
+    const name = this.expect('string', 'block clause');
+    const pipe = this.pipeline('block clause', 'right');
+    const saved = this.vars;
+    this.vars = ['$'];
+    const [list, end] = this.itemList(false);
+    if (end.kind !== 'end') this.fail('unexpected {{else}} in block clause', end.pos);
+    this.vars = saved;
+    this.defined.set(name.value, list);
+    return { kind: 'template', pos, name: name.value, pipe };
+  }
+
   private templateCall(pos: number): Node {
     const name = this.expect('string', 'template clause');
     const t = this.nextNonSpace();
@@ -163,33 +193,38 @@ class Parser {
     const start = this.peekNonSpace();
     const decl: string[] = [];
     let isAssign = false;
-    // Declarations: `$x :=`, `$x =`, and in range `$i, $e :=`.
-    if (start.kind === 'variable') {
+    // Declarations, as Go reads them: `$x :=`, `$x =`, and in range `$i, $e :=`.
+    for (;;) {
+      const v = this.peekNonSpace();
+      if (v.kind !== 'variable') break;
       const save = this.at;
-      const v = this.nextNonSpace();
-      const op = this.nextNonSpace();
-      if (op.kind === 'declare' || op.kind === 'assign') {
+      this.nextNonSpace();
+      const next = this.peekNonSpace();
+      if (next.kind === 'declare' || next.kind === 'assign') {
+        isAssign = next.kind === 'assign';
+        this.nextNonSpace();
         decl.push(v.value);
-        isAssign = op.kind === 'assign';
-      } else if (op.kind === 'comma' && context === 'range') {
-        const v2 = this.expect('variable', 'range');
-        const op2 = this.nextNonSpace();
-        if (op2.kind !== 'declare' && op2.kind !== 'assign') this.unexpected(op2, 'range');
-        decl.push(v.value, v2.value);
-        isAssign = op2.kind === 'assign';
-      } else {
-        this.at = save;
+        this.vars.push(v.value);
+        break;
       }
-      for (const name of decl) {
-        if (isAssign) this.lookupVar(name, v.pos);
-        else this.vars.push(name);
+      if (next.kind === 'comma') {
+        this.nextNonSpace();
+        decl.push(v.value);
+        this.vars.push(v.value);
+        if (context === 'range' && decl.length < 2) {
+          const after = this.peekNonSpace();
+          if (after.kind === 'variable' || after.kind === 'right' || after.kind === 'rparen') continue;
+          this.fail('range can only initialize variables', after.pos);
+        }
+        this.fail(`too many declarations in ${context}`, next.pos);
       }
+      this.at = save;
+      break;
     }
     const cmds: CommandNode[] = [];
     for (;;) {
-      const t = this.peekNonSpace();
+      const t = this.nextNonSpace();
       if (t.kind === end) {
-        this.nextNonSpace();
         if (cmds.length === 0) this.fail(`missing value for ${context}`, t.pos);
         cmds.forEach((c, i) => {
           const first = c.args[0] as ArgNode;
@@ -199,12 +234,13 @@ class Parser {
         });
         return { kind: 'pipe', pos: start.pos, decl, isAssign, cmds };
       }
-      if (t.kind === 'pipe') this.unexpected(t, context);
-      cmds.push(this.command(context, end));
+      if (!COMMAND_START.has(t.kind)) this.unexpected(t, context);
+      this.at--;
+      cmds.push(this.command());
     }
   }
 
-  private command(context: string, end: 'right' | 'rparen'): CommandNode {
+  private command(): CommandNode {
     const pos = this.peekNonSpace().pos;
     const args: ArgNode[] = [];
     for (;;) {
@@ -217,9 +253,7 @@ class Parser {
       else if (t.kind !== 'pipe') this.unexpected(t, 'operand');
       break;
     }
-    if (args.length === 0) this.fail(`empty command in ${context}`, pos);
-    const first = args[0] as ArgNode;
-    if (first.kind === 'nil' && args.length === 1) this.fail('nil is not a command', first.pos);
+    if (args.length === 0) this.fail('empty command', pos);
     return { kind: 'command', pos, args };
   }
 
@@ -241,7 +275,7 @@ class Parser {
       case 'number':
       case 'nil':
       case 'dot':
-        return this.fail(`unexpected . after term "${node.kind === 'dot' ? '.' : this.source.slice(node.pos, this.tokens[this.at - fields.length]?.pos)}"`, node.pos);
+        return this.fail(`unexpected . after term ${JSON.stringify(this.source.slice(node.pos, pos))}`, node.pos);
       default:
         return { kind: 'chain', pos, node, fields };
     }

@@ -9,6 +9,22 @@ export const MISSING: unique symbol = Symbol('no value');
 /** A nil map (`map[string]any(nil)`): empty when read or printed (`map[]`), `null` in JSON. */
 export const NIL_MAP: Readonly<Record<string, never>> = Object.freeze(Object.create(null) as Record<string, never>);
 
+/**
+ * A nil interface value of a struct field with a named interface type (Watchtower's `.Report` without a
+ * report): false and empty like nil, but `{{.Report}}` prints `<nil>` where a nil `any` prints `<no value>`.
+ */
+export class TypedNil {
+  constructor(readonly goType: string) {}
+}
+
+/** An int that is not from the data: a constant of the template text or a function's result (`len`). */
+export class GoInt {
+  constructor(
+    readonly value: number,
+    readonly goType: 'int' | 'uint8' = 'int',
+  ) {}
+}
+
 /** A float64 whose value happens to be integral (the constant `1.0`): Go keeps it a float. */
 export class GoFloat {
   constructor(readonly value: number) {}
@@ -18,6 +34,8 @@ export class GoFloat {
 export abstract class GoStruct {
   /** The Go type name, for error messages and `%T`. */
   abstract readonly goType: string;
+  /** Fields whose Go type is a named interface (field → type name): nil there is a TypedNil. */
+  static readonly interfaceFields: Readonly<Record<string, string>> = {};
 }
 
 /** A named Go string type (`type ImageID string`): it compares and prints as its string. */
@@ -33,12 +51,13 @@ export type Kind = 'invalid' | 'nil' | 'bool' | 'int' | 'float' | 'string' | 'sl
 
 export function kindOf(v: unknown): Kind {
   if (v === MISSING) return 'invalid';
-  if (v === null || v === undefined) return 'nil';
+  if (v === null || v === undefined || v instanceof TypedNil) return 'nil';
   switch (typeof v) {
     case 'boolean':
       return 'bool';
     case 'number':
-      return Number.isInteger(v) ? 'int' : 'float';
+      // An integral number an int64 can hold is an int (as Watchtower decodes log fields), else a float64.
+      return Number.isInteger(v) && Math.abs(v as number) < 2 ** 63 ? 'int' : 'float';
     case 'bigint':
       return 'int';
     case 'string':
@@ -47,6 +66,7 @@ export function kindOf(v: unknown): Kind {
       return 'func';
   }
   if (v instanceof GoFloat) return 'float';
+  if (v instanceof GoInt) return 'int';
   if (v instanceof NamedString) return 'string';
   if (Array.isArray(v)) return 'slice';
   if (v instanceof Map) return 'map';
@@ -58,7 +78,8 @@ export function kindOf(v: unknown): Kind {
 
 /** Go's type name of a value, for `%T`, `%!d(type=value)` and error messages. */
 export function typeName(v: unknown): string {
-  if (v instanceof GoStruct || v instanceof NamedString) return v.goType;
+  if (v instanceof GoStruct || v instanceof NamedString || v instanceof GoInt) return v.goType;
+  if (v instanceof TypedNil) return v.goType;
   switch (kindOf(v)) {
     case 'invalid':
       return '<nil>';
@@ -85,7 +106,7 @@ export function typeName(v: unknown): string {
 
 /** The number inside an int or float value. */
 export function numberOf(v: unknown): number {
-  if (v instanceof GoFloat) return v.value;
+  if (v instanceof GoFloat || v instanceof GoInt) return v.value;
   if (typeof v === 'bigint') return Number(v);
   return v as number;
 }

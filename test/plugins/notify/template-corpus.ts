@@ -1,6 +1,7 @@
 // The corpus both Go's text/template and Tidewatch render in template-parity.test.ts: the built-in
 // templates over several data sets, Watchtower's documented examples, and edge cases of the syntax.
 import { builtinTemplates } from '../../../plugins/notify/template/index.js';
+import { functionGrid, printfGrid, structureGrid } from './template-corpus-grids.js';
 
 export interface CorpusContainer {
   ID: string;
@@ -57,6 +58,8 @@ const entries: CorpusData['Entries'] = [
   { Level: 'warning', Message: 'Could not do a head request', Time: '2025-08-20T06:00:13-07:00', Data: { error: 'timeout', retries: 2, ratio: 0.5 } },
   { Level: 'error', Message: 'Operation failed. Try again later.', Time: '2025-08-20T13:00:20Z', Data: null },
   { Level: 'info', Message: 'Session done', Time: '2025-08-20T13:00:21Z', Data: {} },
+  { Level: 'debug', Message: 'Clock check', Time: '2024-02-29T18:35:21.000400+05:30', Data: { zone: 'IST' } },
+  { Level: 'info', Message: 'Clock check', Time: '2025-03-09T00:05:09+00:00', Data: { zone: 'UTC' } },
 ];
 
 const data = (report: CorpusData['Report'], list = entries): CorpusData => ({ Title: '[prod] Watchtower updates on box', Host: 'box', Entries: list, Report: report });
@@ -122,7 +125,7 @@ const raw = {
   a: 1, f: 1.5, s: 'hi', n: null, l: [1, 'x', null], m: { b: 2, a: 'z' }, e: [], em: {}, t: true,
   big: 1000000, small: 0.00001, neg: -3, words: 'hello wORLD don\'t 3rd x-ray foo_bar ǆemal', html: '<b>&"</b>',
   nested: { list: [{ k: 'v1' }, { k: 'v2' }] }, zero: 0, empty: '',
-  ff1: 1234567.5, ff2: 0.1 + 0.2, ff3: 1e-7, ff4: 123456.789, ff5: -2.5e-5,
+  ff1: 1234567.5, ff2: 0.1 + 0.2, ff3: 1e-7, ff4: 123456.789, ff5: -2.5e-5, huge: 1e19, bigint: 9007199254740991,
 };
 
 const edge: [string, string][] = [
@@ -157,7 +160,7 @@ const edge: [string, string][] = [
   ['printf-more', '{{printf "%6.2f|%-8v|% d|%x|%c|%U|%o|%b|%T|%T|%T|%10.3s|%*d|%-*d|%.0f|%g|%e|%08.3f|%+.2e|%x|%5t|%05s" 3.14159 "ab" 5 "hi" 65 65 8 5 .a .s .l "abcdef" 4 7 3 8 2.5 .small 0.0 -3.14159 1234.5 -255 true "ab"}}'],
   ['printf-rounding', '{{printf "%.2f %.0f %.0f %.2f %.1e %.1f %.0f %.3e" 0.125 1.5 0.5 2.675 1.25 0.05 -2.5 12345.5}}'],
   ['printf-composite', '{{printf "%v|%d|%s|%q|%x" .m .l .l .l .m}}'],
-  ['floats', '{{.ff1}} {{.ff2}} {{.ff3}} {{.ff4}} {{.ff5}} {{printf "%v %g %.3g %.10g" .ff2 .ff3 .ff2 .ff4}}'],
+  ['floats', '{{.huge}} {{.bigint}} {{ToJSON .huge}} {{.ff1}} {{.ff2}} {{.ff3}} {{.ff4}} {{.ff5}} {{printf "%v %g %.3g %.10g" .ff2 .ff3 .ff2 .ff4}}'],
   ['strings-escapes', '{{"a\\tb\\u00e9\\x41\\n"}}|{{`raw\\n{{x}}`}}|{{printf "%q" "tab\\there\\u00e9\\x01"}}'],
   ['comments', 'a{{/* one */}}b{{- /* two */}} c {{/* three */ -}} d{{/*\nmulti\nline\n*/}}e'],
   ['trim-numbers', '{{- 3}}|{{3 -}} |{{-3}}|{{ -3 }}'],
@@ -167,6 +170,7 @@ const edge: [string, string][] = [
   ['chain-and-parens', '{{(index .nested.list 0).k}}|{{$e := index .nested.list 1}}{{$e.k}}|{{len (slice .l 1)}}'],
   ['range-nested-map', '{{range .nested.list}}{{range $k, $v := .}}{{$k}}:{{$v}} {{end}}{{end}}'],
   ['title-cases', '{{Title "hello world"}}|{{Title "HELLO"}}|{{Title "o\'neil mcdonald"}}|{{Title "a.b.c a..b"}}|{{Title "émile zola"}}|{{Title "x1y 1st_place"}}|{{Title ""}}'],
+  ['title-unicode', '{{Title "ΣΊΣΥΦΟΣ.l\'été ﬁne ß-3rd ŉ ǆ ΣΑΣ. x_y.z a:b"}}'],
   ['upper-lower', '{{ToUpper "héllo ß"}}|{{ToLower "ÉCOLE İ"}}|{{"abc" | ToUpper}}'],
   ['range-map-values', '{{range .m}}<{{.}}>{{end}}|{{range $k, $v := .em}}x{{else}}none{{end}}'],
   ['trim-edges', '{{- .s}}\n\n{{.s -}}\n\n'],
@@ -175,9 +179,12 @@ const edge: [string, string][] = [
   ['missing-logic', '{{if not .nope}}A{{end}}{{eq .s .nope}}{{print nil}}{{with .nope}}x{{else}}B{{end}}'],
   ['unicode', 'héllo {{len "日本"}} {{ToUpper "ça"}} {{printf "%5s|%-4s|%q" "日本" "é" "日本"}} {{slice "héllo" 0 1}}'],
   ['json-strings', '{{ToJSON "é \u2028 <tag> & \\"q\\" \\\\ \\t\\u0001"}}|{{ToJSON .ff2}}|{{ToJSON .ff3}}|{{ToJSON .ff5}}|{{ToJSON 1.0}}|{{ToJSON nil}}'],
+  ['block', '{{block "b" .s}}<{{.}}{{$}}>{{end}}|{{template "b" "x"}}'],
   ['define-root', '{{define "t"}}[{{.}}|{{$}}]{{end}}{{template "t" .s}}{{template "t"}}'],
   ['escapers-non-string', '{{html 1 "<"}}|{{urlquery "é/?"}}|{{js "\u2028x"}}|{{slice .s 1 2}}|{{slice .l}}'],
   ['printf-ints', '{{printf "%-5d|%5d|%+05d|%x|%#x|%o|%08b|%3c|%-4q|%v" -42 -42 42 3054 255 64 5 97 97 -0}}'],
+  ['err-call-string', '{{call .s 1}}'],
+  ['err-call-missing', '{{call .nope}}'],
   ['err-len-missing', '{{len .nope}}'],
   ['err-lt-missing', '{{lt .nope 1}}'],
   ['err-field-of-int', '{{.a.b.c}}'],
@@ -204,6 +211,15 @@ const edge: [string, string][] = [
   ['parse-comment-not-closed-right', '{{/* c */ .s}}'],
   ['parse-non-executable', '{{.s | "x"}}'],
   ['parse-empty-pipe', '{{.s | }}'],
+  ['parse-comment-after-space', '{{ /* c */ }}'],
+  ['parse-dot-after-term', '{{"x".y}}'],
+  ['parse-unexpected-rparen', '{{.s)}}'],
+  ['parse-range-two-vars-if', '{{if $a, $b := .l}}{{end}}'],
+  ['parse-break-outside', '{{break}}'],
+  ['parse-missing-end-define', '{{define "x"}}a'],
+  ['err-assign-undeclared', '{{$x = 1}}'],
+  ['parse-range-bad-init', '{{range $a, 1}}{{end}}'],
+  ['parse-unexpected-char', '{{.s ; .a}}'],
   ['parse-unclosed-paren', '{{(len .s}}'],
 ];
 
@@ -215,6 +231,11 @@ const reportEdge: [string, string][] = [
   ['rfc1123', '{{range .Entries}}{{with .Data}}{{with .eligible_at}}{{RFC1123 .}} {{RFC1123 "nope"}}{{end}}{{end}}{{end}}'],
   ['report-logic', '{{range $i, $c := .Report.All}}{{if $i}}, {{end}}{{if eq $c.State "Updated" "Failed"}}*{{end}}{{ToUpper $c.Name}}{{end}}|{{.Report.All | len}}|{{printf "%s %v %q" .Title .Host .Title}}'],
   ['entry-methods', '{{range .Entries}}{{.Time.Unix}} {{.Time.UTC}} {{.Time.Format "Monday January 2 2006 03:04:05.999 pm Z07:00 -07 002"}}\n{{end}}{{with .Entries}}{{$e := index . 0}}{{$e.Data.image}}{{end}}'],
+  ['report-compare-ids', '{{range .Report.All}}{{if eq .CurrentImageID .LatestImageID}}same{{else}}diff{{end}} {{eq .State "Updated" "Failed"}} {{printf "%s|%v|%.4s" .CurrentImageID.ShortID .ID.ShortID .Name}} {{.ImageName | printf "%q"}}\n{{end}}'],
+  ['report-method-pipe', '{{range .Entries}}{{"2006/01/02" | .Time.Format}} {{Title .Level}} {{.Message | ToLower | printf "%.10s"}}\n{{end}}'],
+  ['err-method-args', '{{with .Entries}}{{range .}}{{.Time.Format}}{{end}}{{else}}{{.Time.Format}}{{end}}'],
+  ['err-toupper-imageid', '{{range .Report.Updated}}{{ToUpper .CurrentImageID}}{{end}}'],
+  ['time-layouts', '{{range .Entries}}{{.Time.Format "002 __2 _2 Jan January Mon Monday 06 1 01 3 03 15 4 04 5 05 PM pm .000 .999 ,000 MST -07 -0700 -07:00 Z07 Z0700 Z07:00"}}|{{.Time}}\n{{end}}'],
   ['count-summary', '{{with .Report}}{{len .Scanned}}/{{len .Updated}}/{{len .Failed}}{{else}}no report{{end}}'],
 ];
 
@@ -229,8 +250,14 @@ function build(): CorpusCase[] {
     cases.push({ Name: `docs-simple/${name}`, Template: docsSimple, Root: 'entries', Data: set });
     cases.push({ Name: `docs-report/${name}`, Template: docsReport, Root: 'data', Data: set });
     for (const [n, t] of reportEdge) cases.push({ Name: `${n}/${name}`, Template: t, Root: 'data', Data: set });
+    if (set.Report === null) {
+      // A nil report prints as Go prints a nil interface; a real one would print pointers.
+      const t = '{{.Report}}|{{printf "%v %T" .Report .Report}}|{{eq .Report nil}}|{{ToJSON .Report}}|{{ToPorcelainJSON .Report}}';
+      cases.push({ Name: `report-nil/${name}`, Template: t, Root: 'data', Data: set });
+      cases.push({ Name: `err-report-nil-len/${name}`, Template: '{{len .Report}}', Root: 'data', Data: set });
+    }
   }
-  for (const [n, t] of edge) cases.push({ Name: n, Template: t, Root: 'raw', Data: raw });
+  for (const [n, t] of [...edge, ...printfGrid(), ...functionGrid(), ...structureGrid()]) cases.push({ Name: n, Template: t, Root: 'raw', Data: raw });
   return cases;
 }
 
