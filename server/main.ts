@@ -28,6 +28,13 @@ export interface MainIo {
 
 const FIRST_DISCOVERY_RETRY_MS = 5000;
 
+/** The exit-2 line: it names the option, also when a plugin found the problem while starting. */
+function configErrorLine(err: unknown): string {
+  const message = errorMessage(err);
+  const option = err instanceof ConfigError ? err.option : undefined;
+  return option && !message.includes(`--${option}`) ? `--${option}: ${message}` : message;
+}
+
 /** The scheduler (croner) loads only once the configuration is known to need one: not for --help. */
 async function scheduleOf(resolved: ResolvedConfig): Promise<ScheduleSpec> {
   const { parseSchedule, InvalidScheduleError } = await import('./scheduler.js');
@@ -109,7 +116,7 @@ export async function main(io: MainIo): Promise<number> {
     schedule = await scheduleOf(resolved);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof PluginLoadError) {
-      io.stderr.write(`tidewatch: ${err.message}\n`);
+      io.stderr.write(`tidewatch: ${configErrorLine(err)}\n`);
       return 2;
     }
     throw err;
@@ -147,7 +154,7 @@ async function serve(io: MainIo, resolved: ResolvedConfig, schedule: ScheduleSpe
     });
   } catch (err) {
     if (err instanceof ConfigError || isTidewatchError(err, errors.pluginOptions)) {
-      io.stderr.write(`tidewatch: ${errorMessage(err)}\n`);
+      io.stderr.write(`tidewatch: ${configErrorLine(err)}\n`);
       return 2;
     }
     io.stderr.write(`tidewatch: startup failed: ${errorMessage(err)}\n`);

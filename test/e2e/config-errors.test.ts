@@ -34,6 +34,24 @@ t.test('a secret never appears in an error', async (t) => {
   t.notMatch(res.stderr, /hunter2-secret/);
 });
 
+t.test('a bad notification URL exits 2 naming the option and the scheme, never its credentials', async (t) => {
+  for (const [url, scheme] of [
+    ['pigeon://user:s3cret-pw@loft', 'pigeon'],
+    ['slack://hook:s3cret-pw', 'slack'],
+  ] as const) {
+    const res = await runBinary(['--notification-url', url], { WATCHTOWER_POLL_INTERVAL: '3600' });
+    t.equal(res.code, 2, url.replace('s3cret-pw', '…'));
+    const lines = res.stderr.trim().split('\n');
+    t.equal(lines.length, 1, 'one line');
+    t.match(lines[0], /notification-url/);
+    t.match(lines[0], new RegExp(`\\b${scheme}\\b`));
+    t.notMatch(res.stderr + res.stdout, /s3cret-pw/, 'the credential is not shown');
+  }
+  const template = await runBinary(['--notification-url', 'logger://', '--notification-template', '{{if .Report}}']);
+  t.equal(template.code, 2, 'a template that does not parse');
+  t.match(template.stderr, /notification-template/);
+});
+
 t.test('--help lists options with their variables and exits 0', async (t) => {
   const res = await runBinary(['--help']);
   t.equal(res.code, 0);
