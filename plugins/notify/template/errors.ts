@@ -23,10 +23,11 @@ export class TemplateParseError extends TidewatchError {
 
 export class TemplateExecError extends TidewatchError {
   readonly position: TemplatePosition;
-  constructor(detail: string, position: TemplatePosition, context: string, name = '') {
+  /** `executing` names the {{define}}d template being run ("" for the main one), as Go's message does. */
+  constructor(detail: string, position: TemplatePosition, context: string, executing = '', name = '') {
     super(
       'TW_ERR_TEMPLATE_EXEC',
-      `template: ${name}:${position.line}:${position.column}: executing "${name}" at <${context}>: ${detail}`,
+      `template: ${name}:${position.line}:${position.column}: executing "${executing}" at <${context}>: ${detail}`,
       500,
     );
     this.name = 'TemplateExecError';

@@ -7,6 +7,7 @@ import { formatValue } from './fmt.js';
 import { GoFloat, GoInt, GoStruct, MISSING, TypedNil, kindOf, mapEntries, methodOf, numberOf, structFields, truth, typeName } from './values.js';
 
 const NONE: unique symbol = Symbol('no final value');
+const MAX_DEPTH = 1000;
 type Final = unknown;
 
 class BreakSignal {}
@@ -39,6 +40,8 @@ class Executor {
   private vars: Variable[] = [];
   private out: string[] = [];
   private depth = 0;
+  /** The {{define}}d template being run, "" for the main one. */
+  private executing = '';
 
   constructor(
     private readonly tpl: ParsedTemplate,
@@ -53,7 +56,7 @@ class Executor {
 
   private fail(node: ArgNode | CommandNode | { pos: number }, detail: string, context?: string): never {
     const where = context ?? ('kind' in node && node.kind !== 'command' ? describe(node as ArgNode) : '');
-    throw new TemplateExecError(detail, positionOf(this.tpl.source, node.pos), where);
+    throw new TemplateExecError(detail, positionOf(this.tpl.source, node.pos), where, this.executing);
   }
 
   private walkList(list: ListNode, dot: unknown): void {
@@ -87,14 +90,18 @@ class Executor {
       case 'continue':
         throw new ContinueSignal();
       case 'template': {
+        const context = `{{template ${JSON.stringify(node.name)}${node.pipe ? ` ${node.pipe.cmds.map(describe).join(' | ')}` : ''}}}`;
         const list = this.tpl.defined.get(node.name);
-        if (!list) this.fail(node, `no such template "${node.name}"`, `template "${node.name}"`);
-        if (++this.depth > 1000) this.fail(node, 'exceeded maximum template depth (100000)', `template "${node.name}"`);
+        if (!list) this.fail(node, `template ${JSON.stringify(node.name)} not defined`, context);
+        // Go allows 100000 nested calls; a JavaScript stack holds fewer, so recursion stops sooner here.
+        if (++this.depth > MAX_DEPTH) this.fail(node, `exceeded maximum template depth (${MAX_DEPTH})`, context);
         const newDot = node.pipe ? this.evalPipeline(dot, node.pipe) : null;
-        const saved = this.vars;
+        const saved = { vars: this.vars, executing: this.executing };
         this.vars = [{ name: '$', value: newDot }];
+        this.executing = node.name;
         this.walkList(list, newDot);
-        this.vars = saved;
+        this.vars = saved.vars;
+        this.executing = saved.executing;
         this.depth--;
         return;
       }

@@ -118,9 +118,9 @@ class Parser {
         case 'range':
           return this.control(t.value, t.pos);
         case 'template':
-          return this.templateCall(t.pos);
+          return this.templateCall();
         case 'block':
-          return this.block(t.pos);
+          return this.block();
         case 'break':
         case 'continue':
           if (this.rangeDepth === 0) this.fail(`{{${t.value}}} outside {{range}}`, t.pos);
@@ -169,7 +169,7 @@ class Parser {
   }
 
   /** `{{block "n" pipeline}}…{{end}}`: defines n and calls it right there. */
-  private block(pos: number): Node {
+  private block(): Node {
     const name = this.expect('string', 'block clause');
     const pipe = this.pipeline('block clause', 'right');
     const saved = this.vars;
@@ -178,15 +178,16 @@ class Parser {
     if (end.kind !== 'end') this.fail('unexpected {{else}} in block clause', end.pos);
     this.vars = saved;
     this.defined.set(name.value, list);
-    return { kind: 'template', pos, name: name.value, pipe };
+    return { kind: 'template', pos: name.pos, name: name.value, pipe };
   }
 
-  private templateCall(pos: number): Node {
+  /** `{{template "n"}}` or `{{template "n" pipeline}}`; Go places the node at the name. */
+  private templateCall(): Node {
     const name = this.expect('string', 'template clause');
     const t = this.nextNonSpace();
-    if (t.kind === 'right') return { kind: 'template', pos, name: name.value, pipe: null };
+    if (t.kind === 'right') return { kind: 'template', pos: name.pos, name: name.value, pipe: null };
     this.at--;
-    return { kind: 'template', pos, name: name.value, pipe: this.pipeline('template', 'right') };
+    return { kind: 'template', pos: name.pos, name: name.value, pipe: this.pipeline('template clause', 'right') };
   }
 
   private pipeline(context: string, end: 'right' | 'rparen'): PipeNode {

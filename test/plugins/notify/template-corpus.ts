@@ -179,6 +179,8 @@ const edge: [string, string][] = [
   ['missing-logic', '{{if not .nope}}A{{end}}{{eq .s .nope}}{{print nil}}{{with .nope}}x{{else}}B{{end}}'],
   ['unicode', 'héllo {{len "日本"}} {{ToUpper "ça"}} {{printf "%5s|%-4s|%q" "日本" "é" "日本"}} {{slice "héllo" 0 1}}'],
   ['json-strings', '{{ToJSON "é \u2028 <tag> & \\"q\\" \\\\ \\t\\u0001"}}|{{ToJSON .ff2}}|{{ToJSON .ff3}}|{{ToJSON .ff5}}|{{ToJSON 1.0}}|{{ToJSON nil}}'],
+  ['err-template-undefined', '{{template "x" .}}'],
+  ['err-in-define', '{{define "d"}}\n  {{.s.x}}{{end}}{{template "d" .}}'],
   ['block', '{{block "b" .s}}<{{.}}{{$}}>{{end}}|{{template "b" "x"}}'],
   ['define-root', '{{define "t"}}[{{.}}|{{$}}]{{end}}{{template "t" .s}}{{template "t"}}'],
   ['escapers-non-string', '{{html 1 "<"}}|{{urlquery "é/?"}}|{{js "\u2028x"}}|{{slice .s 1 2}}|{{slice .l}}'],

@@ -99,6 +99,13 @@ t.test('an exec error is TW_ERR_TEMPLATE_EXEC with line, column and the action',
   });
 });
 
+t.test('endless {{template}} recursion stops with an exec error, not a crash', async (t) => {
+  t.throws(() => renderTemplate('{{define "r"}}x{{template "r" .}}{{end}}{{template "r" .}}', data), {
+    code: 'TW_ERR_TEMPLATE_EXEC',
+    message: /executing "r" at <\{\{template "r" \.\}\}>: exceeded maximum template depth/,
+  });
+});
+
 t.test('the data model: short ids, All, times and Watchtower JSON', async (t) => {
   t.equal(shortID(digest('f')), 'ffffffffffff');
   t.equal(shortID('abc'), 'abc');
