@@ -165,7 +165,12 @@ t.test('update: gates, report-only, failures, restarts of dependents, in depende
   t.same(report.summary, { scanned: 6, updated: 1, failed: 1, restarted: 2, skipped: 1 });
   t.same(report.skipped.map((s) => [s.target.name, s.reason]), [['young', 'cooldown: 2h left']]);
   const types = events.map((e) => e.type);
-  t.same(types, ['scan_started', 'update_started', 'update_completed', 'update_started', 'update_failed', 'scan_completed']);
+  t.same(types, ['scan_started', 'update_started', 'update_completed', 'update_started', 'update_failed', 'run_report', 'scan_completed']);
+  const runReport = events.find((e) => e.type === 'run_report');
+  t.match(runReport?.data, { run_id: report.runId, kind: 'update', report: { summary: report.summary } }, 'the whole report, before scan_completed');
+  if (runReport?.type === 'run_report' && runReport.data.kind === 'update') {
+    t.equal(runReport.data.report.checks.length, targets.length, 'every check of the run is in it');
+  }
   const failed = events.find((e) => e.type === 'update_failed');
   t.same(failed?.data, { run_id: report.runId, container: 'broken', image: targets[5]?.image, error: 'boom', rolled_back: true });
   t.ok(events.every((e) => 'run_id' in e.data && e.data.run_id === report.runId), 'every event carries the run id');
@@ -287,7 +292,7 @@ t.test('event subscribers cannot break a run or each other', async (t) => {
   };
   const tw = await createTidewatch({ plugins: [discoverPlugin([fakeTarget('x')]), stalePlugin(new Set()), thrower, eventLog(events)] });
   await tw.check();
-  t.same(events.map((e) => e.type), ['scan_started', 'scan_completed']);
+  t.same(events.map((e) => e.type), ['scan_started', 'run_report', 'scan_completed']);
 });
 
 t.test('close runs the registered handlers in reverse order', async (t) => {
