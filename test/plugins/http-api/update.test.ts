@@ -40,7 +40,7 @@ t.test('async: 202 with run_id; every event of the run carries it', async (t) =>
     t.equal(body.targeted, false);
     await waitFor(() => events.some((e) => e.type === 'scan_completed' && e.data.run_id === body.run_id));
     const ofRun = events.filter((e) => 'run_id' in e.data && e.data.run_id === body.run_id).map((e) => e.type);
-    t.same(ofRun, ['scan_started', 'update_started', 'update_completed', 'scan_completed'], 'the run, in order, under its run_id');
+    t.same(ofRun, ['scan_started', 'update_started', 'update_completed', 'run_report', 'scan_completed'], 'the run, in order, under its run_id (run_report is internal)');
   }
   for (const value of ['false', '0']) {
     const res = await post(`${h.url}/v1/update?async=${value}`);
