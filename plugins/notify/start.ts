@@ -89,7 +89,7 @@ export async function startNotify(core: TidewatchCore, options: NotifyOptionValu
   });
   core.onClose(() => notifier.close());
   logger.info(
-    { urls: senders.map((s) => s.redacted), level: options.notificationsLevel, announced: announced.file },
+    { urls: senders.map((s) => s.redacted), notifications_level: options.notificationsLevel, announced: announced.file },
     'notifications enabled',
   );
 }
