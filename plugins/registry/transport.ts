@@ -1,9 +1,10 @@
 // Every HTTP exchange with registries and token servers goes through here: one keep-alive undici
 // Agent shared by the whole plugin, a global bound on requests in flight, a timeout per request,
 // redirects followed by hand (so credentials never leak to another origin), and one
-// `registry_request` event per request for the metrics.
+// `registry_request` event per request for the metrics. undici loads with the first request, not with
+// the plugin: an idle service that has not checked yet does not carry it (docs/performance.md#footprint).
 import { TidewatchError } from '../../core/index.js';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { Limiter } from './limiter.js';
 import { RateLimitError, RateLimiter, isRateLimited, type RateLimitOptions } from './rate-limit.js';
 
@@ -79,7 +80,7 @@ async function readBody(body: Dispatcher.ResponseData['body'], max: number, trun
 }
 
 export class RegistryTransport {
-  readonly #agent: Agent;
+  #client: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
   readonly #limiter: Limiter;
   readonly #rate: RateLimiter;
   readonly #options: TransportOptions;
@@ -88,15 +89,24 @@ export class RegistryTransport {
     this.#options = options;
     this.#limiter = new Limiter(options.concurrency);
     this.#rate = new RateLimiter(options.rateLimits);
-    this.#agent = new Agent({
-      // Enough sockets per origin for the whole bound, kept alive between runs' requests.
-      connections: options.concurrency,
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 120_000,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      connect: { rejectUnauthorized: !options.tlsSkip, timeout: Math.min(options.timeoutMs, 10_000) },
-    });
+  }
+
+  /** The keep-alive agent, made with the first request. */
+  #undici(): Promise<{ agent: Agent; request: typeof import('undici').request }> {
+    const { concurrency, timeoutMs, tlsSkip } = this.#options;
+    this.#client ??= import('undici').then(({ Agent: UndiciAgent, request }) => ({
+      request,
+      agent: new UndiciAgent({
+        // Enough sockets per origin for the whole bound, kept alive between runs' requests.
+        connections: concurrency,
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 120_000,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        connect: { rejectUnauthorized: !tlsSkip, timeout: Math.min(timeoutMs, 10_000) },
+      }),
+    }));
+    return this.#client;
   }
 
   /** Requests in flight now (tests assert the bound). */
@@ -105,7 +115,7 @@ export class RegistryTransport {
   }
 
   async close(): Promise<void> {
-    await this.#agent.close();
+    if (this.#client) await (await this.#client).agent.close();
   }
 
   /** Sends, following redirects; each hop is one request, one limiter slot and one event. */
@@ -168,11 +178,12 @@ export class RegistryTransport {
     const emit = (code: string) => this.#options.onRequest?.({ registry: req.registry, method, code });
     let response: Dispatcher.ResponseData;
     try {
+      const { agent, request } = await this.#undici();
       response = await request(url, {
         method,
         headers: { 'user-agent': this.#options.userAgent ?? 'Tidewatch', ...headers },
         ...(body !== undefined ? { body } : {}),
-        dispatcher: this.#agent,
+        dispatcher: agent,
         signal,
       });
     } catch (err) {

@@ -40,3 +40,24 @@ t.test('the check can see what a plugin runtime loads', async (t) => {
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT });
   t.match(stdout, /node_modules\/dockerode\//);
 });
+
+t.test('a running service loads the HTTP client only with its first registry request', async (t) => {
+  // The default plugins, started and idle (the schedule's first run is a day away): the registry
+  // plugin is applied, yet undici is not loaded; after a request through its transport it is.
+  const script = `
+    import { createRequire } from 'node:module';
+    import { main } from './dist/server/main.js';
+    const sink = { write: () => true };
+    const cache = () => Object.keys(createRequire(import.meta.url).cache);
+    void main({ argv: ['--host', 'unix:///tmp/tidewatch-no-such-engine.sock', '--interval', '24h'], env: {}, cwd: process.cwd(), stdout: sink, stderr: sink });
+    await new Promise((r) => setTimeout(r, 1500));
+    const idle = cache().some((f) => f.includes('/node_modules/undici/'));
+    const { RegistryTransport } = await import('./dist/plugins/registry/transport.js');
+    const transport = new RegistryTransport({ concurrency: 1, timeoutMs: 2000, tlsSkip: false });
+    await transport.send({ registry: '127.0.0.1:9', url: new URL('http://127.0.0.1:9/v2/'), method: 'GET' }).catch(() => undefined);
+    const after = cache().some((f) => f.includes('/node_modules/undici/'));
+    console.log(JSON.stringify({ idle, after }));
+    process.exit(0);`;
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT });
+  t.same(JSON.parse(stdout.trim().split('\n').at(-1) as string), { idle: false, after: true });
+});
