@@ -10,7 +10,6 @@
 // registry, no network for the app, the private engine's socket, and a scope that keeps this Tidewatch
 // to this stack (other tests share the engine).
 import { execFile } from 'node:child_process';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +18,8 @@ import t from 'tap';
 import { parse, stringify } from 'yaml';
 import { docker, requireEnv, waitFor, type TestEnv } from '../helpers/env.js';
 import { pushImage, removeContainers, removeImages, testPrefix } from '../helpers/images.js';
-import { freePort, LoopbackHttpServer } from '../helpers/loopback-server.js';
+import { CaptureServer } from '../helpers/capture-server.js';
+import { freePort } from '../helpers/loopback-server.js';
 import { haveGo, renderWithGo } from '../helpers/go-template.js';
 import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
 import { call, REPO_ROOT } from '../helpers/service.js';
@@ -27,18 +27,6 @@ import { dockerCli, tidewatchImage } from '../helpers/tidewatch-image.js';
 
 const run = promisify(execFile);
 
-/** The notification webhook: keeps the JSON bodies it gets. */
-class Webhook extends LoopbackHttpServer {
-  readonly received: { title?: string; message?: string }[] = [];
-  protected handle(req: IncomingMessage, res: ServerResponse): void {
-    let body = '';
-    req.on('data', (d: Buffer) => (body += d.toString()));
-    req.on('end', () => {
-      this.received.push(JSON.parse(body) as { title?: string; message?: string });
-      res.writeHead(200).end();
-    });
-  }
-}
 const EXAMPLE = join(REPO_ROOT, 'examples/docker-compose.yml');
 const TOKEN = 'compose-drop-in-token-0123456789';
 const APP_SERVICES = ['web', 'api', 'db'] as const;
@@ -95,7 +83,7 @@ t.test('a Watchtower compose file with the image changed: updates, then up -d an
   const dir = await mkdtemp(join(tmpdir(), 'tw-compose-'));
   const override = join(dir, 'local.override.json');
   const port = await freePort();
-  const hook = await new Webhook().start();
+  const hook = await new CaptureServer().start();
   t.teardown(() => hook.close());
   const stack = stackFor(env, project, [await exampleWithoutPorts(dir), override], `generic+http://${hook.host}/hook?template=json`);
   t.teardown(async () => {
@@ -170,7 +158,8 @@ t.test('a Watchtower compose file with the image changed: updates, then up -d an
 
   // The notification, as the example configures it, with the text Go's text/template renders for
   // Watchtower from the same report (lists sorted by container id).
-  const [message] = await waitFor(() => (hook.received.length > 0 ? hook.received : undefined), 15_000);
+  const [request] = await waitFor(() => (hook.requests.length > 0 ? hook.requests : undefined), 15_000);
+  const message = request?.json as { title?: string; message?: string } | undefined;
   t.equal(message?.title, '[home] Tidewatch updates on home-server', 'title tag and host name from the WATCHTOWER_ variables');
   const example = parse(await readFile(EXAMPLE, 'utf8')) as { services: { watchtower: { environment: Record<string, string> } } };
   const template = example.services.watchtower.environment['WATCHTOWER_NOTIFICATION_TEMPLATE'] as string;

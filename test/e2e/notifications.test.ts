@@ -3,33 +3,20 @@
 // failed replacement's error; monitor-only over three runs (three processes) with one new digest sends
 // exactly one message; an endpoint that is down costs the run nothing and is counted as failed.
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { waitFor } from '../helpers/env.js';
-import { freePort, LoopbackHttpServer } from '../helpers/loopback-server.js';
+import { CaptureServer } from '../helpers/capture-server.js';
+import { freePort } from '../helpers/loopback-server.js';
 import { requireBroker, subscribe } from '../helpers/mqtt.js';
 import { pushNext, runningOn, scenario } from '../helpers/scenarios.js';
 import { call, runBinary, startService } from '../helpers/service.js';
 
 const TOKEN = 'e2e-notify-token-0123456789';
 
-/** A webhook that keeps every request it gets. */
-class Webhook extends LoopbackHttpServer {
-  readonly received: { path: string; body: string; contentType: string | undefined }[] = [];
-  protected handle(req: IncomingMessage, res: ServerResponse): void {
-    let body = '';
-    req.on('data', (d: Buffer) => (body += d.toString()));
-    req.on('end', () => {
-      this.received.push({ path: req.url ?? '', body, contentType: req.headers['content-type'] });
-      res.writeHead(200).end();
-    });
-  }
-}
-
-async function webhook(t: { teardown(fn: () => unknown): void }): Promise<Webhook> {
-  const hook = await new Webhook().start();
+async function webhook(t: { teardown(fn: () => unknown): void }): Promise<CaptureServer> {
+  const hook = await new CaptureServer().start();
   t.teardown(() => hook.close());
   return hook;
 }
@@ -64,10 +51,10 @@ t.test('one update run, one report to a webhook and to MQTT at once, with the fa
   ], {}, 120_000);
   t.equal(result.code, 1, 'run-once exits 1: one update failed');
 
-  await waitFor(() => (hook.received.length >= 1 && published.length >= 1 ? true : undefined), 10_000);
-  t.equal(hook.received.length, 1, 'one message to the webhook');
+  await waitFor(() => (hook.requests.length >= 1 && published.length >= 1 ? true : undefined), 10_000);
+  t.equal(hook.requests.length, 1, 'one message to the webhook');
   t.equal(published.length, 1, 'one message on the broker');
-  const body = hook.received[0]?.body ?? '';
+  const body = hook.requests[0]?.body ?? '';
   t.equal(published[0]?.payload, body, 'the same report to both');
   t.match(body, /^2 Scanned, 1 Updated, 0 Restarted, 1 Failed, 0 Fresh, 0 Skipped\n/, "the default template's counts");
   t.match(body, new RegExp(`- ${prefix}-good \\(.*\\): [0-9a-f]{12} updated to [0-9a-f]{12}`));
@@ -90,13 +77,13 @@ t.test('monitor-only over three runs, across restarts: one new digest, one messa
     t.equal(result.code, 0, `run ${run}: ${result.stderr}`);
   }
   await new Promise((r) => setTimeout(r, 500));
-  t.equal(hook.received.length, 1, 'three processes, one message');
-  t.match(hook.received[0]?.body, new RegExp(`Found new .*${prefix}/app:latest image \\([0-9a-f]{12}\\)`));
+  t.equal(hook.requests.length, 1, 'three processes, one message');
+  t.match(hook.requests[0]?.body, new RegExp(`Found new .*${prefix}/app:latest image \\([0-9a-f]{12}\\)`));
 
   // Another new digest is news again.
   await pushNext(s, app, { marker: `${app.repo} v3` });
   await runBinary(['--host', env.dockerHost, '--run-once', '--monitor-only', '--data-dir', dir, '--notification-url', `generic+http://${hook.host}/hook`, `${prefix}-.*`]);
-  await waitFor(() => (hook.received.length === 2 ? true : undefined), 5_000);
+  await waitFor(() => (hook.requests.length === 2 ? true : undefined), 5_000);
   t.pass('a newer digest is announced');
 });
 

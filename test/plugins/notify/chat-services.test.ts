@@ -7,7 +7,7 @@ import { createSlackService } from '../../../plugins/notify/services/slack.js';
 import { createTeamsService } from '../../../plugins/notify/services/teams.js';
 import { createTelegramService } from '../../../plugins/notify/services/telegram.js';
 import { parseNotificationUrls } from '../../../plugins/notify/urls.js';
-import { CaptureServer, never, rejectsWithout } from './capture-server.js';
+import { CaptureServer, never, rejectsWithout } from '../../helpers/capture-server.js';
 
 const server = await new CaptureServer().start();
 t.teardown(() => server.close());

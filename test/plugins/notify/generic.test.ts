@@ -6,7 +6,7 @@ import t from 'tap';
 import { createGenericService, headerName } from '../../../plugins/notify/services/generic.js';
 import { parseNotificationUrls } from '../../../plugins/notify/urls.js';
 import { closeServer, listenOnLoopback } from '../../helpers/loopback-server.js';
-import { CaptureServer, never, rejectsWithout } from './capture-server.js';
+import { CaptureServer, never, rejectsWithout } from '../../helpers/capture-server.js';
 
 const services = [createGenericService()];
 const sender = (url: string) => parseNotificationUrls([url], services)[0]!;

@@ -5,7 +5,7 @@ import { isTidewatchError } from '../../../core/index.js';
 import { legacyNotificationUrls, type LegacyNotificationOptions } from '../../../plugins/notify/legacy.js';
 import { BUILTIN_SERVICES } from '../../../plugins/notify/services/index.js';
 import { parseNotificationUrls } from '../../../plugins/notify/urls.js';
-import { CaptureServer, never } from './capture-server.js';
+import { CaptureServer, never } from '../../helpers/capture-server.js';
 
 const EMAIL: LegacyNotificationOptions = {
   notifications: ['email'],

@@ -5,7 +5,7 @@ import t from 'tap';
 import { BUILTIN_SERVICES } from '../../../plugins/notify/services/index.js';
 import { createPushoverService } from '../../../plugins/notify/services/pushover.js';
 import { parseNotificationUrls } from '../../../plugins/notify/urls.js';
-import { CaptureServer, never, rejectsWithout } from './capture-server.js';
+import { CaptureServer, never, rejectsWithout } from '../../helpers/capture-server.js';
 
 const server = await new CaptureServer().start();
 t.teardown(() => server.close());

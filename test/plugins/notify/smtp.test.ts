@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
 import { BUILTIN_SERVICES } from '../../../plugins/notify/services/index.js';
 import { parseNotificationUrls } from '../../../plugins/notify/urls.js';
-import { never, rejectsWithout } from './capture-server.js';
+import { never, rejectsWithout } from '../../helpers/capture-server.js';
 
 interface Mail {
   readonly from: string;

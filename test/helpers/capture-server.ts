@@ -1,7 +1,7 @@
 // A loopback HTTP server that records every request a notification service makes and answers as the
 // test scripts it (the real API's shape: a status, a JSON or text body).
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { LoopbackHttpServer } from '../../helpers/loopback-server.js';
+import { LoopbackHttpServer } from './loopback-server.js';
 
 export interface Captured {
   readonly method: string;
