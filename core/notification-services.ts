@@ -8,11 +8,6 @@ import { defineService, type ServiceKey } from './services.js';
 export interface NotificationMessage {
   readonly title: string;
   readonly body: string;
-  /**
-   * The template data the body was rendered from (docs/notifications.md#templates), for services
-   * that can send structured JSON instead of text (`generic` with `template=json`).
-   */
-  readonly data?: unknown;
 }
 
 export interface NotificationSender {

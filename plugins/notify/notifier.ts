@@ -5,13 +5,12 @@
 import { errorMessage, type EventPayloads, type Logger } from '../../core/index.js';
 import type { AnnouncedUpdates } from './announced.js';
 import { deliver, type DeliveryPolicy } from './deliver.js';
-import type { NotificationLevel } from './options.js';
+import { NOTIFICATION_LEVELS, type NotificationLevel } from './options.js';
 import { runOutcome, type ContainerOutcome, type OutcomeEntry, type RunOutcome } from './outcome.js';
 import type { NotificationMessage, NotificationSender } from './service.js';
 
-const SEVERITY: Record<Exclude<NotificationLevel, 'updates'>, number> = {
-  panic: 0, fatal: 1, error: 2, warn: 3, info: 4, debug: 5, trace: 6,
-};
+/** NOTIFICATION_LEVELS lists the log levels most severe first. */
+const severity = (level: NotificationLevel): number => NOTIFICATION_LEVELS.indexOf(level);
 const NEWS: ReadonlySet<ContainerOutcome['state']> = new Set(['Updated', 'Failed', 'Restarted']);
 
 /** What one message is made of: the containers and entries it reports. */
@@ -71,7 +70,7 @@ export class Notifier {
     const entries = outcome.entries.filter((entry) => {
       if (entry.container && repeated.has(entry.container)) return false;
       if (updatesOnly) return entry.container !== undefined && news.has(entry.container);
-      return SEVERITY[entry.level] <= SEVERITY[level as Exclude<NotificationLevel, 'updates'>];
+      return severity(entry.level) <= severity(level);
     });
 
     const groups: MessageParts[] = this.#settings.splitByContainer

@@ -3,6 +3,7 @@
 // internal `run_report` event. Containers muted with the label `tidewatch.notify=false` are left out.
 import { parseBoolLabel, targetLabel, type ApplyResult, type CheckResult, type EventPayloads, type Target } from '../../core/index.js';
 import type { NotificationLevel } from './options.js';
+import { shortID } from './template/data.js';
 
 export type ContainerState = 'Skipped' | 'Scanned' | 'Updated' | 'Failed' | 'Fresh' | 'Stale' | 'Restarted';
 
@@ -56,19 +57,17 @@ function classify(check: CheckResult, result: ApplyResult | undefined): Containe
   }
 }
 
-const short = (id: string) => id.replace(/^sha256:/, '').slice(0, 12);
-
 /** Watchtower-like log lines for what happened to one container (what `default-legacy` prints). */
 function entriesOf(outcome: ContainerOutcome, time: Date): OutcomeEntry[] {
   const { target } = outcome;
   const about = { time, container: target.name };
   switch (outcome.state) {
     case 'Stale':
-      return [{ ...about, level: 'info', message: `Found new ${target.image} image (${short(outcome.latestImageId)})` }];
+      return [{ ...about, level: 'info', message: `Found new ${target.image} image (${shortID(outcome.latestImageId)})` }];
     case 'Updated':
       return [
-        { ...about, level: 'info', message: `Found new ${target.image} image (${short(outcome.latestImageId)})` },
-        { ...about, level: 'info', message: `Updated /${target.name} from ${short(outcome.currentImageId)} to ${short(outcome.latestImageId)}` },
+        { ...about, level: 'info', message: `Found new ${target.image} image (${shortID(outcome.latestImageId)})` },
+        { ...about, level: 'info', message: `Updated /${target.name} from ${shortID(outcome.currentImageId)} to ${shortID(outcome.latestImageId)}` },
       ];
     case 'Restarted':
       return [{ ...about, level: 'info', message: `Restarted /${target.name} after a dependency was updated` }];

@@ -2,7 +2,8 @@
 // as its log entries, the title `[tag] Tidewatch updates on <host>`, rendered by the template
 // (docs/notifications.md#templates). Without --notification-report a template sees the entries alone, as
 // Watchtower's legacy templates do.
-import { ContainerReport, LogEntry, NotificationData, Report, type TemplateInput } from './template/data.js';
+import { ContainerReport, LogEntry, NotificationData, Report } from './template/data.js';
+import type { CompiledTemplate } from './template/index.js';
 import type { MessageParts } from './notifier.js';
 import type { ContainerOutcome, OutcomeEntry } from './outcome.js';
 import type { NotificationMessage } from './service.js';
@@ -13,10 +14,6 @@ export interface RenderSettings {
   readonly skipTitle: boolean;
   /** --notification-report (or porcelain): the template gets `.Report`. */
   readonly withReport: boolean;
-}
-
-export interface CompiledTemplate {
-  render(input: TemplateInput): string;
 }
 
 export function notificationTitle(settings: RenderSettings): string {
@@ -65,13 +62,9 @@ export function messageRenderer(template: CompiledTemplate, settings: RenderSett
   const title = notificationTitle(settings);
   return (parts) => {
     const entries = parts.entries.map(logEntry);
-    const data = new NotificationData({
-      title,
-      host: settings.host,
-      entries,
-      report: settings.withReport ? reportOf(parts.containers) : null,
-    });
-    const body = template.render(settings.withReport ? data : entries);
-    return { title: settings.skipTitle ? '' : title, body, data: data.MarshalJSON() };
+    const input = settings.withReport
+      ? new NotificationData({ title, host: settings.host, entries, report: reportOf(parts.containers) })
+      : entries;
+    return { title: settings.skipTitle ? '' : title, body: template.render(input) };
   };
 }
