@@ -16,11 +16,7 @@ import { MANIFEST_ACCEPT } from '../plugins/registry/client.js';
 import { logMark, type TestEnv } from '../test/helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, testPrefix, type PushedImage } from '../test/helpers/images.js';
 import { call, startService, type RunningService } from '../test/helpers/service.js';
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index !== -1 && process.argv[index + 1] ? (process.argv[index + 1] as string) : fallback;
-}
+import { argument } from './cli.js';
 
 const ROUNDS = Math.max(7, Number(argument('rounds', '7')));
 const SIZES = argument('sizes', '200x50,1000x250')

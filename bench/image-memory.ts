@@ -13,11 +13,8 @@ import type { TestEnv } from '../test/helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../test/helpers/images.js';
 import { QUICK_STOP_CMD } from '../test/helpers/scenarios.js';
 import { dockerCli, tidewatchImage } from '../test/helpers/tidewatch-image.js';
+import { argument, median, sleep } from './cli.js';
 
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index !== -1 && process.argv[index + 1] ? (process.argv[index + 1] as string) : fallback;
-}
 const CONTAINERS = Number(argument('containers', '20'));
 const SAMPLES = Number(argument('samples', '5'));
 const IMAGES = 5;
@@ -25,8 +22,6 @@ const IMAGES = 5;
 const env = JSON.parse(readFileSync(`${process.env['TIDEWATCH_ENV_DIR'] || '/tmp/tidewatch-env'}/env.json`, 'utf8')) as TestEnv;
 const engine = new Docker({ socketPath: env.dockerSocket });
 const prefix = testPrefix('bench-image-memory');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 /** `docker stats --no-stream` memory usage of one container, in MiB (the CLI's own figure). */
 async function statsMiB(name: string): Promise<number> {

@@ -14,11 +14,8 @@ import { mapBounded } from '../core/index.js';
 import type { TestEnv } from '../test/helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, testPrefix, type PushedImage } from '../test/helpers/images.js';
 import { BIN, REPO_ROOT, call, runBinary, startService } from '../test/helpers/service.js';
+import { argument, median, sleep } from './cli.js';
 
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index !== -1 && process.argv[index + 1] ? (process.argv[index + 1] as string) : fallback;
-}
 const CONTAINERS = Number(argument('containers', '1000'));
 const IMAGES = Number(argument('images', '50'));
 const RUNS = Number(argument('runs', '5'));
@@ -28,8 +25,6 @@ const MB = 1024 * 1024;
 const env = JSON.parse(readFileSync(`${process.env['TIDEWATCH_ENV_DIR'] || '/tmp/tidewatch-env'}/env.json`, 'utf8')) as TestEnv;
 const engine = new Docker({ socketPath: env.dockerSocket });
 const prefix = testPrefix('bench-memory');
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** VmRSS and VmHWM (peak) of a process, in MB. */
 function memoryOf(pid: number): { rss: number; peak: number } {

@@ -21,14 +21,10 @@ import { createTidewatch } from '../core/index.js';
 import { dockerPlugin } from '../plugins/docker/index.js';
 import { registryPlugin } from '../plugins/registry/index.js';
 import { pullImage, pushImage, removeContainers, removeImages, testPrefix, type PushedImage } from '../test/helpers/images.js';
+import { QUICK_STOP_CMD } from '../test/helpers/scenarios.js';
+import { argument, median } from './cli.js';
 
 const run = promisify(execFile);
-const QUICK_STOP_CMD = ['/bin/sh', '-c', "trap 'exit 0' TERM; sleep 3600 & wait"];
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index !== -1 && process.argv[index + 1] ? (process.argv[index + 1] as string) : fallback;
-}
 
 const COUNT = Number(argument('containers', '20'));
 const ROUNDS = Number(argument('rounds', '3'));
@@ -139,7 +135,6 @@ async function assertAllOnNewImage(fleet: Fleet): Promise<void> {
   }
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 async function main(): Promise<void> {
