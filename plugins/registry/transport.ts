@@ -79,8 +79,14 @@ async function readBody(body: Dispatcher.ResponseData['body'], max: number, trun
   return Buffer.concat(chunks);
 }
 
+/** undici's keep-alive agent and its request function, loaded together. */
+interface UndiciClient {
+  readonly agent: Agent;
+  readonly request: typeof import('undici').request;
+}
+
 export class RegistryTransport {
-  #client: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
+  #client: Promise<UndiciClient> | undefined;
   readonly #limiter: Limiter;
   readonly #rate: RateLimiter;
   readonly #options: TransportOptions;
@@ -92,7 +98,7 @@ export class RegistryTransport {
   }
 
   /** The keep-alive agent, made with the first request. */
-  #undici(): Promise<{ agent: Agent; request: typeof import('undici').request }> {
+  #undici(): Promise<UndiciClient> {
     const { concurrency, timeoutMs, tlsSkip } = this.#options;
     this.#client ??= import('undici').then(({ Agent: UndiciAgent, request }) => ({
       request,
