@@ -28,7 +28,10 @@ export interface MainIo {
 
 const FIRST_DISCOVERY_RETRY_MS = 5000;
 
-/** The exit-2 line: it names the option, also when a plugin found the problem while starting. */
+/**
+ * The exit-2 line for a problem a plugin found while starting: the configuration layer's own messages
+ * name their option already (as flag or variable), a plugin's `invalidOptions` may not.
+ */
 function configErrorLine(err: unknown): string {
   const message = errorMessage(err);
   const option = err instanceof ConfigError ? err.option : undefined;
@@ -116,7 +119,7 @@ export async function main(io: MainIo): Promise<number> {
     schedule = await scheduleOf(resolved);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof PluginLoadError) {
-      io.stderr.write(`tidewatch: ${configErrorLine(err)}\n`);
+      io.stderr.write(`tidewatch: ${err.message}\n`);
       return 2;
     }
     throw err;
