@@ -17,6 +17,10 @@
 #   registry-5102.access.log  registry-5102.log  htpasswd                the Basic-auth registry
 #   storage-driver                 the graph driver chosen on the first `up` (overlay2, or vfs)
 #   mosquitto.conf  mosquitto.passwd  mosquitto.pid  mosquitto.log   the MQTT broker (not with `engine`)
+#   engine2/                       the second engine (not with `engine`): tcp://127.0.0.1:SECOND_PORT, TLS
+#     docker.pid dockerd.log daemon.json data/ exec/ containerd.sock containerd.pid containerd.log containerd/
+#     tls/                         openssl's CA and server certificate (made once, kept)
+#     client/                      ca.pem cert.pem key.pem: a client's DOCKER_CERT_PATH
 #
 # Only for test machines, as root. It never touches /var/run/docker.sock nor a system dockerd/containerd.
 set -euo pipefail
@@ -31,6 +35,10 @@ MQTT_PORT=${TIDEWATCH_MQTT_PORT:-$((1883 + REG_PORT - 5101))}
 DOCKER_SOCK="$ENV_DIR/docker.sock"
 CONTAINERD_SOCK="$ENV_DIR/containerd.sock"
 DOCKERD_WAIT=${TIDEWATCH_DOCKERD_WAIT:-60}
+# The second engine (several hosts, docs/hosts.md): like the broker's, its port moves with the registry's.
+SECOND_PORT=${TIDEWATCH_SECOND_DOCKER_PORT:-$((2376 + REG_PORT - 5101))}
+SECOND_DIR="$ENV_DIR/engine2"
+SECOND_HOST="tcp://127.0.0.1:$SECOND_PORT"
 REGISTRY_WAIT=${TIDEWATCH_REGISTRY_WAIT:-20}
 
 log() { printf 'test-env: %s\n' "$*" >&2; }
@@ -128,10 +136,13 @@ spawn() {
 
 # unmount_leftovers: dockerd bind-mounts its data root onto itself (and overlay2 mounts layers under
 # it); a clean shutdown undoes that, a crash or a failed start does not. Only mounts under ENV_DIR,
-# innermost first, and only while no dockerd/containerd of ours runs.
-unmount_leftovers() {
-  local m
-  awk -v d="$ENV_DIR/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r | while read -r m; do
+# innermost first, and only while no dockerd/containerd of ours runs. With DIR (the second engine's),
+# only under DIR; without, the second engine's mounts are left to it unless everything is going down.
+unmount_leftovers() { # [DIR] [all]
+  local m dir=${1:-$ENV_DIR} keep="$SECOND_DIR/"
+  if [ -n "${1:-}" ] || [ "${2:-}" = all ]; then keep=; fi
+  awk -v d="$dir/" -v k="$keep" 'index($2, d) == 1 && (k == "" || index($2, k) != 1) { print $2 }' /proc/mounts |
+    sort -r | while read -r m; do
     umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || log "could not unmount $m"
   done
 }
@@ -145,35 +156,37 @@ show_log() {
 
 # A private containerd, so that dockerd never falls back to a system one: dockerd 20.10 silently uses
 # /run/containerd/containerd.sock whenever that socket exists, instead of supervising its own.
-containerd_up() {
-  if alive "$ENV_DIR/containerd.pid" containerd && [ -S "$CONTAINERD_SOCK" ]; then return 0; fi
-  mkdir -p "$ENV_DIR/containerd/root" "$ENV_DIR/containerd/state"
-  cat >"$ENV_DIR/containerd/config.toml" <<EOF
+containerd_up() { # [DIR]: the engine's directory (default: the env dir), which holds socket, pidfile and log
+  local dir=${1:-$ENV_DIR}
+  local sock="$dir/containerd.sock"
+  if alive "$dir/containerd.pid" containerd && [ -S "$sock" ]; then return 0; fi
+  mkdir -p "$dir/containerd/root" "$dir/containerd/state"
+  cat >"$dir/containerd/config.toml" <<EOF
 version = 2
-root = "$ENV_DIR/containerd/root"
-state = "$ENV_DIR/containerd/state"
+root = "$dir/containerd/root"
+state = "$dir/containerd/state"
 disabled_plugins = ["io.containerd.grpc.v1.cri"]
 [grpc]
-  address = "$CONTAINERD_SOCK"
+  address = "$sock"
 [ttrpc]
-  address = "$CONTAINERD_SOCK.ttrpc"
+  address = "$sock.ttrpc"
 [debug]
   address = ""
   level = "warn"
 [metrics]
   address = ""
 EOF
-  log "starting containerd"
-  rm -f "$ENV_DIR/containerd.pid"
-  spawn "$ENV_DIR/containerd.pid" "$ENV_DIR/containerd.log" "$ENV_DIR/containerd.log" \
-    containerd --config "$ENV_DIR/containerd/config.toml"
+  log "starting containerd${1:+ of $dir}"
+  rm -f "$dir/containerd.pid"
+  spawn "$dir/containerd.pid" "$dir/containerd.log" "$dir/containerd.log" \
+    containerd --config "$dir/containerd/config.toml"
   local i
   for ((i = 0; i < 200; i++)); do
-    [ -S "$CONTAINERD_SOCK" ] && return 0
-    alive "$ENV_DIR/containerd.pid" containerd || break
+    [ -S "$sock" ] && return 0
+    alive "$dir/containerd.pid" containerd || break
     sleep 0.1
   done
-  show_log "$ENV_DIR/containerd.log"
+  show_log "$dir/containerd.log"
   die "containerd did not start"
 }
 
@@ -279,6 +292,96 @@ dockerd_up() {
     fi
   fi
   echo "$driver" >"$ENV_DIR/storage-driver"
+}
+
+# ---------------------------------------------------------------- the second engine
+
+# Several engines at once (docs/hosts.md): a second private dockerd, on loopback TCP with TLS as a remote
+# engine is, with its own containerd, data root, exec root and pidfile. Not started with
+# TIDEWATCH_ENV_PACKAGES=engine (the demo needs one engine).
+second_wanted() { [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ]; }
+
+second_docker() {
+  docker -H "$SECOND_HOST" --tlsverify --tlscacert "$SECOND_DIR/client/ca.pem" \
+    --tlscert "$SECOND_DIR/client/cert.pem" --tlskey "$SECOND_DIR/client/key.pem" "$@"
+}
+second_ok() { second_docker version >/dev/null 2>&1; }
+
+# second_certs: a CA, a server certificate for IP 127.0.0.1 and a client certificate, made by openssl
+# once (EC keys: milliseconds). The client's files are named as Docker's --tlsverify expects in a
+# DOCKER_CERT_PATH directory.
+second_certs() {
+  local tls="$SECOND_DIR/tls" client="$SECOND_DIR/client"
+  [ -s "$client/key.pem" ] && [ -s "$tls/server-key.pem" ] && return 0
+  log "making the second engine's TLS certificates (openssl)"
+  rm -rf "$tls" "$client"
+  mkdir -p "$tls" "$client"
+  chmod 0700 "$tls" "$client"
+  local ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+  {
+    openssl req -x509 "${ec[@]}" -keyout "$tls/ca-key.pem" -out "$tls/ca.pem" -days 3650 \
+      -subj "/CN=tidewatch test CA" &&
+      openssl req "${ec[@]}" -keyout "$tls/server-key.pem" -out "$tls/server.csr" -subj "/CN=127.0.0.1" &&
+      printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$tls/server.ext" &&
+      openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca-key.pem" -CAcreateserial \
+        -days 3650 -extfile "$tls/server.ext" -out "$tls/server-cert.pem" &&
+      openssl req "${ec[@]}" -keyout "$client/key.pem" -out "$tls/client.csr" -subj "/CN=tidewatch tests" &&
+      printf 'extendedKeyUsage=clientAuth\n' >"$tls/client.ext" &&
+      openssl x509 -req -in "$tls/client.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca-key.pem" -CAcreateserial \
+        -days 3650 -extfile "$tls/client.ext" -out "$client/cert.pem" &&
+      cp "$tls/ca.pem" "$client/ca.pem"
+  } >>"$SECOND_DIR/openssl.log" 2>&1 || { show_log "$SECOND_DIR/openssl.log"; die "openssl could not make the certificates"; }
+}
+
+second_dockerd_up() {
+  second_wanted || return 0
+  mkdir -p "$SECOND_DIR"
+  second_certs
+  if alive "$SECOND_DIR/docker.pid" dockerd && second_ok; then return 0; fi
+  stop "$SECOND_DIR/docker.pid" dockerd
+  unmount_leftovers "$SECOND_DIR"
+  containerd_up "$SECOND_DIR"
+  echo '{}' >"$SECOND_DIR/daemon.json"
+  mkdir -p "$SECOND_DIR/data" "$SECOND_DIR/exec"
+  # The first engine proved the storage driver (smoke test); this one uses the same.
+  local driver i pid launch="$SECOND_DIR/dockerd.launch.pid"
+  driver=$(cat "$ENV_DIR/storage-driver")
+  log "starting the second dockerd on $SECOND_HOST (TLS, storage driver $driver)"
+  echo "=== $(date -u +%FT%TZ) dockerd --storage-driver=$driver" >>"$SECOND_DIR/dockerd.log"
+  rm -f "$launch"
+  # Like the first engine, it pulls from the registries on 127.0.0.1, which Docker treats as insecure
+  # (plain HTTP) without any setting.
+  spawn "$launch" "$SECOND_DIR/dockerd.log" "$SECOND_DIR/dockerd.log" dockerd \
+    --config-file="$SECOND_DIR/daemon.json" \
+    --bridge=none --iptables=false --ip6tables=false --ip-forward=false --ip-masq=false \
+    --userland-proxy=false \
+    --data-root="$SECOND_DIR/data" --exec-root="$SECOND_DIR/exec" --pidfile="$SECOND_DIR/docker.pid" \
+    --containerd="$SECOND_DIR/containerd.sock" \
+    --storage-driver="$driver" \
+    --shutdown-timeout=5 \
+    --tlsverify --tlscacert="$SECOND_DIR/tls/ca.pem" \
+    --tlscert="$SECOND_DIR/tls/server-cert.pem" --tlskey="$SECOND_DIR/tls/server-key.pem" \
+    -H "$SECOND_HOST"
+  pid=$(cat "$launch")
+  for ((i = 0; i < DOCKERD_WAIT * 5; i++)); do
+    if second_ok; then
+      rm -f "$launch"
+      return 0
+    fi
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  kill -TERM "$pid" 2>/dev/null || true
+  rm -f "$launch"
+  show_log "$SECOND_DIR/dockerd.log"
+  die "the second dockerd did not answer on $SECOND_HOST"
+}
+
+# The second engine's entries of env.json, when it runs.
+second_json() {
+  alive "$SECOND_DIR/docker.pid" dockerd || return 0
+  printf '\n  "secondDockerHost": "%s",\n  "secondCertPath": "%s",\n  "secondDockerdLog": "%s",' \
+    "$SECOND_HOST" "$SECOND_DIR/client" "$SECOND_DIR/dockerd.log"
 }
 
 # ---------------------------------------------------------------- registries
@@ -398,7 +501,7 @@ write_env_json() {
   "registryAppLog": "$ENV_DIR/registry-$REG_PORT.log",
   "authRegistryAppLog": "$ENV_DIR/registry-$AUTH_REG_PORT.log",
   "dockerdLog": "$ENV_DIR/dockerd.log",
-  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",$(mqtt_json)
+  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",$(mqtt_json)$(second_json)
   "envDir": "$ENV_DIR"
 }
 EOF
@@ -424,19 +527,22 @@ cmd_up() {
   registry_up "$REG_PORT"
   registry_up "$AUTH_REG_PORT" auth
   mqtt_up
+  second_dockerd_up
   write_env_json
-  log "ready: DOCKER_HOST=unix://$DOCKER_SOCK, registries 127.0.0.1:$REG_PORT and 127.0.0.1:$AUTH_REG_PORT (auth), $ENV_DIR/env.json"
+  log "ready: DOCKER_HOST=unix://$DOCKER_SOCK$(second_wanted && printf ' and %s (TLS)' "$SECOND_HOST"), registries 127.0.0.1:$REG_PORT and 127.0.0.1:$AUTH_REG_PORT (auth), $ENV_DIR/env.json"
 }
 
 cmd_down() {
   [ -d "$ENV_DIR" ] || return 0
   with_lock
   stop "$ENV_DIR/mosquitto.pid" mosquitto
+  stop "$SECOND_DIR/docker.pid" dockerd
+  stop "$SECOND_DIR/containerd.pid" containerd
   stop "$ENV_DIR/registry-$AUTH_REG_PORT.pid" docker-registry
   stop "$ENV_DIR/registry-$REG_PORT.pid" docker-registry
   stop "$ENV_DIR/dockerd.pid" dockerd
   stop "$ENV_DIR/containerd.pid" containerd
-  unmount_leftovers
+  unmount_leftovers "" all
   log "down"
 }
 
@@ -462,6 +568,10 @@ cmd_status() {
   report "registry:$AUTH_REG_PORT" "$ENV_DIR/registry-$AUTH_REG_PORT.pid" docker-registry \
     registry_ok "$AUTH_REG_PORT" "$AUTH_USER:$AUTH_PASSWORD"
   if [ -x /usr/sbin/mosquitto ]; then report "mqtt:$MQTT_PORT" "$ENV_DIR/mosquitto.pid" mosquitto mqtt_ok; fi
+  if second_wanted; then
+    report containerd2 "$SECOND_DIR/containerd.pid" containerd test -S "$SECOND_DIR/containerd.sock"
+    report "dockerd:$SECOND_PORT" "$SECOND_DIR/docker.pid" dockerd second_ok
+  fi
   if [ -s "$ENV_DIR/storage-driver" ]; then printf '%-16s %s\n' "storage driver" "$(cat "$ENV_DIR/storage-driver")"; fi
   if [ -s "$ENV_DIR/env.json" ]; then printf '%-16s %s\n' "env.json" "$ENV_DIR/env.json"; fi
   return $ok

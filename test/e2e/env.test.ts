@@ -1,7 +1,10 @@
 // Proves the real test environment (scripts/test-env.sh up): the registries take pushed images, the
 // private engine pulls them from loopback (plain HTTP) and runs them with no network.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import Docker from 'dockerode'
 import t from 'tap'
-import { docker, logMark, requireEnv, waitFor } from '../helpers/env.js'
+import { docker, logMark, requireEnv, requireTwoEngines, secondDocker, waitFor } from '../helpers/env.js'
 import {
   MEDIA,
   RegistryError,
@@ -138,4 +141,30 @@ t.test('auth registry: 401 without credentials, push and pull with them', async 
   await pullImage(d, img.ref, auth)
   const image = await d.getImage(img.ref).inspect()
   t.ok(image.RepoDigests.includes(`${env.authRegistry}/${repo}@${img.digest}`))
+})
+
+t.test('second engine: TLS on loopback TCP, a client certificate required, pulls from 127.0.0.1 and runs', async t => {
+  const env = await requireTwoEngines(t)
+  if (!env) return
+  const d = secondDocker(env)
+  t.teardown(async () => {
+    await removeContainers(d, `${prefix}-second`)
+    await removeImages(d, `/${prefix}/second`)
+  })
+  t.match(env.secondDockerHost, /^tcp:\/\/127\.0\.0\.1:\d+$/)
+  // Without a client certificate the engine refuses the TLS handshake.
+  const port = Number(new URL(env.secondDockerHost.replace(/^tcp:/, 'https:')).port)
+  const anonymous = new Docker({ protocol: 'https', host: '127.0.0.1', port, ca: readFileSync(join(env.secondCertPath, 'ca.pem')) })
+  await t.rejects(anonymous.ping(), 'no client certificate, no answer')
+
+  const info = await d.info()
+  const first = await docker(env).info()
+  // (Not the ID: dockerd reads it from /etc/docker, which both engines share.)
+  t.not(info.DockerRootDir, first.DockerRootDir, 'a distinct engine, with its own data root')
+
+  const img = await pushImage({ registry: env.registry, repo: `${prefix}/second`, marker: 'second' })
+  await pullImage(d, img.ref)
+  const c = await runContainer(d, { name: `${prefix}-second`, image: img.ref, labels: { 'tidewatch.test': prefix } })
+  t.equal((await c.inspect()).State.Status, 'running')
+  t.equal((await docker(env).listContainers({ all: true, filters: { name: [`${prefix}-second`] } })).length, 0, 'not on the first engine')
 })

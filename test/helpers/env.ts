@@ -1,6 +1,7 @@
 // The real test environment started by scripts/test-env.sh: a private Docker Engine and two registries
 // on loopback. Tests that need it call requireEnv(t); they skip on a developer's machine without it and
 // FAIL in CI (CI=true), never skip there.
+import { readFileSync } from 'node:fs'
 import { open, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import Docker from 'dockerode'
@@ -29,7 +30,18 @@ export interface TestEnv {
   /** the MQTT broker (Debian's mosquitto), host:port (127.0.0.1:1883); absent when it is not installed */
   mqtt?: string
   mosquittoLog?: string
+  /** the second engine (TLS on loopback TCP), e.g. tcp://127.0.0.1:2376; absent with TIDEWATCH_ENV_PACKAGES=engine */
+  secondDockerHost?: string
+  /** its client certificates (ca.pem, cert.pem, key.pem): a DOCKER_CERT_PATH */
+  secondCertPath?: string
+  secondDockerdLog?: string
   envDir: string
+}
+
+/** The environment with its second engine (docs/hosts.md). */
+export interface TwoEngineEnv extends TestEnv {
+  secondDockerHost: string
+  secondCertPath: string
 }
 
 export const DEFAULT_ENV_DIR = '/tmp/tidewatch-env'
@@ -43,6 +55,20 @@ const inCI = (): boolean => process.env.CI === 'true'
 /** A dockerode client for the private engine (never the system one). */
 export function docker(env: TestEnv): Docker {
   return new Docker({ socketPath: env.dockerSocket })
+}
+
+/** A dockerode client for the second engine, over TLS with the environment's client certificate. */
+export function secondDocker(env: TwoEngineEnv): Docker {
+  const url = new URL(env.secondDockerHost.replace(/^tcp:/, 'https:'))
+  const file = (name: string) => readFileSync(join(env.secondCertPath, name))
+  return new Docker({
+    protocol: 'https',
+    host: url.hostname,
+    port: Number(url.port),
+    ca: file('ca.pem'),
+    cert: file('cert.pem'),
+    key: file('key.pem'),
+  })
 }
 
 async function registryAnswers(hostPort: string, auth?: string): Promise<void> {
@@ -111,6 +137,38 @@ export async function requireEnv(t: SkippableTest): Promise<TestEnv | undefined>
   const env = await testEnv()
   if (!env) t.plan(0, 'no test environment (bash scripts/test-env.sh up)')
   return env
+}
+
+let secondProbe: Promise<TwoEngineEnv> | undefined
+
+async function probeSecond(env: TestEnv): Promise<TwoEngineEnv> {
+  const { secondDockerHost, secondCertPath } = env
+  if (!secondDockerHost || !secondCertPath) throw new Error('no second engine in env.json (TIDEWATCH_ENV_PACKAGES=engine leaves it out)')
+  const two = { ...env, secondDockerHost, secondCertPath }
+  try {
+    await secondDocker(two).ping()
+  } catch (err) {
+    throw new Error(`second engine at ${secondDockerHost} does not answer (${(err as Error).message})`)
+  }
+  return two
+}
+
+/**
+ * requireEnv for the tests of several engines: the environment with its second engine, or undefined after
+ * marking the test skipped (locally). In CI a missing second engine throws, failing the test.
+ */
+export async function requireTwoEngines(t: SkippableTest): Promise<TwoEngineEnv | undefined> {
+  const env = await requireEnv(t)
+  if (!env) return undefined
+  secondProbe ??= probeSecond(env)
+  try {
+    return await secondProbe
+  } catch (err) {
+    const msg = `${(err as Error).message}. Start it with: bash scripts/test-env.sh up`
+    if (inCI()) throw new Error(`${msg} (CI=true: tests that need the real environment must not be skipped)`)
+    t.plan(0, msg)
+    return undefined
+  }
 }
 
 /**
