@@ -54,8 +54,11 @@ export class ServiceRegistry implements Services {
 
 /** The runtime's local image store: what no-pull compares against. Provided by a runtime plugin. */
 export interface LocalImages {
-  /** The local image a reference (`repo:tag`) names now, or undefined when there is none. */
-  inspectImage(reference: string, signal?: AbortSignal): Promise<{ readonly id: string } | undefined>;
+  /**
+   * The local image a reference (`repo:tag`) names now, or undefined when there is none; `host` is the
+   * target's engine when the runtime has several (docs/hosts.md), its first engine by default.
+   */
+  inspectImage(reference: string, signal?: AbortSignal, host?: string): Promise<{ readonly id: string } | undefined>;
 }
 export const LOCAL_IMAGES: ServiceKey<LocalImages> = defineService<LocalImages>('local-images');
 

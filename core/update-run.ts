@@ -10,6 +10,7 @@ import {
   directDependents,
   orderByDependencies,
   reachableDependents,
+  targetKey,
   transitiveDependents,
 } from './dependency-order.js';
 import { errorMessage, errors } from './errors.js';
@@ -57,7 +58,7 @@ async function gateOf(deps: UpdateRunDeps, check: CheckResult, ctx: RunContext):
 async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContext): Promise<Triage> {
   const result: Triage = { candidates: [], skipped: [], failed: [] };
   const stale = new Set<string>();
-  const byName = new Map(checks.map((c) => [c.target.name, c]));
+  const byKey = new Map(checks.map((c) => [targetKey(c.target), c]));
   for (const check of checks) {
     const { target, staleness } = check;
     if (staleness.error) {
@@ -79,13 +80,13 @@ async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContex
       result.failed.push({ target, outcome: 'failed', error: errorMessage(err), rolledBack: false });
       continue;
     }
-    stale.add(target.name);
+    stale.add(targetKey(target));
     result.candidates.push({ target, staleness, restartOnly: false });
   }
   // Targets depending on a replaced one are recreated too (Watchtower's linked restarts), unless a
   // gate (monitor-only) holds them back.
-  for (const name of transitiveDependents(checks.map((c) => c.target), stale)) {
-    const check = byName.get(name) as CheckResult;
+  for (const key of transitiveDependents(checks.map((c) => c.target), stale)) {
+    const check = byKey.get(key) as CheckResult;
     if (check.staleness.error) continue;
     try {
       const skip = await gateOf(deps, check, ctx);
@@ -99,16 +100,17 @@ async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContex
 }
 
 function plansInOrder(candidates: Candidate[]): { plans: UpdatePlan[]; cyclic: Target[] } {
-  const byName = new Map(candidates.map((c) => [c.target.name, c]));
+  const byKey = new Map(candidates.map((c) => [targetKey(c.target), c]));
   const { ordered, cyclic } = orderByDependencies(candidates.map((c) => c.target));
-  const position = new Map(ordered.map((t, i) => [t.name, i]));
+  const position = new Map(ordered.map((t, i) => [targetKey(t), i]));
   const edges = directDependents(ordered);
   const plans = ordered.map((target) => {
-    const candidate = byName.get(target.name) as Candidate;
+    const key = targetKey(target);
+    const candidate = byKey.get(key) as Candidate;
     // Each plan costs its own dependents, not the whole run: a fleet of independent targets is linear.
-    const dependents = [...reachableDependents(edges, [target.name])]
-      .filter((name) => name !== target.name)
-      .map((name) => position.get(name) as number)
+    const dependents = [...reachableDependents(edges, [key])]
+      .filter((dependent) => dependent !== key)
+      .map((dependent) => position.get(dependent) as number)
       .sort((a, b) => b - a)
       .map((i) => ordered[i] as Target);
     return { target, staleness: candidate.staleness, restartOnly: candidate.restartOnly, dependents };
@@ -121,7 +123,7 @@ function chainsOf(plans: readonly UpdatePlan[], targets: readonly Target[]): { p
   const group = dependencyGroups(targets);
   const chains = new Map<string, { plan: UpdatePlan; index: number }[]>();
   plans.forEach((plan, index) => {
-    const key = group.get(plan.target.name) ?? plan.target.name;
+    const key = group.get(targetKey(plan.target)) ?? targetKey(plan.target);
     const chain = chains.get(key);
     if (chain) chain.push({ plan, index });
     else chains.set(key, [{ plan, index }]);

@@ -8,20 +8,27 @@ import {
   type OptionValues,
   type RegistryAuth,
 } from '../../core/index.js';
+import { DEFAULT_DOCKER_HOST, formatHostEntry, parseHostList } from './hosts.js';
 
 const connection = 'Docker connection';
 const selection = 'Container selection';
 const behaviour = 'Update behaviour';
 
 export const dockerOptions = {
-  host: option.string({
-    flag: 'host', short: 'H', watchtowerEnv: null, externalEnv: 'DOCKER_HOST', valueName: '<url>',
-    default: 'unix:///var/run/docker.sock', pattern: '^(unix|npipe|tcp|http|https)://', group: connection,
-    description: 'Docker daemon socket (unix://, tcp://, npipe://).',
+  // Several engines (docs/hosts.md): repeat the flag, or list them; DOCKER_HOST names one. An embedder may
+  // pass one host as a string. The parser checks each entry and keeps it as written (cert-path absolute).
+  host: option.custom<string | readonly string[]>({
+    flag: 'host', short: 'H', env: 'HOSTS', watchtowerEnv: null, externalEnv: 'DOCKER_HOST', valueName: '<url>',
+    kind: 'list', default: [DEFAULT_DOCKER_HOST], group: connection,
+    parse: (raw, ctx) => parseHostList(raw, ctx).map(formatHostEntry),
+    schema: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string' }, minItems: 1 }] },
+    description:
+      'Docker daemon socket (unix://, tcp://, npipe://); repeat the flag (or list them) to watch several engines. ' +
+      'A tcp:// entry may carry its own TLS: tcp://host:2376?tlsverify=1&cert-path=<dir>.',
   }),
   tlsVerify: option.boolean({
     flag: 'tlsverify', short: 'v', watchtowerEnv: null, externalEnv: 'DOCKER_TLS_VERIFY', group: connection,
-    description: 'Use TLS and verify the daemon (certificates from --cert-path).',
+    description: 'Use TLS and verify the daemon (certificates from --cert-path); the default of every --host entry.',
   }),
   apiVersion: option.string({
     flag: 'api-version', short: 'a', watchtowerEnv: null, externalEnv: 'DOCKER_API_VERSION', valueName: '<version>',
@@ -29,7 +36,7 @@ export const dockerOptions = {
   }),
   certPath: option.path({
     flag: 'cert-path', watchtowerEnv: null, externalEnv: 'DOCKER_CERT_PATH', valueName: '<dir>', group: connection,
-    description: 'Directory holding ca.pem, cert.pem and key.pem for --tlsverify.',
+    description: 'Directory holding ca.pem, cert.pem and key.pem for --tlsverify; the default of every --host entry.',
   }),
 
   names: option.list({

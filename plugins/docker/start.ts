@@ -1,21 +1,23 @@
 // The Docker runtime plugin's start-up, loaded only when the plugin is applied (its index stays cheap to
-// import for --help): connect, repair what an interrupted replacement left behind, then tap discovery,
-// selection and updates.
+// import for --help): connect to each engine, repair what an interrupted replacement left behind, then tap
+// discovery, selection and updates. Several engines (docs/hosts.md) are one runtime each, in one run.
 import {
+  DOCKER_ENGINES,
   LOCAL_IMAGES,
   PULL_CREDENTIALS,
+  STAGES,
   errorMessage,
-  readLabel,
+  type EngineApi,
+  type LocalImages,
   type RunContext,
   type Target,
   type TidewatchCore,
 } from '../../core/index.js';
-import { createDockerClient, pingEngine } from './client.js';
-import { discoverContainers } from './discovery.js';
+import { pingEngine } from './client.js';
+import { createEngine, discoverAll, type Engine } from './engines.js';
+import { engineSpecs } from './hosts.js';
 import { localImages } from './local-images.js';
 import type { DockerOptionValues, ResolvedDockerOptions } from './options.js';
-import { repairInterrupted } from './repair.js';
-import { createRuntime } from './runtime.js';
 import { detectOwnContainerId } from './self-container.js';
 import { effectiveScope, selectDockerTargets } from './selection.js';
 import { RUNTIME as PLUGIN_NAME } from './target.js';
@@ -35,49 +37,55 @@ function resolveOptions(core: TidewatchCore, options: DockerOptionValues): Resol
   };
 }
 
+/** The local image store of a target's engine (no-pull asks with the target's host; the first by default). */
+function localImagesOf(engines: readonly Engine[]): LocalImages {
+  const stores = new Map(engines.map((engine) => [engine.host, localImages(engine.runtime.docker)]));
+  const first = stores.get((engines[0] as Engine).host) as LocalImages;
+  return {
+    inspectImage: (reference, signal, host) => (stores.get(host ?? '') ?? first).inspectImage(reference, signal),
+  };
+}
+
+/** One engine: its readiness check is the plugin's; several: each is named by its host (docs/hosts.md). */
+function readinessName(engine: Engine, engines: readonly Engine[]): string {
+  return engines.length === 1 ? PLUGIN_NAME : `${PLUGIN_NAME} ${engine.host}`;
+}
+
 export async function applyDocker(core: TidewatchCore, declared: DockerOptionValues): Promise<void> {
   const options = resolveOptions(core, declared);
-  const docker = createDockerClient(options);
   const logger = core.logger.child({ plugin: PLUGIN_NAME });
+  const specs = engineSpecs(declared.host, { tlsVerify: declared.tlsVerify, certPath: options.certPath });
   // Detected once: a process does not move between containers. Discovery may still learn it from the
   // hostname when the files say nothing.
   let ownId = options.selfContainerId ?? (await detectOwnContainerId());
-  const runtime = createRuntime(docker, options, logger, () => ownId);
+  const engines = specs.map((spec) =>
+    createEngine(spec, options, specs.length === 1 ? logger : logger.child({ host: spec.host }), () => ownId),
+  );
 
-  core.health.addReadinessCheck(PLUGIN_NAME, (signal) => pingEngine(docker, signal));
-  core.services.provide(LOCAL_IMAGES, localImages(docker));
+  for (const engine of engines) {
+    core.health.addReadinessCheck(readinessName(engine, engines), (signal) => pingEngine(engine.runtime.docker, signal));
+  }
+  core.services.provide(LOCAL_IMAGES, localImagesOf(engines));
+  // TEMP until the Engine client lands: dockerode is not an EngineApi.
+  core.services.provide(DOCKER_ENGINES, { list: () => engines.map((engine) => engine.runtime.docker as unknown as EngineApi) });
 
-  // Repair must happen before anything is replaced. When the engine is not reachable at start, the
-  // service still starts (readiness reports the engine) and the repair runs before the first discovery.
-  let repaired = false;
-  let repairing: Promise<void> | undefined;
-  const repairOnce = async () => {
-    const report = await repairInterrupted(runtime);
-    repaired = true;
-    if (report.restored.length + report.removed.length + report.predecessors.length > 0) {
-      logger.warn({ ...report }, 'repaired what an interrupted update left behind');
-    }
-    if (report.problems.length > 0) logger.error({ problems: report.problems }, 'could not repair everything');
-  };
-  // Concurrent discoveries share one repair; a failed one is tried again next time.
-  const repair = () => (repairing ??= repairOnce().finally(() => (repairing = undefined)));
-
-  // The scope of each run, read from the list before any target is announced: selection then sees the
+  // The scope of each run, read from the lists before any target is announced: selection then sees the
   // targets an image at a time, the own container maybe not among them (docs/performance.md).
   const scopes = new WeakMap<RunContext, string>();
+  // The engines that did not answer in a run, with the error their targets are reported with.
+  const down = new WeakMap<RunContext, ReadonlyMap<string, string>>();
   core.hooks.discover.tapPromise(PLUGIN_NAME, async (targets, ctx) => {
-    if (!repaired) await repair();
-    const found = await discoverContainers(
-      docker,
-      {
-        ...options,
-        signal: ctx.signal,
-        announce: (batch) => ctx.announce(batch),
-        listed: (own) => scopes.set(ctx, options.scope || (own && readLabel(own.labels, 'scope')) || ''),
-      },
-      ownId,
-    );
-    ownId ??= found.ownId;
+    const found = await discoverAll(engines, {
+      ...options,
+      ctx,
+      signal: ctx.signal,
+      scopeOption: options.scope,
+      scopeFound: (scope) => scopes.set(ctx, scope),
+      ownId: () => ownId,
+      learnedOwnId: (id) => (ownId ??= id),
+    });
+    for (const [host, error] of found.down) logger.error({ host, err: error }, 'engine did not answer: its containers are reported failed');
+    if (found.down.size > 0) down.set(ctx, found.down);
     return [...targets, ...found.targets];
   });
 
@@ -90,12 +98,21 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
     }),
   );
 
-  tapUpdates(core, runtime);
+  // Before every other tap of the check (tapped first at the first stage): a down engine's targets are
+  // reported with its error, and no hook of the runtime touches them.
+  core.hooks.checkStaleness.tapPromise({ name: PLUGIN_NAME, stage: STAGES.checkStaleness.observe }, async (target, ctx) => {
+    if (target.runtime !== PLUGIN_NAME) return undefined;
+    const error = down.get(ctx)?.get(target.host ?? '');
+    return error === undefined ? undefined : { source: core.watchPath(target), stale: false, error };
+  });
 
-  try {
-    await repair();
-  } catch (err) {
-    logger.warn({ err: errorMessage(err) }, 'engine not reachable at start; repair deferred to the first run');
-  }
+  for (const engine of engines) tapUpdates(core, engine.runtime, engine.host);
+
+  await Promise.all(
+    engines.map((engine) =>
+      engine.repair().catch((err: unknown) => {
+        engine.runtime.logger.warn({ err: errorMessage(err) }, 'engine not reachable at start; repair deferred to the first run');
+      }),
+    ),
+  );
 }
-

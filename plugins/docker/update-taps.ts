@@ -61,18 +61,25 @@ async function applyDocker(
  */
 function reportViolation(core: TidewatchCore, results: ApplyResult[], { target, error }: Violation, ctx: RunContext): void {
   const failed: ApplyResult = { target, outcome: 'failed', error, rolledBack: false };
-  const index = results.findIndex((r) => r.target.name === target.name && r.target.runtime === target.runtime);
+  const index = results.findIndex(
+    (r) => r.target.name === target.name && r.target.runtime === target.runtime && r.target.host === target.host,
+  );
   if (index === -1) results.push(failed);
   else results[index] = failed;
   core.emit('update_failed', { run_id: ctx.runId, container: target.name, image: target.image, error, rolled_back: false });
 }
 
-export function tapUpdates(core: TidewatchCore, rt: DockerRuntime): void {
+/**
+ * The taps of one engine's runtime: each acts only on the targets of its engine (`host`), so several
+ * engines each replace, restore and clean up their own containers in the one run (docs/hosts.md).
+ */
+export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string): void {
   const states = new RunStates();
   const { options } = rt;
+  const mine = (target: Target) => target.runtime === RUNTIME && target.host === host;
 
   core.hooks.gate.tapPromise({ name: RUNTIME, stage: STAGES.gate.report }, async (target) =>
-    target.runtime === RUNTIME ? monitorOnlyGate(target, options, RUNTIME) : undefined,
+    mine(target) ? monitorOnlyGate(target, options, RUNTIME) : undefined,
   );
 
   // At the commit stage, after every gate (cooldown must decide before any layer is pulled): a stale
@@ -80,7 +87,7 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime): void {
   // before it.
   const slots = new PullSlots();
   core.hooks.gate.tapPromise({ name: RUNTIME, stage: STAGES.gate.commit }, async (target, staleness, ctx) => {
-    if (target.runtime !== RUNTIME || ctx.kind !== 'update' || !staleness.stale || staleness.error) return undefined;
+    if (!mine(target) || ctx.kind !== 'update' || !staleness.stale || staleness.error) return undefined;
     const own = ownership(target, rt.ownId(), runsInContainer());
     if (own === 'unknown' || (own === 'own' && !options.selfUpdate)) return undefined;
     if (await needsPull(rt.docker, { restartOnly: false, staleness })) {
@@ -92,7 +99,7 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime): void {
 
   // Every target of an update run that is running now must be running when the run ends (invariant.ts).
   core.hooks.checkStaleness.tapPromise({ name: RUNTIME, stage: STAGES.checkStaleness.observe }, async (target, ctx) => {
-    if (target.runtime === RUNTIME && ctx.kind === 'update' && target.state === 'running') {
+    if (mine(target) && ctx.kind === 'update' && target.state === 'running') {
       states.of(ctx).runningAtStart.set(target.name, target);
     }
     return undefined;
@@ -101,7 +108,7 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime): void {
   if (options.enableLifecycleHooks) {
     // Before every staleness source, so the pre-check runs before the container is checked.
     core.hooks.checkStaleness.tapPromise({ name: RUNTIME, stage: STAGES.checkStaleness.observe }, async (target, ctx) => {
-      if (target.runtime !== RUNTIME || ctx.kind !== 'update') return undefined;
+      if (!mine(target) || ctx.kind !== 'update') return undefined;
       states.of(ctx).checkedTargets.set(target.name, target);
       await runCheckHook(rt, target, 'pre-check', ctx);
       return undefined;
@@ -109,7 +116,7 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime): void {
   }
 
   core.hooks.apply.tapPromise(RUNTIME, async (plan, ctx) => {
-    if (plan.target.runtime !== RUNTIME) return undefined;
+    if (!mine(plan.target)) return undefined;
     return applyDocker(rt, plan, ctx, states.of(ctx), slots);
   });
 

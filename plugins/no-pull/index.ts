@@ -33,9 +33,10 @@ export function isNoPull(target: Target, options: NoPullPluginOptions): boolean 
 
 async function localStaleness(images: LocalImages, target: Target, ctx: RunContext): Promise<Staleness> {
   try {
-    // Several containers of one tag share one inspection per run.
-    const local = await ctx.memo(`no-pull:inspect:${target.runtime}:${target.image}`, () =>
-      images.inspectImage(target.image, ctx.signal),
+    // Several containers of one tag on one engine share one inspection per run; each engine has its own
+    // image store (docs/hosts.md).
+    const local = await ctx.memo(`no-pull:inspect:${target.runtime}:${target.host ?? ''}:${target.image}`, () =>
+      images.inspectImage(target.image, ctx.signal, target.host),
     );
     if (!local) return { source: REGISTRY_PATH, stale: false, error: `no-pull: no local image ${target.image}` };
     return { source: REGISTRY_PATH, stale: local.id !== target.imageId, latestImageId: local.id };

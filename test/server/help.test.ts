@@ -24,7 +24,7 @@ t.test('groups, defaults and descriptions', async (t) => {
   t.match(help, /-i, --interval <duration> +Time between update runs/);
   t.match(help, /\[env: TIDEWATCH_INTERVAL, WATCHTOWER_POLL_INTERVAL; default: 24h0m0s\]/);
   t.match(help, /\[env: TIDEWATCH_STOP_TIMEOUT, WATCHTOWER_TIMEOUT; default: 30s\]/);
-  t.match(help, /\[env: TIDEWATCH_HOST, DOCKER_HOST; default: unix:\/\/\/var\/run\/docker\.sock\]/);
+  t.match(help, /\[env: TIDEWATCH_HOSTS, DOCKER_HOST; default: unix:\/\/\/var\/run\/docker\.sock\]/);
   t.match(help, /\[env: TIDEWATCH_ENABLE_LIFECYCLE_HOOKS, WATCHTOWER_LIFECYCLE_HOOKS\]/);
   t.match(help, /\[env: TIDEWATCH_HTTP_API_TOKEN, WATCHTOWER_HTTP_API_TOKEN; secret\]/);
   t.match(help, /default: X-Forwarded-For/);

@@ -33,7 +33,7 @@ t.test('defaults', async (t) => {
   const r = run();
   t.equal(r.config.interval, 86_400_000);
   t.equal(r.config.stopTimeout, 30_000);
-  t.equal(r.config.host, 'unix:///var/run/docker.sock');
+  t.same(r.config.host, ['unix:///var/run/docker.sock']);
   t.equal(r.config.useComposeDependsOn, true);
   t.equal(r.config.httpApiHost, '0.0.0.0');
   t.equal(r.config.httpApiPort, 8080);
@@ -343,17 +343,42 @@ t.test('--interval 5x: one line naming the option', async (t) => {
   t.equal(e.code, 'TW_ERR_CONFIG');
 });
 
+t.test('several engines: --host repeated, TIDEWATCH_HOSTS as a list, TLS per entry (docs/hosts.md)', async (t) => {
+  t.same(run(['-H', 'unix:///a.sock', '--host', 'tcp://127.0.0.1:2376']).config.host, ['unix:///a.sock', 'tcp://127.0.0.1:2376']);
+  t.same(run([], { TIDEWATCH_HOSTS: 'unix:///a.sock, tcp://10.0.0.2:2376 tcp://[::1]:2376' }).config.host, [
+    'unix:///a.sock',
+    'tcp://10.0.0.2:2376',
+    'tcp://[::1]:2376',
+  ]);
+  t.same(
+    run(['-H', 'tcp://10.0.0.2:2376?cert-path=certs/b', '-H', 'tcp://10.0.0.3:2375?tlsverify=false'], {}, '/etc/tw').config.host,
+    ['tcp://10.0.0.2:2376?tlsverify=true&cert-path=/etc/tw/certs/b', 'tcp://10.0.0.3:2375?tlsverify=false'],
+    'a per-entry cert-path is made absolute and means TLS',
+  );
+  const cases: [string[], RegExp][] = [
+    [['-H', 'ftp://x'], /invalid value "ftp:\/\/x" for --host \(TIDEWATCH_HOSTS\): "ftp:\/\/x": unknown scheme/],
+    [['-H', 'tcp://a:1', '-H', 'tcp://a:1'], /"tcp:\/\/a:1" is listed twice/],
+    [['-H', 'unix:///a.sock?tlsverify=1'], /TLS settings apply to tcp:\/\/ engines, not unix:\/\//],
+    [['-H', 'tcp://a:2376?tlsverify=maybe'], /tlsverify=maybe is not a boolean/],
+    [['-H', 'tcp://a:2376?ca=/x'], /unknown setting "ca"/],
+    [['-H', 'tcp://a:2376?tlsverify=0&cert-path=/c'], /cert-path needs TLS/],
+    [['-H', 'tcp://a:99999'], /not a host:port address/],
+    [['-H', 'tcp://a:2376/path'], /only host:port may follow the scheme/],
+  ];
+  for (const [argv, message] of cases) t.match(configError(t, () => run(argv)).message, message, argv.join(' '));
+});
+
 t.test('Docker variables without prefix', async (t) => {
   let r = run([], { DOCKER_HOST: 'tcp://10.0.0.1:2376', DOCKER_TLS_VERIFY: '1', DOCKER_API_VERSION: '1.44', DOCKER_CERT_PATH: '/certs' });
-  t.equal(r.config.host, 'tcp://10.0.0.1:2376');
+  t.same(r.config.host, ['tcp://10.0.0.1:2376']);
   t.equal(r.config.tlsverify, true);
   t.equal(r.config.apiVersion, '1.44');
   t.equal(r.config.certPath, '/certs');
   t.equal(r.sources.host, 'env');
   t.same(r.aliasesUsed, []);
-  r = run([], { DOCKER_HOST: 'tcp://a:1', TIDEWATCH_HOST: 'tcp://b:2', WATCHTOWER_HOST: 'tcp://c:3' });
-  t.equal(r.config.host, 'tcp://b:2', 'TIDEWATCH_HOST first; WATCHTOWER_HOST is not a Watchtower variable');
-  t.equal(run(['-H', 'unix:///x.sock'], { DOCKER_HOST: 'tcp://a:1' }).config.host, 'unix:///x.sock');
+  r = run([], { DOCKER_HOST: 'tcp://a:1', TIDEWATCH_HOSTS: 'tcp://b:2', WATCHTOWER_HOSTS: 'tcp://c:3' });
+  t.same(r.config.host, ['tcp://b:2'], 'TIDEWATCH_HOSTS first; WATCHTOWER_HOSTS is not a Watchtower variable');
+  t.same(run(['-H', 'unix:///x.sock'], { DOCKER_HOST: 'tcp://a:1' }).config.host, ['unix:///x.sock']);
   t.equal(run([], { NO_COLOR: '' }).config.noColor, true, 'NO_COLOR by presence');
   t.equal(run([]).config.noColor, false);
 });

@@ -66,7 +66,8 @@ t.test('status filters and defaults', async (t) => {
   t.same(statusFilter({ includeStopped: true, includeRestarting: true }), ['running', 'created', 'exited', 'restarting']);
   // The declarations' defaults, the same for an embedder as for the command line (one declaration).
   const options = resolvePluginOptions(dockerPlugin, {});
-  t.match(options, { host: 'unix:///var/run/docker.sock', stopTimeoutMs: 30_000, gracePeriodMs: 10_000, selfUpdate: true, useComposeDependsOn: true });
-  t.equal(resolvePluginOptions(dockerPlugin, { host: 'unix:///x.sock' }).host, 'unix:///x.sock');
+  t.match(options, { host: ['unix:///var/run/docker.sock'], stopTimeoutMs: 30_000, gracePeriodMs: 10_000, selfUpdate: true, useComposeDependsOn: true });
+  t.equal(resolvePluginOptions(dockerPlugin, { host: 'unix:///x.sock' }).host, 'unix:///x.sock', 'an embedder may pass one host');
+  t.same(resolvePluginOptions(dockerPlugin, { host: ['unix:///x.sock', 'tcp://127.0.0.1:2376'] }).host, ['unix:///x.sock', 'tcp://127.0.0.1:2376'], 'or several');
   t.throws(() => resolvePluginOptions(dockerPlugin, { authFor: 'nope' }), /unknown option "authFor"/, 'credentials come from a service, not an option');
 });
