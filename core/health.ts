@@ -21,23 +21,26 @@ export class Health {
     return this.#started;
   }
 
-  /** Runs every readiness check within `timeoutMs`; resolves, or rejects naming the failing check. */
+  /**
+   * Runs every readiness check within `timeoutMs`; resolves, or rejects naming every failing check (one
+   * engine of several down is named alone: docs/hosts.md).
+   */
   async ready(timeoutMs = 5000): Promise<void> {
     const signal = AbortSignal.timeout(timeoutMs);
-    await Promise.all(
+    const results = await Promise.allSettled(
       [...this.#checks].map(async ([name, check]) => {
         const timedOut = new Promise<never>((_, reject) =>
-          signal.addEventListener('abort', () => reject(new TidewatchError('TW_ERR_NOT_READY', `${name}: no answer within ${timeoutMs} ms`, 503)), {
-            once: true,
-          }),
+          signal.addEventListener('abort', () => reject(new Error(`${name}: no answer within ${timeoutMs} ms`)), { once: true }),
         );
         try {
           await Promise.race([check(signal), timedOut]);
         } catch (err) {
           const message = err instanceof Error ? err.message : String(err);
-          throw new TidewatchError('TW_ERR_NOT_READY', message.startsWith(`${name}:`) ? message : `${name}: ${message}`, 503);
+          throw new Error(message.startsWith(`${name}:`) ? message : `${name}: ${message}`);
         }
       }),
     );
+    const failures = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
+    if (failures.length > 0) throw new TidewatchError('TW_ERR_NOT_READY', failures.join('; '), 503);
   }
 }

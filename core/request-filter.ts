@@ -41,7 +41,7 @@ export function splitFilterValues(values: readonly string[] | undefined): string
 }
 
 export function isTargeted(filters: RunFilters): boolean {
-  return filters.images.length > 0 || filters.containers.length > 0;
+  return filters.images.length > 0 || filters.containers.length > 0 || (filters.hosts?.length ?? 0) > 0;
 }
 
 /** Keeps the targets matching every given filter kind (any value of a kind may match). */
@@ -49,9 +49,13 @@ export function applyRequestFilters(targets: Target[], filters: RunFilters): Tar
   if (!isTargeted(filters)) return targets;
   const names = filters.containers.map(nameMatcher);
   const images = filters.images.map(imageMatcher);
+  // Engines by their exact configured name: a name is not a pattern, and `web` on two engines is told
+  // apart by its host (docs/hosts.md).
+  const hosts = new Set(filters.hosts ?? []);
   return targets.filter(
     (target) =>
       (names.length === 0 || names.some((match) => match(target.name))) &&
-      (images.length === 0 || images.some((match) => match(target.image))),
+      (images.length === 0 || images.some((match) => match(target.image))) &&
+      (hosts.size === 0 || (target.host !== undefined && hosts.has(target.host))),
   );
 }

@@ -17,6 +17,7 @@ export function normaliseFilters(filters: Partial<RunFilters> | undefined): RunF
   return {
     images: splitFilterValues(filters?.images),
     containers: splitFilterValues(filters?.containers),
+    hosts: splitFilterValues(filters?.hosts),
   };
 }
 

@@ -145,6 +145,8 @@ export interface RunFilters {
   readonly images: readonly string[];
   /** Container names or RE2 patterns, anchored at both ends. */
   readonly containers: readonly string[];
+  /** Engines (`Target.host`), exactly as configured (docs/hosts.md); absent means every engine. */
+  readonly hosts?: readonly string[];
 }
 
 export interface RunRequest {

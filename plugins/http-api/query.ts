@@ -24,6 +24,7 @@ export function runFilters(query: Query | undefined): RunFilters {
   return {
     images: splitFilterValues(queryValues(query, 'image')),
     containers: splitFilterValues(queryValues(query, 'container')),
+    hosts: splitFilterValues(queryValues(query, 'host')),
   };
 }
 
@@ -69,6 +70,11 @@ export const filterQuerySchema = {
     type: 'array',
     items: { type: 'string' },
     description: 'Container names or RE2 patterns anchored at both ends; repeatable and comma-separated',
+  },
+  host: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'Engines, exactly as configured with --host (the records\' host); repeatable and comma-separated',
   },
 } as const;
 

@@ -31,13 +31,20 @@ export const exactFilterQuerySchema = {
   properties: {
     name: { type: 'array', items: { type: 'string' }, description: 'Exact container name (repeatable)' },
     image: { type: 'array', items: { type: 'string' }, description: 'Exact image reference (repeatable)' },
+    host: { type: 'array', items: { type: 'string' }, description: 'Exact engine, as configured with --host (repeatable)' },
   },
 } as const;
 
 export function exactFilter(targets: readonly Target[], query: Query): Target[] {
   const names = queryValues(query, 'name');
   const images = queryValues(query, 'image');
-  return targets.filter((t) => (names.length === 0 || names.includes(t.name)) && (images.length === 0 || images.includes(t.image)));
+  const hosts = queryValues(query, 'host');
+  return targets.filter(
+    (t) =>
+      (names.length === 0 || names.includes(t.name)) &&
+      (images.length === 0 || images.includes(t.image)) &&
+      (hosts.length === 0 || (t.host !== undefined && hosts.includes(t.host))),
+  );
 }
 
 export interface ContainerView extends Placement {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { orderByDependencies, transitiveDependents } from '../../core/dependency-order.js';
+import { orderByDependencies, targetKey, transitiveDependents } from '../../core/dependency-order.js';
 import { fakeTarget } from '../helpers/targets.js';
 
 const names = (list: { name: string }[]) => list.map((x) => x.name);
@@ -32,4 +32,23 @@ t.test('transitive dependents', async (t) => {
   const targets = [fakeTarget('db'), fakeTarget('api', { dependsOn: ['db'] }), fakeTarget('app', { dependsOn: ['api'] }), fakeTarget('x')];
   t.same([...transitiveDependents(targets, new Set(['db']))].sort(), ['api', 'app']);
   t.same([...transitiveDependents(targets, new Set(['app']))], []);
+});
+
+t.test('names repeat across engines: each engine has its own dependency graph (docs/hosts.md)', async (t) => {
+  const a = 'unix:///a.sock';
+  const b = 'tcp://127.0.0.1:2376';
+  const targets = [
+    fakeTarget('web', { host: a, dependsOn: ['db'] }),
+    fakeTarget('db', { host: a }),
+    fakeTarget('web', { host: b }),
+    fakeTarget('db', { host: b, dependsOn: ['web'] }),
+  ];
+  const { ordered, cyclic } = orderByDependencies(targets);
+  t.same(
+    ordered.map((x) => `${x.host} ${x.name}`),
+    [`${a} db`, `${b} web`, `${a} web`, `${b} db`],
+    'four targets, each once, in each engine\'s own order',
+  );
+  t.same(cyclic, [], 'web→db on one engine and db→web on the other is no cycle');
+  t.same([...transitiveDependents(targets, new Set([targetKey(targets[1]!)]))], [targetKey(targets[0]!)], 'db of engine a restarts web of engine a only');
 });

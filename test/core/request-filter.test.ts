@@ -41,3 +41,17 @@ t.test('filters: repeated and comma-separated values; both kinds must match', as
   t.same(names(applyRequestFilters(targets, { images: ['nginx'], containers: ['cache', 'db'] })), ['cache']);
   t.same(names(applyRequestFilters(targets, { images: [], containers: ['w.*', 'db'] })), ['web', 'db']);
 });
+
+t.test('host filters: exact engine names; targets without a host never match one (docs/hosts.md)', async (t) => {
+  const targets = [
+    fakeTarget('web', { host: 'unix:///a.sock' }),
+    fakeTarget('web', { host: 'tcp://127.0.0.1:2376' }),
+    fakeTarget('other'),
+  ];
+  const kept = (hosts: string[], containers: string[] = []) =>
+    applyRequestFilters(targets, { images: [], containers, hosts }).map((x) => `${x.host ?? '-'} ${x.name}`);
+  t.same(kept(['tcp://127.0.0.1:2376']), ['tcp://127.0.0.1:2376 web']);
+  t.same(kept(['unix:///a.sock', 'tcp://127.0.0.1:2376'], ['web']), ['unix:///a.sock web', 'tcp://127.0.0.1:2376 web']);
+  t.same(kept(['tcp://127.0.0.1']), [], 'not a prefix match');
+  t.same(kept([]), ['unix:///a.sock web', 'tcp://127.0.0.1:2376 web', '- other']);
+});

@@ -307,3 +307,27 @@ t.test('close runs the registered handlers in reverse order', async (t) => {
   t.same(order, ['b', 'a']);
   t.same(tw.plugins, ['a', 'b']);
 });
+
+t.test('update: the same name on two engines is two targets, each applied once (docs/hosts.md)', async (t) => {
+  const targets = [
+    fakeTarget('web', { id: 'a-web', host: 'unix:///a.sock' }),
+    fakeTarget('web', { id: 'b-web', host: 'tcp://127.0.0.1:2376' }),
+    fakeTarget('db', { id: 'b-db', host: 'tcp://127.0.0.1:2376', dependsOn: ['web'] }),
+  ];
+  const applied: string[] = [];
+  const applier: TidewatchPlugin<object> = {
+    name: 'rec',
+    apply(core) {
+      core.hooks.apply.tapPromise('rec', async (plan) => {
+        applied.push(`${plan.restartOnly ? 'restart' : 'update'}:${plan.target.id}`);
+        return { target: plan.target, outcome: plan.restartOnly ? 'restarted' : 'updated' };
+      });
+    },
+  };
+  const tw = await createTidewatch({ plugins: [discoverPlugin(targets), stalePlugin(new Set(['web'])), applier] });
+  const report = await tw.update();
+  t.same(applied, ['update:a-web', 'update:b-web', 'restart:b-db'], 'db depends on the web of its own engine only');
+  t.match(report.summary, { updated: 2, restarted: 1 });
+  const filtered = await tw.check({ filters: { hosts: ['tcp://127.0.0.1:2376'] } });
+  t.same(filtered.results.map((r) => r.target.id), ['b-web', 'b-db'], 'a host filter keeps that engine\'s targets');
+});
