@@ -73,5 +73,18 @@ export function pullForRun(
   ctx: RunContext,
   slots: PullSlots,
 ): Promise<void> {
-  return ctx.memo(`docker-pull:${image}`, () => slots.run(() => pullImage(docker, image, authFor)));
+  return ctx.memo(`docker-pull:${engineNumber(docker)}:${image}`, () => slots.run(() => pullImage(docker, image, authFor)));
+}
+
+const engineNumbers = new WeakMap<object, number>();
+let engines = 0;
+
+/** Each engine pulls for itself: the run's memo of a pull is per engine client (docs/hosts.md). */
+function engineNumber(docker: object): number {
+  let n = engineNumbers.get(docker);
+  if (n === undefined) {
+    n = ++engines;
+    engineNumbers.set(docker, n);
+  }
+  return n;
 }
