@@ -31,7 +31,7 @@ export const DEFAULT_DOCKER_HOST = 'unix:///var/run/docker.sock';
 const SCHEMES = /^(unix|npipe|tcp|http|https):\/\/(.*)$/;
 export const HOST_ACCEPTED =
   'expected unix://, npipe://, tcp://, http:// or https:// addresses, separated by commas or spaces; ' +
-  'a tcp:// address may end with ?tlsverify=<bool>&cert-path=<dir>';
+  'a tcp:// or https:// address may end with ?tlsverify=<bool>&cert-path=<dir>';
 
 function invalid(entry: string, why: string): Error {
   return new Error(`"${entry}": ${why}; ${HOST_ACCEPTED}`);
@@ -80,9 +80,9 @@ export function parseHostEntry(entry: string, ctx?: ParseContext): HostEntry {
   const scheme = match[1] as string;
   const [rest = '', query] = (match[2] as string).split(/\?(.*)/s, 2);
   const host = `${scheme}://${rest}`;
-  if (scheme === 'unix' || scheme === 'npipe') {
-    if (query !== undefined) throw invalid(entry, `TLS settings apply to tcp:// engines, not ${scheme}://`);
-    return { host };
+  if (scheme === 'unix' || scheme === 'npipe' || scheme === 'http') {
+    if (query !== undefined) throw invalid(entry, `TLS settings apply to tcp:// and https:// engines, not ${scheme}://`);
+    if (scheme !== 'http') return { host };
   }
   checkAddress(entry, rest);
   return query === undefined ? { host } : queryEntry(entry, host, query, ctx);

@@ -358,7 +358,8 @@ t.test('several engines: --host repeated, TIDEWATCH_HOSTS as a list, TLS per ent
   const cases: [string[], RegExp][] = [
     [['-H', 'ftp://x'], /invalid value "ftp:\/\/x" for --host \(TIDEWATCH_HOSTS\): "ftp:\/\/x": unknown scheme/],
     [['-H', 'tcp://a:1', '-H', 'tcp://a:1'], /"tcp:\/\/a:1" is listed twice/],
-    [['-H', 'unix:///a.sock?tlsverify=1'], /TLS settings apply to tcp:\/\/ engines, not unix:\/\//],
+    [['-H', 'unix:///a.sock?tlsverify=1'], /TLS settings apply to tcp:\/\/ and https:\/\/ engines, not unix:\/\//],
+    [['-H', 'http://a:2375?cert-path=/c'], /not http:\/\//],
     [['-H', 'tcp://a:2376?tlsverify=maybe'], /tlsverify=maybe is not a boolean/],
     [['-H', 'tcp://a:2376?ca=/x'], /unknown setting "ca"/],
     [['-H', 'tcp://a:2376?tlsverify=0&cert-path=/c'], /cert-path needs TLS/],
