@@ -21,7 +21,7 @@ t.test('every option with a snake_case key; defaults in Go form', async (t) => {
   t.same(view.notification_url, []);
   t.equal(view.cleanup, false);
   t.equal(view.use_compose_depends_on, true);
-  t.equal(view.host, 'unix:///var/run/docker.sock');
+  t.same(view.host, ['unix:///var/run/docker.sock']);
 });
 
 t.test('effective values, secrets redacted', async (t) => {

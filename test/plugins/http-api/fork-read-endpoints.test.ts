@@ -97,6 +97,7 @@ t.test('details, images and status of real containers; stale from the last check
   let found = byName(list.containers);
   t.same(found.get(webName), {
     name: webName,
+    host: s.env.dockerHost,
     image: web.image.ref,
     image_id: web.image.configDigest,
     digest: web.image.digest,

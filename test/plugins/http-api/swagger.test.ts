@@ -63,12 +63,12 @@ t.test('every enabled route, its parameters, responses and both security schemes
   });
   const update = doc.paths['/v1/update']?.post;
   t.same(update?.security, [{ BearerAuth: [] }]);
-  t.same(update?.parameters?.map((p) => p.name).sort(), ['async', 'container', 'image', 'timeout']);
+  t.same(update?.parameters?.map((p) => p.name).sort(), ['async', 'container', 'host', 'image', 'timeout']);
   t.equal(update?.parameters?.find((p) => p.name === 'image')?.collectionFormat, 'multi', 'repeatable filters');
   t.same(Object.keys(update?.responses ?? {}).sort(), ['200', '202', '400', '401', '413', '429', '500', '503']);
   t.match(update?.responses['429'], { headers: { 'Retry-After': { type: 'integer' } } });
   const check = doc.paths['/v1/check']?.post;
-  t.same(check?.parameters?.map((p) => p.name).sort(), ['container', 'image', 'timeout']);
+  t.same(check?.parameters?.map((p) => p.name).sort(), ['container', 'host', 'image', 'timeout']);
   t.same(doc.paths['/v1/events']?.get?.security, [{ EventsToken: [] }]);
   for (const probe of ['/livez', '/readyz', '/startupz']) t.notOk(doc.paths[probe]?.get?.security, `${probe} needs no token`);
   // The Watchtower fork's read endpoints: main token, their parameters, and the shape of each 200.
@@ -82,7 +82,7 @@ t.test('every enabled route, its parameters, responses and both security schemes
   t.same((doc.paths['/v1/status']?.get?.responses['200'] as { schema?: Schema }).schema?.required?.sort(), [
     'api_version', 'finished_at', 'run_id', 'summary', 'timestamp',
   ]);
-  t.same(doc.paths['/v1/containers/details']?.get?.parameters?.map((p) => p.name).sort(), ['image', 'name']);
+  t.same(doc.paths['/v1/containers/details']?.get?.parameters?.map((p) => p.name).sort(), ['host', 'image', 'name']);
   t.same(itemsOf('/v1/containers/details', 'containers')?.required?.sort(), [
     'digest', 'enabled', 'image', 'image_id', 'monitor_only', 'name', 'no_pull', 'running', 'scope', 'stale', 'watchtower',
   ]);
