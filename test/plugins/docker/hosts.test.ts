@@ -1,0 +1,30 @@
+// The --host list (docs/hosts.md): entries with their own TLS settings, --tlsverify and --cert-path as
+// the defaults of the others, and the engine's name without its settings.
+import t from 'tap';
+import { engineSpecs, formatHostEntry, parseHostEntry, parseHostList } from '../../../plugins/docker/hosts.js';
+
+t.test('each entry is an engine named as written, its TLS settings apart', async (t) => {
+  t.same(parseHostEntry('unix:///var/run/docker.sock'), { host: 'unix:///var/run/docker.sock' });
+  t.same(parseHostEntry('tcp://10.0.0.2:2376?tlsverify=t'), { host: 'tcp://10.0.0.2:2376', tlsVerify: true });
+  t.same(parseHostEntry('tcp://10.0.0.2:2375?tlsverify=FALSE'), { host: 'tcp://10.0.0.2:2375', tlsVerify: false });
+  t.same(parseHostEntry('https://[::1]:2376?cert-path=/c'), { host: 'https://[::1]:2376', certPath: '/c', tlsVerify: true });
+  t.same(parseHostEntry('tcp://h:2376?cert-path=certs', { origin: 'flag', cwd: '/srv' }), { host: 'tcp://h:2376', certPath: '/srv/certs', tlsVerify: true });
+  t.equal(formatHostEntry(parseHostEntry('tcp://h:2376?cert-path=/c')), 'tcp://h:2376?tlsverify=true&cert-path=/c');
+  t.equal(formatHostEntry(parseHostEntry('tcp://h:2376')), 'tcp://h:2376');
+  t.same(parseHostList('unix:///a.sock,tcp://h:1 tcp://h:2').map((e) => e.host), ['unix:///a.sock', 'tcp://h:1', 'tcp://h:2']);
+  t.throws(() => parseHostList(' , '), /no engine given/);
+  t.throws(() => parseHostEntry('tcp://'), /no host name|not a host:port/);
+});
+
+t.test('--tlsverify and --cert-path fill what an entry leaves unsaid; an embedder may pass one host', async (t) => {
+  const defaults = { tlsVerify: true, certPath: '/certs/default' };
+  t.same(engineSpecs(['unix:///a.sock', 'tcp://h:2376', 'tcp://k:2376?cert-path=/certs/k', 'tcp://l:2375?tlsverify=0'], defaults), [
+    { host: 'unix:///a.sock', tlsVerify: true, certPath: '/certs/default' },
+    { host: 'tcp://h:2376', tlsVerify: true, certPath: '/certs/default' },
+    { host: 'tcp://k:2376', tlsVerify: true, certPath: '/certs/k' },
+    { host: 'tcp://l:2375', tlsVerify: false, certPath: '/certs/default' },
+  ]);
+  t.same(engineSpecs('tcp://h:2375', { tlsVerify: false, certPath: undefined }), [{ host: 'tcp://h:2375', tlsVerify: false, certPath: undefined }]);
+  t.same(engineSpecs([], { tlsVerify: false, certPath: undefined }).map((e) => e.host), ['unix:///var/run/docker.sock']);
+  t.throws(() => engineSpecs(['tcp://h:1', 'tcp://h:1'], defaults), /listed twice/, 'an embedder gets the same checks');
+});
