@@ -7,7 +7,6 @@ import {
   PULL_CREDENTIALS,
   STAGES,
   errorMessage,
-  type EngineApi,
   type LocalImages,
   type RunContext,
   type Target,
@@ -66,8 +65,7 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
     core.health.addReadinessCheck(readinessName(engine, engines), (signal) => pingEngine(engine.runtime.docker, signal));
   }
   core.services.provide(LOCAL_IMAGES, localImagesOf(engines));
-  // TEMP until the Engine client lands: dockerode is not an EngineApi.
-  core.services.provide(DOCKER_ENGINES, { list: () => engines.map((engine) => engine.runtime.docker as unknown as EngineApi) });
+  core.services.provide(DOCKER_ENGINES, { list: () => engines.map((engine) => engine.runtime.docker) });
 
   // The scope of each run, read from the lists before any target is announced: selection then sees the
   // targets an image at a time, the own container maybe not among them (docs/performance.md).
