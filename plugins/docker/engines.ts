@@ -67,7 +67,12 @@ export function withHost(targets: readonly Target[], host: string): Target[] {
 }
 
 /** A promise and the function that settles it (Promise.withResolvers, which Node 20 lacks). */
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+interface Deferred<T> {
+  readonly promise: Promise<T>;
+  readonly resolve: (value: T) => void;
+}
+
+function deferred<T>(): Deferred<T> {
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
@@ -105,7 +110,7 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
   });
   const results = await Promise.allSettled(
     engines.map(async (engine, index) => {
-      const own = listed[index] as ReturnType<typeof deferred<ListedContainer | undefined>>;
+      const own = listed[index] as Deferred<ListedContainer | undefined>;
       try {
         if (!engine.repaired) await engine.repair();
         const found = await discoverContainers(
