@@ -53,13 +53,14 @@ async function runOn(engine: Docker, name: string, image: PushedImage): Promise<
   await runContainer(engine, { name, image: image.ref, cmd: QUICK_STOP_CMD });
 }
 
-async function serviceFor(t: Test, prefix: string, hosts: string[]): Promise<RunningService> {
+async function serviceFor(t: Test, prefix: string, hosts: string[], extra: string[] = []): Promise<RunningService> {
   const service = await startService([
     ...hosts.flatMap((host) => ['--host', host]),
     '--http-api-endpoints', 'update,check,containers',
     '--http-api-token', TOKEN,
     '--update-grace-period', '0',
     '--stop-timeout', '5s',
+    ...extra,
     `${prefix}-.*`,
   ]);
   t.teardown(() => service.stop('SIGKILL'));
@@ -138,6 +139,27 @@ t.test('one run checks and updates containers on both engines; records and filte
   const after = byPlace(await check(service));
   t.same(after.map((r) => [r.host, r.update_available]), after.map((r) => [r.host, false]), 'nothing left stale on either engine');
   t.equal(new Set(after.map((r) => r.host)).size, 2);
+});
+
+t.test('--no-pull compares each container with the image store of its own engine', async (t) => {
+  const s = await engines(t, 'e2e-hosts-nopull');
+  if (!s) return;
+  const { env, first, second, prefix } = s;
+  const repo = `${prefix}/app`;
+  const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
+  await runOn(first, `${prefix}-web`, v1);
+  await runOn(second, `${prefix}-web`, v1);
+  // Only the second engine has the newer image under the tag.
+  await pushImage({ registry: env.registry, repo, marker: 'v2', cmd: QUICK_STOP_CMD });
+  await pullImage(second, v1.ref);
+
+  const service = await serviceFor(t, prefix, [env.dockerHost, secondEntry(env)], ['--no-pull']);
+  const records = await check(service);
+  t.same(
+    sortRows(records.map((r) => [r.host, r.update_available, r.error])),
+    sortRows([[env.dockerHost, false, undefined], [env.secondDockerHost, true, undefined]]),
+    'stale only where that engine holds a newer image',
+  );
 });
 
 /**
