@@ -96,8 +96,8 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
     }),
   );
 
-  // Before every other tap of the check (tapped first at the first stage): a down engine's targets are
-  // reported with its error, and no hook of the runtime touches them.
+  // Tapped before the runtime's own taps of the first stage: a down engine's targets are reported with its
+  // error, and none of the runtime's hooks (pre-check commands, the running-at-start record) touch them.
   core.hooks.checkStaleness.tapPromise({ name: PLUGIN_NAME, stage: STAGES.checkStaleness.observe }, async (target, ctx) => {
     if (target.runtime !== PLUGIN_NAME) return undefined;
     const error = down.get(ctx)?.get(target.host ?? '');
