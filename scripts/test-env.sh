@@ -17,6 +17,8 @@
 #   registry-5102.access.log  registry-5102.log  htpasswd                the Basic-auth registry
 #   storage-driver                 the graph driver chosen on the first `up` (overlay2, or vfs)
 #   mosquitto.conf  mosquitto.passwd  mosquitto.pid  mosquitto.log   the MQTT broker (not with `engine`)
+#   podman/  podman.sock  service.pid  service.log  containers.conf  storage.conf  registries.conf
+#            storage/  run/  tmp/          Podman's Docker-compatible API (not with `engine`; docs/podman.md)
 #
 # Only for test machines, as root. It never touches /var/run/docker.sock nor a system dockerd/containerd.
 set -euo pipefail
@@ -41,7 +43,8 @@ die() { log "error: $*"; exit 1; }
 # docker.io: dockerd + containerd + runc; docker-registry: CNCF distribution 2.8; busybox-static: the
 # one binary in every test image; apache2-utils: htpasswd; curl: readiness checks; git: the Git tests;
 # chromium: the Swagger page test drives it headless; openssl: the TLS test's certificate; mosquitto:
-# the MQTT broker of the Home Assistant and mqtt:// notification tests.
+# the MQTT broker of the Home Assistant and mqtt:// notification tests; podman: the Podman runtime
+# tests drive its Docker-compatible API (it brings conmon and the CNI plugins; runc comes with docker.io).
 # TIDEWATCH_ENV_PACKAGES=engine installs only what the engine and registries need (npm run demo: a
 # fresh machine should not fetch a browser to show a demo); the default, all, is what the tests need.
 install_packages() {
@@ -60,6 +63,7 @@ install_packages() {
     # The notification template parity test renders with Go's own text/template (docs/notifications.md).
     command -v go >/dev/null 2>&1 || missing+=(golang-go)
     [ -d /usr/share/gocode/src/golang.org/x/text/cases ] || missing+=(golang-golang-x-text-dev)
+    command -v podman >/dev/null 2>&1 || missing+=(podman)
   fi
   [ ${#missing[@]} -eq 0 ] && return 0
   [ "$(id -u)" -eq 0 ] || die "missing Debian packages (${missing[*]}) and not root: cannot apt-get install"
@@ -398,11 +402,118 @@ write_env_json() {
   "registryAppLog": "$ENV_DIR/registry-$REG_PORT.log",
   "authRegistryAppLog": "$ENV_DIR/registry-$AUTH_REG_PORT.log",
   "dockerdLog": "$ENV_DIR/dockerd.log",
-  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",$(mqtt_json)
+  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",$(mqtt_json)$(podman_json)
   "envDir": "$ENV_DIR"
 }
 EOF
   mv -f "$tmp" "$ENV_DIR/env.json"
+}
+
+# ---------------------------------------------------------------- Podman
+
+PODMAN_DIR="$ENV_DIR/podman"
+PODMAN_SOCK="$PODMAN_DIR/podman.sock"
+
+# podman_env: the private configuration every podman command of ours runs with, so that nothing of a
+# system Podman (/etc/containers, /var/lib/containers, /run/containers) is read or written.
+podman_env() {
+  export CONTAINERS_CONF="$PODMAN_DIR/containers.conf" \
+    CONTAINERS_STORAGE_CONF="$PODMAN_DIR/storage.conf" \
+    CONTAINERS_REGISTRIES_CONF="$PODMAN_DIR/registries.conf"
+}
+
+podman_ok() { curl -fsS -o /dev/null --max-time 2 --unix-socket "$PODMAN_SOCK" http://d/_ping 2>/dev/null; }
+
+# podman_config: Podman as root on this machine: cgroupfs (no systemd), events in a file (no journald),
+# no network for containers by default (the tests' containers are all --network none), the registries of
+# the environment as plain-HTTP ones (Podman refuses HTTP otherwise), and rlimits the runtime can set:
+# without CAP_SYS_RESOURCE, Podman's root defaults (nofile 1048576, nproc 4194304) make every start fail
+# with "error setting rlimit ... operation not permitted", so they are capped at what conmon inherits.
+podman_config() {
+  local nofile nproc storage_driver=overlay
+  nofile=$(ulimit -Hn)
+  nproc=$(ulimit -Hu)
+  [ "$nofile" = unlimited ] && nofile=1048576
+  { [ "$nproc" = unlimited ] || [ "$nproc" -gt 32768 ]; } && nproc=32768
+  # The same choice as dockerd's: where overlay2 failed, Podman's overlay would too.
+  [ "$(cat "$ENV_DIR/storage-driver" 2>/dev/null)" = vfs ] && storage_driver=vfs
+  mkdir -p "$PODMAN_DIR"
+  cat >"$PODMAN_DIR/containers.conf" <<EOF
+[containers]
+netns = "none"
+log_driver = "k8s-file"
+default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
+[engine]
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+events_logfile_path = "$PODMAN_DIR/events.log"
+runtime = "runc"
+tmp_dir = "$PODMAN_DIR/tmp"
+static_dir = "$PODMAN_DIR/storage/libpod"
+volume_path = "$PODMAN_DIR/storage/volumes"
+[network]
+network_config_dir = "$PODMAN_DIR/networks"
+EOF
+  cat >"$PODMAN_DIR/storage.conf" <<EOF
+[storage]
+driver = "$storage_driver"
+graphroot = "$PODMAN_DIR/storage"
+runroot = "$PODMAN_DIR/run"
+EOF
+  cat >"$PODMAN_DIR/registries.conf" <<EOF
+unqualified-search-registries = []
+[[registry]]
+location = "127.0.0.1:$REG_PORT"
+insecure = true
+[[registry]]
+location = "127.0.0.1:$AUTH_REG_PORT"
+insecure = true
+EOF
+}
+
+# podman_up: `podman system service` on a unix socket of the env dir, only where podman is installed
+# (TIDEWATCH_ENV_PACKAGES=engine leaves it out). --time=0: it never exits for being idle.
+podman_up() {
+  command -v podman >/dev/null 2>&1 || return 0
+  if alive "$PODMAN_DIR/service.pid" podman && podman_ok; then return 0; fi
+  stop "$PODMAN_DIR/service.pid" podman
+  podman_config
+  podman_env
+  mkdir -p "$PODMAN_DIR/tmp" "$PODMAN_DIR/networks"
+  rm -f "$PODMAN_SOCK" "$PODMAN_DIR/service.pid"
+  log "starting podman system service"
+  spawn "$PODMAN_DIR/service.pid" "$PODMAN_DIR/service.log" "$PODMAN_DIR/service.log" \
+    podman system service --time=0 "unix://$PODMAN_SOCK"
+  local i
+  for ((i = 0; i < REGISTRY_WAIT * 10; i++)); do
+    podman_ok && return 0
+    alive "$PODMAN_DIR/service.pid" podman || break
+    sleep 0.1
+  done
+  show_log "$PODMAN_DIR/service.log"
+  die "podman system service did not answer on $PODMAN_SOCK"
+}
+
+# podman_down: the containers go first (each runs under its own conmon, which outlives the service),
+# then the service; images stay, the run state (on disk here, not on a tmpfs) does not.
+podman_down() {
+  [ -s "$PODMAN_DIR/containers.conf" ] || return 0
+  podman_env
+  if command -v podman >/dev/null 2>&1; then
+    podman rm --all --force --time 0 >/dev/null 2>&1 || log "podman rm --all failed"
+  fi
+  stop "$PODMAN_DIR/service.pid" podman
+  awk -v d="$PODMAN_DIR/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r | while read -r m; do
+    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || log "could not unmount $m"
+  done
+  rm -rf "$PODMAN_DIR/run" "$PODMAN_DIR/tmp" "$PODMAN_SOCK"
+}
+
+# The Podman entries of env.json, when its service runs.
+podman_json() {
+  alive "$PODMAN_DIR/service.pid" podman || return 0
+  printf '\n  "podmanSocket": "%s",\n  "podmanHost": "unix://%s",\n  "podmanLog": "%s",' \
+    "$PODMAN_SOCK" "$PODMAN_SOCK" "$PODMAN_DIR/service.log"
 }
 
 # ---------------------------------------------------------------- commands
@@ -424,6 +535,7 @@ cmd_up() {
   registry_up "$REG_PORT"
   registry_up "$AUTH_REG_PORT" auth
   mqtt_up
+  podman_up
   write_env_json
   log "ready: DOCKER_HOST=unix://$DOCKER_SOCK, registries 127.0.0.1:$REG_PORT and 127.0.0.1:$AUTH_REG_PORT (auth), $ENV_DIR/env.json"
 }
@@ -431,6 +543,7 @@ cmd_up() {
 cmd_down() {
   [ -d "$ENV_DIR" ] || return 0
   with_lock
+  podman_down
   stop "$ENV_DIR/mosquitto.pid" mosquitto
   stop "$ENV_DIR/registry-$AUTH_REG_PORT.pid" docker-registry
   stop "$ENV_DIR/registry-$REG_PORT.pid" docker-registry
@@ -462,6 +575,7 @@ cmd_status() {
   report "registry:$AUTH_REG_PORT" "$ENV_DIR/registry-$AUTH_REG_PORT.pid" docker-registry \
     registry_ok "$AUTH_REG_PORT" "$AUTH_USER:$AUTH_PASSWORD"
   if [ -x /usr/sbin/mosquitto ]; then report "mqtt:$MQTT_PORT" "$ENV_DIR/mosquitto.pid" mosquitto mqtt_ok; fi
+  if command -v podman >/dev/null 2>&1; then report podman "$PODMAN_DIR/service.pid" podman podman_ok; fi
   if [ -s "$ENV_DIR/storage-driver" ]; then printf '%-16s %s\n' "storage driver" "$(cat "$ENV_DIR/storage-driver")"; fi
   if [ -s "$ENV_DIR/env.json" ]; then printf '%-16s %s\n' "env.json" "$ENV_DIR/env.json"; fi
   return $ok

@@ -29,6 +29,12 @@ export interface TestEnv {
   /** the MQTT broker (Debian's mosquitto), host:port (127.0.0.1:1883); absent when it is not installed */
   mqtt?: string
   mosquittoLog?: string
+  /** Podman's Docker-compatible API (`podman system service`), e.g. /tmp/tidewatch-env/podman/podman.sock;
+   * absent when podman is not installed (test/helpers/podman.ts requires it) */
+  podmanSocket?: string
+  /** the same as a DOCKER_HOST value */
+  podmanHost?: string
+  podmanLog?: string
   envDir: string
 }
 
