@@ -37,6 +37,14 @@ export interface ListedContainer extends ContainerFacts, DependencyFacts {
   readonly imageNameHidden: boolean;
 }
 
+/**
+ * The list's state in Docker's words: Podman lists a container that exited under its restart policy as
+ * "stopped", which Docker calls "exited" (docs/podman.md).
+ */
+export function dockerState(state: string): string {
+  return state === 'stopped' ? 'exited' : state;
+}
+
 /** A container's own name is the one with a single segment; `/web/db` is the alias a link gave it. */
 function ownName(names: readonly string[]): string {
   return containerName(names.find((n) => n.lastIndexOf('/') === 0) ?? names[0] ?? '');
@@ -65,7 +73,7 @@ export function listedContainers(entries: readonly Docker.ContainerInfo[]): List
       configImage: entry.Image,
       imageId: entry.ImageID,
       labels: entry.Labels ?? {},
-      state: entry.State,
+      state: dockerState(entry.State),
       links: links.get(name) ?? [],
       networkMode: entry.HostConfig?.NetworkMode ?? '',
       imageNameHidden: entry.Image === entry.ImageID,

@@ -1,0 +1,187 @@
+// Issue 13 item 3 through the real binary: the docker runtime against Podman's Docker-compatible API
+// (Debian's podman, `podman system service` started by scripts/test-env.sh). Containers are made both
+// ways a Podman user makes them, with the podman CLI and through the compatible API, from images pushed
+// to the local registry; Tidewatch discovers, checks, updates and rolls them back (docs/podman.md).
+import type Docker from 'dockerode';
+import { EventSource } from 'eventsource';
+import t from 'tap';
+import { waitFor } from '../helpers/env.js';
+import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix, type PushedImage } from '../helpers/images.js';
+import { podman, podmanCli, requirePodman, type PodmanEnv } from '../helpers/podman.js';
+import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
+import { call, startService, type RunningService } from '../helpers/service.js';
+
+const TOKEN = 'e2e-podman-token-0123456789';
+const EVENTS_TOKEN = 'e2e-podman-events-token-01';
+
+interface TestLike {
+  plan(n: number, comment?: string): void;
+  teardown(fn: () => unknown): void;
+}
+
+interface Setting {
+  env: PodmanEnv;
+  engine: Docker;
+  prefix: string;
+  repo: string;
+  v1: PushedImage;
+}
+
+/** The environment, a prefix whose containers and images go afterwards, and `${prefix}/app` v1 pulled into Podman. */
+async function setting(t: TestLike, label: string): Promise<Setting | undefined> {
+  const env = await requirePodman(t);
+  if (!env) return undefined;
+  const engine = podman(env);
+  const prefix = testPrefix(label);
+  t.teardown(async () => {
+    await removeContainers(engine, prefix);
+    await removeImages(engine, prefix);
+  });
+  const repo = `${prefix}/app`;
+  const v1 = await pushImage({ registry: env.registry, repo, marker: `${repo} v1`, cmd: QUICK_STOP_CMD, env: ['PATH=/bin', 'FROM_IMAGE=1'] });
+  await pullImage(engine, v1.ref);
+  return { env, engine, prefix, repo, v1 };
+}
+
+/** One created through the compatible API (as docker-compose or a Docker client would), one with the podman CLI. */
+async function twoContainers(s: Setting, apiLabels: Record<string, string> = {}): Promise<{ api: string; cli: string }> {
+  const api = `${s.prefix}-api`;
+  const cli = `${s.prefix}-cli`;
+  await runContainer(s.engine, {
+    name: api,
+    image: s.v1.ref,
+    env: ['KEEP=api'],
+    labels: { 'com.example.role': 'api', ...apiLabels },
+    restartPolicy: { Name: 'on-failure', MaximumRetryCount: 2 },
+  });
+  await podmanCli(s.env, [
+    'run', '-d', '--name', cli, '--network', 'none', '--restart', 'unless-stopped',
+    '-e', 'KEEP=cli', '--label', 'com.example.role=cli', s.v1.ref, '/bin/sh', '-c', "trap 'exit 0' TERM; sleep 3600 & wait",
+  ]);
+  return { api, cli };
+}
+
+async function serviceFor(t: TestLike, s: Setting, endpoints: string, extra: string[] = []): Promise<RunningService> {
+  const service = await startService([
+    '--host', s.env.podmanHost,
+    '--http-api-endpoints', endpoints,
+    '--http-api-token', TOKEN,
+    '--http-api-events-token', EVENTS_TOKEN,
+    '--update-grace-period', '1s',
+    '--stop-timeout', '5s',
+    ...extra,
+    // Only this file's containers: other test files may share the engine.
+    `${s.prefix}-.*`,
+  ]);
+  t.teardown(() => service.stop('SIGKILL'));
+  return service;
+}
+
+function subscribe(service: RunningService): { events: { type: string; data: Record<string, unknown> }[]; close(): void } {
+  const events: { type: string; data: Record<string, unknown> }[] = [];
+  const source = new EventSource(`${service.url}/v1/events?access_token=${EVENTS_TOKEN}`);
+  for (const type of ['update_completed', 'update_failed', 'scan_completed']) {
+    // Each message is the event itself: `{"type","data"}`.
+    source.addEventListener(type, (message) => events.push(JSON.parse(message.data) as { type: string; data: Record<string, unknown> }));
+  }
+  return { events, close: () => source.close() };
+}
+
+async function ours(s: Setting): Promise<Docker.ContainerInfo[]> {
+  const all = await s.engine.listContainers({ all: true });
+  return all.filter((c) => c.Names.some((n) => n.replace(/^\//, '').startsWith(s.prefix)));
+}
+
+t.test('Podman: /v1/containers lists its containers, /v1/check finds a newer image and pulls nothing', async (t) => {
+  const s = await setting(t, 'e2e-podman-check');
+  if (!s) return;
+  const { api, cli } = await twoContainers(s);
+  const service = await serviceFor(t, s, 'check,containers');
+
+  const listed = await call(`${service.url}/v1/containers`, { token: TOKEN });
+  t.equal(listed.status, 200);
+  const containers = (listed.body as { containers: Record<string, unknown>[] }).containers;
+  t.same(containers.map((c) => c['name']).sort(), [api, cli], 'both containers are discovered, by their names');
+  for (const c of containers) {
+    t.match(c, { image: s.v1.ref, image_id: s.v1.configDigest, digest: s.v1.digest, state: 'running', update_source: 'registry' }, `${String(c['name'])} as Docker would show it`);
+  }
+
+  const check = async () => {
+    const res = await call(`${service.url}/v1/check`, { method: 'POST', token: TOKEN });
+    t.equal(res.status, 200);
+    return (res.body as { containers: { name: string; update_available: boolean; latest_digest?: string; error?: string }[] }).containers;
+  };
+  const before = await check();
+  t.same(before.map((r) => [r.name, r.update_available, r.error]).sort(), [[api, false, undefined], [cli, false, undefined]], 'up to date at first');
+
+  const imagesBefore = (await s.engine.listImages()).map((i) => i.Id).sort();
+  const v2 = await pushImage({ registry: s.env.registry, repo: s.repo, marker: `${s.repo} v2`, cmd: QUICK_STOP_CMD, env: ['PATH=/bin', 'FROM_IMAGE=1'] });
+  const after = await check();
+  for (const name of [api, cli]) {
+    t.match(after.find((r) => r.name === name), { update_available: true, latest_digest: v2.digest }, `${name} is stale after a push to its tag`);
+  }
+  t.same((await s.engine.listImages()).map((i) => i.Id).sort(), imagesBefore, 'the check pulled nothing into Podman');
+});
+
+t.test('Podman: an update replaces each container under its name with its configuration, on the new image', async (t) => {
+  const s = await setting(t, 'e2e-podman-update');
+  if (!s) return;
+  const { api, cli } = await twoContainers(s, { 'tidewatch.lifecycle.post-update': 'echo "$WT_CONTAINER" > /tmp/post-update' });
+  const before = new Map<string, Docker.ContainerInspectInfo>();
+  for (const name of [api, cli]) before.set(name, await s.engine.getContainer(name).inspect());
+  const v2 = await pushImage({ registry: s.env.registry, repo: s.repo, marker: `${s.repo} v2`, cmd: QUICK_STOP_CMD, env: ['PATH=/bin', 'FROM_IMAGE=1'] });
+
+  const service = await serviceFor(t, s, 'update,events', ['--enable-lifecycle-hooks']);
+  const res = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN });
+  t.equal(res.status, 200);
+  t.match(res.body, { summary: { scanned: 2, updated: 2, failed: 0 } }, 'both updated');
+
+  for (const name of [api, cli]) {
+    const old = before.get(name) as Docker.ContainerInspectInfo;
+    const now = await s.engine.getContainer(name).inspect();
+    t.not(now.Id, old.Id, `${name} is a new container`);
+    t.equal(now.Image, v2.configDigest, `${name} runs the new image`);
+    t.ok(now.State.Running, `${name} is running`);
+    t.equal(now.Config.Image, s.v1.ref, 'on the same reference');
+    t.same([...now.Config.Env].sort(), [...old.Config.Env].sort(), `${name}: the same environment, nothing of Podman's doubled or frozen`);
+    t.same(now.Config.Labels, old.Config.Labels, `${name}: the same labels`);
+    t.same(now.Config.Cmd, old.Config.Cmd, `${name}: the same command`);
+    t.same(now.HostConfig.RestartPolicy, old.HostConfig.RestartPolicy, `${name}: the same restart policy`);
+    t.equal(now.HostConfig.NetworkMode, 'none', `${name}: still without a network`);
+    t.equal(now.Config.Hostname, old.Config.Hostname, `${name}: the same hostname`);
+    t.equal(now.Config.WorkingDir, old.Config.WorkingDir, `${name}: the same working directory`);
+  }
+  t.match(before.get(api)?.HostConfig.RestartPolicy, { Name: 'on-failure', MaximumRetryCount: 2 });
+  t.match(before.get(cli)?.HostConfig.RestartPolicy, { Name: 'unless-stopped' });
+
+  // The post-update hook ran in the new container through the compatible API's exec.
+  const written = await podmanCli(s.env, ['exec', api, 'cat', '/tmp/post-update']);
+  t.match(JSON.parse(written), { name: api, image_name: s.v1.ref }, 'post-update ran in the new container with WT_CONTAINER');
+
+  t.same((await ours(s)).map((c) => c.Names[0]?.replace(/^\//, '')).sort(), [api, cli], 'nothing left behind: no aside or staged containers');
+});
+
+t.test('Podman: a new image that exits at once is rolled back, the old container runs again under its name', async (t) => {
+  const s = await setting(t, 'e2e-podman-rollback');
+  if (!s) return;
+  const name = `${s.prefix}-app`;
+  const old = await runContainer(s.engine, { name, image: s.v1.ref, env: ['KEEP=1'], restartPolicy: 'unless-stopped' });
+  await pushImage({ registry: s.env.registry, repo: s.repo, marker: `${s.repo} bad`, cmd: ['/bin/sh', '-c', 'exit 1'] });
+
+  const service = await serviceFor(t, s, 'update,events');
+  const stream = subscribe(service);
+  t.teardown(() => stream.close());
+  await new Promise((r) => setTimeout(r, 300));
+
+  const res = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN });
+  t.equal(res.status, 200);
+  t.match(res.body, { summary: { failed: 1, updated: 0 } });
+  const failed = await waitFor(() => stream.events.find((e) => e.type === 'update_failed'), 10_000);
+  t.match(failed.data, { container: name, rolled_back: true, error: String }, 'reported failed and rolled back');
+
+  const now = await s.engine.getContainer(name).inspect();
+  t.equal(now.Id, old.id, 'the old container is back under its name');
+  t.ok(now.State.Running, 'and running');
+  t.equal(now.Image, s.v1.configDigest, 'on the old image');
+  t.same((await ours(s)).map((c) => c.Names[0]?.replace(/^\//, '')), [name], 'nothing left behind: no aside or staged containers');
+});
