@@ -197,3 +197,95 @@ t.test('Podman: a new image that exits at once is rolled back, the old container
   t.equal(now.Image, s.v1.configDigest, 'on the old image');
   t.same((await ours(s)).map((c) => c.Names[0]?.replace(/^\//, '')), [name], 'nothing left behind: no aside or staged containers');
 });
+
+t.test("Podman: an image of a registry with Basic auth is pulled with Tidewatch's credentials (X-Registry-Auth)", async (t) => {
+  const env = await requirePodman(t);
+  if (!env) return;
+  const engine = podman(env);
+  const prefix = testPrefix('e2e-podman-auth');
+  t.teardown(async () => {
+    await removeContainers(engine, prefix);
+    await removeImages(engine, prefix);
+  });
+  const auth = { username: env.authUser, password: env.authPassword };
+  const repo = `${prefix}/private`;
+  const v1 = await pushImage({ registry: env.authRegistry, repo, marker: `${repo} v1`, cmd: QUICK_STOP_CMD, auth });
+  await pullImage(engine, v1.ref, auth);
+  const name = `${prefix}-private`;
+  await runContainer(engine, { name, image: v1.ref });
+  const v2 = await pushImage({ registry: env.authRegistry, repo, marker: `${repo} v2`, cmd: QUICK_STOP_CMD, auth });
+
+  const service = await startService(
+    ['--host', env.podmanHost, '--http-api-endpoints', 'update', '--http-api-token', TOKEN, '--update-grace-period', '1s', name],
+    { REPO_USER: env.authUser, REPO_PASS: env.authPassword },
+  );
+  t.teardown(() => service.stop('SIGKILL'));
+  const res = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN });
+  t.match(res.body, { summary: { scanned: 1, updated: 1, failed: 0 } }, 'checked and pulled with the credentials');
+  t.equal((await engine.getContainer(name).inspect()).Image, v2.configDigest, 'the new image runs');
+});
+
+/**
+ * Podman runs health checks from systemd timers, and the test machine has no systemd (docs/podman.md):
+ * the test does the timer's work, `podman healthcheck run` on every running container of the test.
+ */
+function healthTimer(s: Setting): { stop(): Promise<void> } {
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      for (const c of await ours(s).catch(() => [])) {
+        if (c.State === 'running') await podmanCli(s.env, ['healthcheck', 'run', c.Id]).catch(() => undefined);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+t.test("Podman: a new image's health check decides, as on Docker: healthy is proven at once, unhealthy rolled back", async (t) => {
+  const s = await setting(t, 'e2e-podman-health');
+  if (!s) return;
+  const hour = 3600 * 1_000_000_000;
+  const good = `${s.prefix}-good`;
+  const bad = `${s.prefix}-bad`;
+  const badRepo = `${s.prefix}/bad`;
+  const badV1 = await pushImage({ registry: s.env.registry, repo: badRepo, marker: `${badRepo} v1`, cmd: QUICK_STOP_CMD });
+  await pullImage(s.engine, badV1.ref);
+  const old = await runContainer(s.engine, { name: bad, image: badV1.ref });
+  await runContainer(s.engine, { name: good, image: s.v1.ref });
+  const healthy = await pushImage({
+    registry: s.env.registry, repo: s.repo, marker: `${s.repo} healthy`, cmd: QUICK_STOP_CMD,
+    healthcheck: { Test: ['CMD', '/bin/true'], Interval: hour, Retries: 1 },
+  });
+  await pushImage({
+    registry: s.env.registry, repo: badRepo, marker: `${badRepo} unhealthy`, cmd: QUICK_STOP_CMD,
+    healthcheck: { Test: ['CMD', '/bin/false'], Interval: hour, Retries: 1 },
+  });
+
+  const timer = healthTimer(s);
+  t.teardown(() => timer.stop());
+  // A grace period far longer than the test: a proof ends early only on the health check's word.
+  const service = await serviceFor(t, s, 'update,events', ['--update-grace-period', '2m']);
+  const stream = subscribe(service);
+  t.teardown(() => stream.close());
+  await new Promise((r) => setTimeout(r, 300));
+  const started = Date.now();
+  const res = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN });
+  t.match(res.body, { summary: { scanned: 2, updated: 1, failed: 1 } });
+  t.ok(Date.now() - started < 60_000, 'neither waited out the grace period');
+
+  const now = await s.engine.getContainer(good).inspect();
+  t.equal(now.Image, healthy.configDigest, 'the healthy image runs');
+  t.equal(now.State.Health?.Status, 'healthy');
+  const failed = await waitFor(() => stream.events.find((e) => e.type === 'update_failed'), 10_000);
+  t.match(failed.data, { container: bad, rolled_back: true, error: /unhealthy/ }, 'the unhealthy one is rolled back');
+  const back = await s.engine.getContainer(bad).inspect();
+  t.equal(back.Id, old.id, 'the old container is back under its name');
+  t.ok(back.State.Running);
+  t.same((await ours(s)).map((c) => c.Names[0]?.replace(/^\//, '')).sort(), [bad, good].sort(), 'nothing left behind');
+});
