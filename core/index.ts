@@ -38,8 +38,18 @@ export type { ParseContext, Parser } from './option-parsers.js';
 export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
-export { LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService } from './services.js';
-export type { LocalImages, PullCredentials, RegistryAuth, RemoteImages, ServiceKey, Services } from './services.js';
+export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService } from './services.js';
+export type {
+  DockerEngines,
+  EngineApi,
+  EngineRequestOptions,
+  LocalImages,
+  PullCredentials,
+  RegistryAuth,
+  RemoteImages,
+  ServiceKey,
+  Services,
+} from './services.js';
 export { GIT_PATH, REGISTRY_PATH, STAGES, isGitWatched } from './watch-split.js';
 export type { WatchClaim } from './watch-split.js';
 

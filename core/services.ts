@@ -83,3 +83,32 @@ export interface PullCredentials {
   authFor(imageRef: string): Promise<RegistryAuth | undefined>;
 }
 export const PULL_CREDENTIALS: ServiceKey<PullCredentials> = defineService<PullCredentials>('pull-credentials');
+
+/** One Engine API call's parts besides method and path. */
+export interface EngineRequestOptions {
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  /** Sent as JSON. */
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly signal?: AbortSignal;
+}
+
+/** One Docker Engine API connection a runtime plugin holds. */
+export interface EngineApi {
+  /** The engine's name in records and filters: its configured host, e.g. `unix:///var/run/docker.sock`. */
+  readonly host: string;
+  /**
+   * One Engine API call, the path without the version prefix (`/services`): JSON in and out. Rejects with an
+   * Error whose `statusCode` is the engine's HTTP status and whose message is the engine's own.
+   */
+  request<T>(method: string, path: string, options?: EngineRequestOptions): Promise<T>;
+}
+
+/**
+ * The Docker Engines the docker runtime plugin is connected to, so another runtime (Swarm) reaches the same
+ * engines with the same connection settings (docs/plugins.md#services).
+ */
+export interface DockerEngines {
+  list(): readonly EngineApi[];
+}
+export const DOCKER_ENGINES: ServiceKey<DockerEngines> = defineService<DockerEngines>('docker-engines');

@@ -40,6 +40,10 @@ export interface Target {
   readonly dependsOn: readonly string[];
   /** True for Tidewatch's own container. */
   readonly isSelf: boolean;
+  /** What the target is: `container` when absent, `service` for a Swarm service; a runtime may name its own. */
+  readonly kind?: string;
+  /** The engine the target runs on, as configured (`unix:///var/run/docker.sock`, `tcp://…`), when known. */
+  readonly host?: string;
 }
 
 /**

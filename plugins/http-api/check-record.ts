@@ -10,7 +10,27 @@ import {
   type Target,
 } from '../../core/index.js';
 
-export interface CheckRecord {
+/** Where a target lives, present only when its runtime says (docs/hosts.md, docs/swarm.md). */
+export interface Placement {
+  kind?: string;
+  host?: string;
+}
+
+/** The target's `kind` and `host`, each only when set: a single-engine Docker setup's records stay as they were. */
+export function placement(target: Target): Placement {
+  const result: Placement = {};
+  if (target.kind) result.kind = target.kind;
+  if (target.host) result.host = target.host;
+  return result;
+}
+
+/** JSON schema properties of `placement`, for every record schema that carries it. */
+export const placementProperties = {
+  kind: { type: 'string', description: 'What the target is: container (when absent) or service (a Swarm service)' },
+  host: { type: 'string', description: 'The engine the target runs on, as configured' },
+} as const;
+
+export interface CheckRecord extends Placement {
   name: string;
   image: string;
   image_id: string;
@@ -65,6 +85,7 @@ export function checkRecord(result: CheckResult): CheckRecord {
   const source = staleness.source;
   const record: CheckRecord = {
     name: target.name,
+    ...placement(target),
     image: target.image,
     image_id: target.imageId,
     digest: currentDigest(target, staleness),
@@ -103,6 +124,7 @@ export const checkRecordSchema = {
   required: ['name', 'image', 'image_id', 'digest', 'update_available', 'latest_image_id', 'latest_digest', 'update_source', 'timestamp'],
   properties: {
     name: { type: 'string', description: 'Container name' },
+    ...placementProperties,
     image: { type: 'string', description: 'Current image reference with tag' },
     image_id: { type: 'string', description: 'Current local image ID' },
     digest: { type: 'string', description: 'Current registry digest when known, else empty' },

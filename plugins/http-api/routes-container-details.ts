@@ -3,14 +3,14 @@
 // what the last /v1/check found for that container (the fork's is always false), with `checked_at` saying when.
 import type { FastifyPluginAsync } from 'fastify';
 import { parseBoolLabel, readLabel, type Target } from '../../core/index.js';
-import { currentDigest } from './check-record.js';
+import { currentDigest, placement, placementProperties, type Placement } from './check-record.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 import type { LastChecks } from './last-checks.js';
 import type { Query } from './query.js';
 import { exactFilter, exactFilterQuerySchema } from './routes-containers.js';
 
-export interface ContainerDetailsView {
+export interface ContainerDetailsView extends Placement {
   name: string;
   image: string;
   image_id: string;
@@ -30,6 +30,7 @@ const detailsSchema = {
   required: ['name', 'image', 'image_id', 'digest', 'running', 'watchtower', 'monitor_only', 'no_pull', 'enabled', 'stale', 'scope'],
   properties: {
     name: { type: 'string' },
+    ...placementProperties,
     image: { type: 'string' },
     image_id: { type: 'string' },
     digest: { type: 'string', description: 'Registry digest of the running image, empty for local builds' },
@@ -48,6 +49,7 @@ export function detailsView(target: Target, lastChecks: LastChecks): ContainerDe
   const last = lastChecks.get(target.id);
   const view: ContainerDetailsView = {
     name: target.name,
+    ...placement(target),
     image: target.image,
     image_id: target.imageId,
     digest: currentDigest(target),

@@ -2,7 +2,7 @@
 // `name` and `image` are exact (unlike the run filters); no match is `[]`, never Watchtower's `null`.
 import type { FastifyPluginAsync } from 'fastify';
 import { parseBoolLabel, readLabel, type Target } from '../../core/index.js';
-import { currentDigest } from './check-record.js';
+import { currentDigest, placement, placementProperties, type Placement } from './check-record.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 import { queryValues, type Query } from './query.js';
@@ -12,6 +12,7 @@ const containerSchema = {
   required: ['name', 'id', 'image', 'image_id', 'digest', 'state', 'update_source', 'monitor_only', 'no_pull', 'scope'],
   properties: {
     name: { type: 'string' },
+    ...placementProperties,
     id: { type: 'string' },
     image: { type: 'string' },
     image_id: { type: 'string' },
@@ -39,7 +40,7 @@ export function exactFilter(targets: readonly Target[], query: Query): Target[] 
   return targets.filter((t) => (names.length === 0 || names.includes(t.name)) && (images.length === 0 || images.includes(t.image)));
 }
 
-export interface ContainerView {
+export interface ContainerView extends Placement {
   name: string;
   id: string;
   image: string;
@@ -56,6 +57,7 @@ export interface ContainerView {
 export function containerView(target: Target, watchPath: (target: Target) => string): ContainerView {
   return {
     name: target.name,
+    ...placement(target),
     id: target.id,
     image: target.image,
     image_id: target.imageId,
