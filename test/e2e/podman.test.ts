@@ -127,6 +127,12 @@ t.test('Podman: an update replaces each container under its name with its config
   const s = await setting(t, 'e2e-podman-update');
   if (!s) return;
   const { api, cli } = await twoContainers(s, { 'tidewatch.lifecycle.post-update': 'echo "$WT_CONTAINER" > /tmp/post-update' });
+  // On Podman's default network ("bridge" mode, the network named "podman"), created and never started:
+  // starting it would set up a bridge on the test machine (--include-stopped makes it a target).
+  const net = `${s.prefix}-net`;
+  await s.engine.createContainer({ name: net, Image: s.v1.ref, HostConfig: { NetworkMode: 'bridge' } });
+  const netBefore = await s.engine.getContainer(net).inspect();
+  t.same(Object.keys(netBefore.NetworkSettings.Networks), ['podman'], "Podman's default network");
   const before = new Map<string, Docker.ContainerInspectInfo>();
   for (const name of [api, cli]) before.set(name, await s.engine.getContainer(name).inspect());
   // The new image brings defaults of its own: they apply, as on Docker, unless the user had set them.
@@ -140,10 +146,17 @@ t.test('Podman: an update replaces each container under its name with its config
     workingDir: '/tmp',
   });
 
-  const service = await serviceFor(t, s, 'update,events', ['--enable-lifecycle-hooks']);
+  const service = await serviceFor(t, s, 'update,events', ['--enable-lifecycle-hooks', '--include-stopped']);
   const res = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN });
   t.equal(res.status, 200);
-  t.match(res.body, { summary: { scanned: 2, updated: 2, failed: 0 } }, 'both updated');
+  t.match(res.body, { summary: { scanned: 3, updated: 3, failed: 0 } }, 'all three updated');
+
+  const netNow = await s.engine.getContainer(net).inspect();
+  t.not(netNow.Id, netBefore.Id, 'the container on the default network is replaced');
+  t.equal(netNow.Image, v2.configDigest);
+  t.equal(netNow.HostConfig.NetworkMode, 'bridge', 'in the same network mode');
+  t.same(Object.keys(netNow.NetworkSettings.Networks), ['podman'], 'on the same network');
+  t.equal(netNow.State.Status, 'created', 'and not started, as it was not running');
 
   for (const name of [api, cli]) {
     const old = before.get(name) as Docker.ContainerInspectInfo;
@@ -170,7 +183,7 @@ t.test('Podman: an update replaces each container under its name with its config
   const written = await podmanCli(s.env, ['exec', api, 'cat', '/tmp/post-update']);
   t.match(JSON.parse(written), { name: api, image_name: s.v1.ref }, 'post-update ran in the new container with WT_CONTAINER');
 
-  t.same((await ours(s)).map((c) => c.Names[0]?.replace(/^\//, '')).sort(), [api, cli], 'nothing left behind: no aside or staged containers');
+  t.same((await ours(s)).map((c) => c.Names[0]?.replace(/^\//, '')).sort(), [api, cli, net].sort(), 'nothing left behind: no aside or staged containers');
 });
 
 t.test('Podman: a new image that exits at once is rolled back, the old container runs again under its name', async (t) => {
