@@ -302,3 +302,34 @@ t.test("Podman: a new image's health check decides, as on Docker: healthy is pro
   t.ok(back.State.Running);
   t.same((await ours(s)).map((c) => c.Names[0]?.replace(/^\//, '')).sort(), [bad, good].sort(), 'nothing left behind');
 });
+
+t.test('Podman: SIGKILL of the service in the middle of a replacement loses no container; the next start repairs it', async (t) => {
+  const s = await setting(t, 'e2e-podman-killed');
+  if (!s) return;
+  const name = `${s.prefix}-app`;
+  const old = await runContainer(s.engine, { name, image: s.v1.ref, env: ['KEEP=1'], restartPolicy: 'always' });
+  // Health checks never run here (no systemd, docs/podman.md): the new container stays `starting`, and
+  // the service sits in the proof until it is killed.
+  const hour = 3600 * 1_000_000_000;
+  await pushImage({
+    registry: s.env.registry, repo: s.repo, marker: `${s.repo} v2`, cmd: QUICK_STOP_CMD,
+    healthcheck: { Test: ['CMD', '/bin/true'], Interval: hour, StartPeriod: hour },
+  });
+
+  const first = await serviceFor(t, s, 'update', ['--update-grace-period', '2m']);
+  void call(`${first.url}/v1/update`, { method: 'POST', token: TOKEN }).catch(() => undefined);
+  await waitFor(async () => {
+    const holder = await s.engine.getContainer(name).inspect().catch(() => undefined);
+    return holder !== undefined && holder.Id !== old.id && holder.State.Running;
+  }, 30_000);
+  await first.stop('SIGKILL');
+  t.ok((await ours(s)).some((c) => c.Names.some((n) => n.includes('--tidewatch-old-'))), 'the old container was aside when the service died');
+
+  const second = await serviceFor(t, s, 'update');
+  await second.stop('SIGTERM');
+  const now = await s.engine.getContainer(name).inspect();
+  t.equal(now.Id, old.id, 'the old container is back under its name');
+  t.ok(now.State.Running, 'running as before');
+  t.ok(now.Config.Env.includes('KEEP=1'));
+  t.same((await ours(s)).map((c) => c.Names[0]?.replace(/^\//, '')), [name], 'nothing left renamed, staged or duplicated');
+});
