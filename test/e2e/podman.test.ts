@@ -146,7 +146,11 @@ t.test('Podman: an update replaces each container under its name with its config
     workingDir: '/tmp',
   });
 
-  const service = await serviceFor(t, s, 'update,events', ['--enable-lifecycle-hooks', '--include-stopped']);
+  // More tags on the old image: --cleanup removes it unforced on Podman, one tag at a time (docs/podman.md).
+  // (The pull of the new image takes `latest` from it; these two stay.)
+  await podmanCli(s.env, ['tag', s.v1.ref, `${s.env.registry}/${s.repo}:second-tag`, `${s.env.registry}/${s.repo}:third-tag`]);
+
+  const service = await serviceFor(t, s, 'update,events', ['--enable-lifecycle-hooks', '--include-stopped', '--cleanup']);
   const res = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN });
   t.equal(res.status, 200);
   t.match(res.body, { summary: { scanned: 3, updated: 3, failed: 0 } }, 'all three updated');
@@ -178,6 +182,9 @@ t.test('Podman: an update replaces each container under its name with its config
   }
   t.match(before.get(api)?.HostConfig.RestartPolicy, { Name: 'on-failure', MaximumRetryCount: 2 });
   t.match(before.get(cli)?.HostConfig.RestartPolicy, { Name: 'unless-stopped' });
+
+  const gone = await s.engine.getImage(s.v1.configDigest).inspect().then(() => false, (err: { statusCode?: number }) => err.statusCode === 404);
+  t.ok(gone, '--cleanup removed the old image and its tags');
 
   // The post-update hook ran in the new container through the compatible API's exec.
   const written = await podmanCli(s.env, ['exec', api, 'cat', '/tmp/post-update']);

@@ -5,6 +5,8 @@ import type Docker from 'dockerode';
 import { stopParameters } from '../../../plugins/docker/container-ops.js';
 import { dockerState } from '../../../plugins/docker/discovery.js';
 import { isConflict } from '../../../plugins/docker/engine-errors.js';
+import { removeReplacedImages } from '../../../plugins/docker/image-cleanup.js';
+import { memoryLogger } from '../../helpers/memory-logger.js';
 import { dockerUlimits, isPodmanVersion, podmanCreateOptions, signalNumber, withoutPodmanEnv } from '../../../plugins/docker/podman.js';
 import { recreateOptions, type ImageDefaults, type InspectedConfig } from '../../../plugins/docker/recreate-config.js';
 
@@ -137,4 +139,65 @@ t.test("the list's states and errors in Docker's words", async (t) => {
   t.ok(isConflict(inUse), "Podman's 500 for a name in use is a conflict");
   t.notOk(isConflict(Object.assign(new Error('boom'), { statusCode: 500, json: { message: 'boom' } })));
   t.ok(isConflict(Object.assign(new Error('conflict'), { statusCode: 409 })));
+});
+
+/** An engine that records image removals; `images` maps an id to its tags. */
+function fakeEngine(images: Map<string, string[]>, containers: { ImageID: string }[] = []) {
+  const removals: { name: string; force: boolean | undefined }[] = [];
+  const notFound = () => Object.assign(new Error('no such image'), { statusCode: 404 });
+  const docker = {
+    listContainers: async () => containers,
+    getImage: (name: string) => ({
+      inspect: async () => {
+        const tags = images.get(name);
+        if (!tags) throw notFound();
+        return { Id: name, RepoTags: [...tags] };
+      },
+      remove: async (options: { force?: boolean }) => {
+        removals.push({ name, force: options.force });
+        for (const [id, tags] of images) {
+          if (id === name) {
+            if (tags.length > 1 && !options.force) throw Object.assign(new Error('more than one tag'), { statusCode: 500 });
+            images.delete(id);
+            return;
+          }
+          if (tags.includes(name)) {
+            tags.splice(tags.indexOf(name), 1);
+            if (tags.length === 0) images.delete(id);
+            return;
+          }
+        }
+        throw notFound();
+      },
+    }),
+  } as unknown as Docker;
+  return { docker, removals };
+}
+
+t.test('--cleanup never forces a removal on Podman, where force also removes the containers of the image', async (t) => {
+  const images = new Map([['sha256:old', ['reg/app:a', 'reg/app:b']]]);
+  const { docker, removals } = fakeEngine(images);
+  const cleaned = await removeReplacedImages(docker, [{ imageId: 'sha256:old', imageName: 'reg/app:latest' }], memoryLogger(), true);
+  t.same(cleaned, [{ image_id: 'sha256:old', image_name: 'reg/app:latest' }]);
+  t.same(removals, [
+    { name: 'reg/app:a', force: false },
+    { name: 'reg/app:b', force: false },
+    { name: 'sha256:old', force: false },
+  ], 'tag by tag, then the id, never forced');
+  t.equal(images.size, 0);
+
+  const onDocker = fakeEngine(new Map([['sha256:old', ['reg/app:a', 'reg/app:b']]]));
+  await removeReplacedImages(onDocker.docker, [{ imageId: 'sha256:old', imageName: 'reg/app:latest' }], memoryLogger());
+  t.same(onDocker.removals, [{ name: 'sha256:old', force: true }], 'Docker: one forced removal by id, as before');
+
+  // An image a container took meanwhile: the unforced removal is refused, the container keeps it.
+  const inUse = fakeEngine(new Map([['sha256:old', ['reg/app:a']]]));
+  const refuse = inUse.docker.getImage('reg/app:a');
+  refuse.remove = async () => {
+    throw Object.assign(new Error('image is in use by a container'), { statusCode: 409 });
+  };
+  const getImage = inUse.docker.getImage.bind(inUse.docker);
+  inUse.docker.getImage = ((name: string) => (name === 'reg/app:a' ? refuse : getImage(name))) as Docker['getImage'];
+  const kept = await removeReplacedImages(inUse.docker, [{ imageId: 'sha256:old', imageName: 'reg/app:latest' }], memoryLogger(), true);
+  t.same(kept, [], 'kept, reported as not removed');
 });
