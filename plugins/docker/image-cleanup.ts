@@ -2,7 +2,7 @@
 // state: a stopped one would lose its image) still uses them. On Podman a forced removal also removes
 // every container of the image (docs/podman.md), so there nothing is forced: a container made between the
 // list and the removal keeps its image, and an image with several tags loses them one by one.
-import Docker from 'dockerode';
+import type { EngineClient } from './engine-client.js';
 import { errorMessage, type Logger } from '../../core/index.js';
 import { isConflict, isNotFound } from './engine-errors.js';
 import type { ReplacedImage } from './run-state.js';
@@ -13,7 +13,7 @@ export interface CleanedImage {
 }
 
 /** Podman: each tag unforced (the last one takes the image), then the id if it is still there. */
-async function removeUnforced(docker: Docker, imageId: string): Promise<void> {
+async function removeUnforced(docker: EngineClient, imageId: string): Promise<void> {
   const { RepoTags: tags } = await docker.getImage(imageId).inspect();
   for (const tag of tags ?? []) await docker.getImage(tag).remove({ force: false, noprune: false });
   try {
@@ -26,7 +26,7 @@ async function removeUnforced(docker: Docker, imageId: string): Promise<void> {
 
 /** Removes the unused ones; returns one entry per replaced container whose image was removed. */
 export async function removeReplacedImages(
-  docker: Docker,
+  docker: EngineClient,
   replaced: readonly ReplacedImage[],
   logger: Logger,
   podman = false,

@@ -2,6 +2,7 @@
 // import for --help): connect, repair what an interrupted replacement left behind, then tap discovery,
 // selection and updates.
 import {
+  DOCKER_ENGINES,
   LOCAL_IMAGES,
   PULL_CREDENTIALS,
   errorMessage,
@@ -46,6 +47,7 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
 
   core.health.addReadinessCheck(PLUGIN_NAME, (signal) => pingEngine(docker, signal));
   core.services.provide(LOCAL_IMAGES, localImages(docker));
+  core.services.provide(DOCKER_ENGINES, { list: () => [docker] });
 
   // Repair must happen before anything is replaced. When the engine is not reachable at start, the
   // service still starts (readiness reports the engine) and the repair runs before the first discovery.

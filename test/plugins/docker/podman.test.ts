@@ -5,6 +5,7 @@ import type Docker from 'dockerode';
 import { stopParameters } from '../../../plugins/docker/container-ops.js';
 import { dockerState } from '../../../plugins/docker/discovery.js';
 import { isConflict } from '../../../plugins/docker/engine-errors.js';
+import type { EngineClient, ImageHandle } from '../../../plugins/docker/engine-client.js';
 import { removeReplacedImages } from '../../../plugins/docker/image-cleanup.js';
 import { memoryLogger } from '../../helpers/memory-logger.js';
 import { dockerUlimits, isPodmanVersion, podmanCreateOptions, signalNumber, withoutPodmanEnv } from '../../../plugins/docker/podman.js';
@@ -170,7 +171,7 @@ function fakeEngine(images: Map<string, string[]>, containers: { ImageID: string
         throw notFound();
       },
     }),
-  } as unknown as Docker;
+  } as unknown as EngineClient;
   return { docker, removals };
 }
 
@@ -197,7 +198,7 @@ t.test('--cleanup never forces a removal on Podman, where force also removes the
     throw Object.assign(new Error('image is in use by a container'), { statusCode: 409 });
   };
   const getImage = inUse.docker.getImage.bind(inUse.docker);
-  inUse.docker.getImage = ((name: string) => (name === 'reg/app:a' ? refuse : getImage(name))) as Docker['getImage'];
+  inUse.docker.getImage = (name: string): ImageHandle => (name === 'reg/app:a' ? refuse : getImage(name));
   const kept = await removeReplacedImages(inUse.docker, [{ imageId: 'sha256:old', imageName: 'reg/app:latest' }], memoryLogger(), true);
   t.same(kept, [], 'kept, reported as not removed');
 });
