@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The real test environment: a private Docker Engine and two local registries, loopback only.
+# The real test environment: a private Docker Engine, two local registries, an MQTT broker and Podman's
+# Docker-compatible API, loopback only.
 #
 #   bash scripts/test-env.sh [up|down|status]
 #
-# up (default)  install missing Debian packages, start a private containerd + dockerd and two
-#               CNCF distribution registries, write $TIDEWATCH_ENV_DIR/env.json. Idempotent: a second
+# up (default)  install missing Debian packages, start a private containerd + dockerd, two CNCF
+#               distribution registries, mosquitto and `podman system service` (the last two where
+#               installed), write $TIDEWATCH_ENV_DIR/env.json. Idempotent: a second
 #               `up` finds everything answering and only rewrites env.json.
-# down          stop what `up` started (by pidfile). Data (images, registry storage, logs) stays.
+# down          stop what `up` started (by pidfile), and Podman's containers. Data (images, registry
+#               storage, logs) stays.
 # status        print what runs; exit 0 only when everything answers.
 #
 # Layout of the env dir (default /tmp/tidewatch-env, kept short: unix socket paths must be < 108 bytes):
