@@ -431,7 +431,8 @@ podman_ok() { curl -fsS -o /dev/null --max-time 2 --unix-socket "$PODMAN_SOCK" h
 # no network for containers by default (the tests' containers are all --network none), the registries of
 # the environment as plain-HTTP ones (Podman refuses HTTP otherwise), and rlimits the runtime can set:
 # without CAP_SYS_RESOURCE, Podman's root defaults (nofile 1048576, nproc 4194304) make every start fail
-# with "error setting rlimit ... operation not permitted", so they are capped at what conmon inherits.
+# with "error setting rlimit ... operation not permitted", so they are capped at what conmon inherits:
+# this shell's hard nofile, and nproc at most 32768, where Podman 4.3 sets its own (and so conmon's) limit.
 podman_config() {
   local nofile nproc storage_driver=overlay
   nofile=$(ulimit -Hn)
