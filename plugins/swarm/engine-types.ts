@@ -38,5 +38,12 @@ export interface SwarmService {
   readonly UpdateStatus?: UpdateStatus;
 }
 
+export interface SwarmTask {
+  readonly ID: string;
+  readonly DesiredState?: string;
+  readonly Status?: { readonly State?: string };
+  readonly Spec?: { readonly ContainerSpec?: { readonly Image?: string } };
+}
+
 /** The label every task container of a service carries (the docker runtime leaves those alone). */
 export const TASK_SERVICE_LABEL = 'com.docker.swarm.service.id';

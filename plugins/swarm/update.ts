@@ -4,7 +4,7 @@
 // action, order) and Tidewatch follows UpdateStatus until Swarm says how it ended (docs/swarm.md#updates).
 // Tidewatch never sets a rollback policy: a failed update is rolled back only when the service asks for it.
 import { errorMessage, type ApplyResult, type EngineApi, type RegistryAuth, type Target } from '../../core/index.js';
-import type { ServiceSpec, SwarmService, UpdateStatus } from './engine-types.js';
+import type { ServiceSpec, SwarmService, SwarmTask, UpdateStatus } from './engine-types.js';
 import { splitServiceImage } from './target.js';
 
 export interface ServiceUpdate {
@@ -61,16 +61,29 @@ export function outcomeOf(target: Target, status: UpdateStatus, images: { oldIma
   }
 }
 
+/** Whether every task Swarm means to run runs `image` (vacuously true for a service scaled to zero). */
+async function tasksRun(update: ServiceUpdate, id: string, image: string): Promise<boolean> {
+  const filters = JSON.stringify({ service: [id], 'desired-state': ['running'] });
+  const tasks = await update.engine.request<SwarmTask[]>('GET', '/tasks', { query: { filters }, signal: update.signal });
+  return tasks.every((task) => task.Status?.State === 'running' && task.Spec?.ContainerSpec?.Image === image);
+}
+
 /**
  * Reads the service until the status of this update is final. Swarm resets the status when it accepts an
- * update; a status that started when the one before did is that earlier update's, never this one's.
+ * update; a status that started when the one before did is that earlier update's, never this one's. A service
+ * with no task to replace (scaled to zero, a global service without an eligible node) never gets a status: its
+ * update is done once every task it means to run runs the new image.
  */
-async function follow(update: ServiceUpdate, id: string, before: UpdateStatus | undefined): Promise<UpdateStatus> {
+async function follow(update: ServiceUpdate, id: string, image: string, before: UpdateStatus | undefined): Promise<UpdateStatus> {
   for (;;) {
     await sleep(update.pollIntervalMs, update.signal);
     const service = await update.engine.request<SwarmService>('GET', `/services/${encodeURIComponent(id)}`, { signal: update.signal });
     const status = service.UpdateStatus;
-    if (!status?.State || !TERMINAL.has(status.State)) continue;
+    if (!status?.State) {
+      if (await tasksRun(update, id, image)) return { State: 'completed' };
+      continue;
+    }
+    if (!TERMINAL.has(status.State)) continue;
     if (before?.StartedAt !== undefined && status.StartedAt === before.StartedAt) continue;
     return status;
   }
@@ -105,7 +118,7 @@ export async function updateService(update: ServiceUpdate): Promise<ApplyResult>
     return { target, outcome: 'failed', rolledBack: false, error: `Swarm refused the update: ${errorMessage(err)}`, ...images };
   }
   try {
-    return outcomeOf(target, await follow(update, target.id, service.UpdateStatus), images);
+    return outcomeOf(target, await follow(update, target.id, newImage, service.UpdateStatus), images);
   } catch (err) {
     const why = update.signal.aborted ? 'the update was not finished when the wait ended' : errorMessage(err);
     return { target, outcome: 'failed', rolledBack: false, error: `${why}; Swarm carries on with it`, ...images };
