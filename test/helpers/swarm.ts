@@ -2,6 +2,7 @@
 // registry with a pinned digest (what `docker service create` writes after resolving the tag), quick to stop and
 // quick to update, and removed by prefix afterwards.
 import type Docker from 'dockerode'
+import type { EngineApi, EngineRequestOptions } from '../../core/index.js'
 import { waitFor } from './env.js'
 
 const SECOND = 1_000_000_000
@@ -98,4 +99,34 @@ export async function removeServices(engine: Docker, prefix: string): Promise<vo
     const containers = await engine.listContainers({ all: true })
     return containers.every((c) => !mine.some((s) => c.Labels['com.docker.swarm.service.id'] === s.ID))
   }, 30_000, 250)
+}
+
+/**
+ * An Engine API connection of the tests' own (undici over the unix socket), the shape the docker runtime offers
+ * as DOCKER_ENGINES: lets a test hand the swarm runtime's parts several engines, or one engine under two names.
+ */
+export async function engineApi(socketPath: string, host = `unix://${socketPath}`): Promise<EngineApi & { close(): Promise<void> }> {
+  const { Agent, request } = await import('undici')
+  const agent = new Agent({ connect: { socketPath } })
+  return {
+    host,
+    async request<T>(method: string, path: string, options: EngineRequestOptions = {}): Promise<T> {
+      const query = new URLSearchParams()
+      for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) query.set(k, String(v))
+      const res = await request(`http://docker${path}${query.size ? `?${query}` : ''}`, {
+        method: method as 'GET',
+        dispatcher: agent,
+        headers: { 'content-type': 'application/json', ...options.headers },
+        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+        ...(options.signal ? { signal: options.signal } : {}),
+      })
+      const text = await res.body.text()
+      const json = text ? (JSON.parse(text) as unknown) : undefined
+      if (res.statusCode >= 400) {
+        throw Object.assign(new Error((json as { message?: string } | undefined)?.message ?? text), { statusCode: res.statusCode })
+      }
+      return json as T
+    },
+    close: () => agent.close(),
+  }
 }
