@@ -9,6 +9,7 @@ import {
   labelOrGlobal,
   parseBoolLabel,
   readLabel,
+  type RunContext,
   type Target,
   type TidewatchCore,
 } from '../../core/index.js';
@@ -29,13 +30,24 @@ export function isMonitorOnly(target: Target, options: Pick<SwarmOptionValues, '
 export function applySwarm(core: TidewatchCore, options: SwarmOptionValues): void {
   const engines = () => core.services.require(DOCKER_ENGINES).list();
 
-  core.hooks.discover.tapPromise(RUNTIME, async (targets, ctx) => {
-    const found = await discoverServices(engines(), {
+  // Services are listed while the docker runtime lists its containers: the first tap (before every runtime)
+  // only starts the listing, the second (after the docker runtime) adds what it found.
+  const listings = new WeakMap<RunContext, Promise<Target[]>>();
+  core.hooks.discover.tapPromise({ name: RUNTIME, stage: -1 }, async (targets, ctx) => {
+    const listing = discoverServices(engines(), {
       signal: ctx.signal,
       logger: ctx.logger.child({ plugin: RUNTIME }),
       announce: (batch) => ctx.announce(batch),
     });
-    return [...targets, ...found];
+    // Awaited by the second tap; should an earlier runtime fail the discovery first, nobody awaits it.
+    listing.catch(() => undefined);
+    listings.set(ctx, listing);
+    return targets;
+  });
+  core.hooks.discover.tapPromise(RUNTIME, async (targets, ctx) => {
+    const listing = listings.get(ctx);
+    listings.delete(ctx);
+    return listing ? [...targets, ...(await listing)] : targets;
   });
 
   core.hooks.select.tap(RUNTIME, (targets) =>
