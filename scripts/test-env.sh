@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The real test environment: a private Docker Engine and two local registries, loopback only.
+# The real test environment: a private Docker Engine, a private Swarm engine and two local registries,
+# loopback only.
 #
 #   bash scripts/test-env.sh [up|down|status]
 #
-# up (default)  install missing Debian packages, start a private containerd + dockerd and two
-#               CNCF distribution registries, write $TIDEWATCH_ENV_DIR/env.json. Idempotent: a second
-#               `up` finds everything answering and only rewrites env.json.
+# up (default)  install missing Debian packages, start a private containerd + dockerd, two CNCF
+#               distribution registries and a second engine made a single-node Swarm manager, write
+#               $TIDEWATCH_ENV_DIR/env.json. Idempotent: a second `up` finds everything answering and only
+#               rewrites env.json.
 # down          stop what `up` started (by pidfile). Data (images, registry storage, logs) stays.
 # status        print what runs; exit 0 only when everything answers.
 #
@@ -17,6 +19,8 @@
 #   registry-5102.access.log  registry-5102.log  htpasswd                the Basic-auth registry
 #   storage-driver                 the graph driver chosen on the first `up` (overlay2, or vfs)
 #   mosquitto.conf  mosquitto.passwd  mosquitto.pid  mosquitto.log   the MQTT broker (not with `engine`)
+#   swarm/ (docker.sock dockerd.pid dockerd.log data/ exec/ containerd…)  a second private engine, a
+#                                  single-node Swarm manager (not with `engine`; docs/swarm.md)
 #
 # Only for test machines, as root. It never touches /var/run/docker.sock nor a system dockerd/containerd.
 set -euo pipefail
@@ -348,7 +352,8 @@ EOF
 # (docs/swarm.md). Swarm is never initialised on the main engine: its tests list that engine's
 # containers, and a manager adds task containers and networks of its own. Swarm's ingress and
 # docker_gwbridge networks are created in this machine's namespace; no test sends traffic to them
-# (loopback only), and `down` removes the bridge. TIDEWATCH_ENV_SWARM=0 leaves the engine out.
+# (loopback only), and `down` removes the bridge. TIDEWATCH_ENV_SWARM=0 leaves the engine out, and so does
+# TIDEWATCH_ENV_PACKAGES=engine (the demo needs no swarm).
 SWARM_DIR="$ENV_DIR/swarm"
 SWARM_SOCK="$SWARM_DIR/docker.sock"
 SWARM_CONTAINERD_SOCK="$SWARM_DIR/containerd.sock"
@@ -357,7 +362,7 @@ swarm_docker() { docker -H "unix://$SWARM_SOCK" "$@"; }
 swarm_ok() { [ "$(swarm_docker info --format '{{.Swarm.LocalNodeState}}/{{.Swarm.ControlAvailable}}' 2>/dev/null)" = active/true ]; }
 
 swarm_up() {
-  [ "${TIDEWATCH_ENV_SWARM:-1}" != 0 ] || return 0
+  [ "${TIDEWATCH_ENV_SWARM:-1}" != 0 ] && [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ] || return 0
   if alive "$SWARM_DIR/dockerd.pid" dockerd && swarm_ok; then return 0; fi
   mkdir -p "$SWARM_DIR/containerd/root" "$SWARM_DIR/containerd/state" "$SWARM_DIR/data" "$SWARM_DIR/exec"
   if ! alive "$SWARM_DIR/containerd.pid" containerd || [ ! -S "$SWARM_CONTAINERD_SOCK" ]; then
@@ -409,6 +414,8 @@ swarm_down() {
   [ -d "$SWARM_DIR" ] || return 0
   if alive "$SWARM_DIR/dockerd.pid" dockerd; then
     swarm_docker swarm leave --force >/dev/null 2>&1 || true
+    # The swarm is gone with its services: their task containers would only slow the next start down.
+    swarm_docker ps -aq | xargs -r docker -H "unix://$SWARM_SOCK" rm -f >/dev/null 2>&1 || true
     swarm_docker network rm docker_gwbridge >/dev/null 2>&1 || true
   fi
   stop "$SWARM_DIR/dockerd.pid" dockerd
