@@ -19,7 +19,8 @@ const pinned = (image: PushedImage): string => `${image.ref}@${image.digest}`
 function tidewatch(env: SwarmTestEnv, swarm: SwarmPluginOptions, registry: Record<string, string> = {}) {
   return createTidewatch({
     plugins: [
-      { plugin: dockerPlugin, options: { host: env.swarmDockerHost } },
+      // The server hands both runtimes the one names option; other test files' containers share the engine.
+      { plugin: dockerPlugin, options: { host: env.swarmDockerHost, names: swarm.names ?? [] } },
       { plugin: swarmPlugin, options: { pollIntervalMs: 200, ...swarm } },
       noPullPlugin,
       { plugin: registryPlugin, options: registry },
@@ -51,7 +52,7 @@ t.test('selection, checks and an update of services', async (t) => {
   ids['unpinned'] = await createService(engine, { name: `${prefix}-unpinned`, image: v1.ref, mode: zero, labels: on })
   const v2 = await pushImage({ registry: env.registry, repo: `${prefix}/app`, marker: `${prefix} v2` })
 
-  const names = (targets: readonly Target[]) => targets.map((x) => x.name.slice(prefix.length + 1)).sort()
+  const names = (targets: readonly Target[]) => targets.filter((x) => x.runtime === 'swarm').map((x) => x.name.slice(prefix.length + 1)).sort()
   const targetsWith = async (options: SwarmPluginOptions) => {
     const tw = await tidewatch(env, { names: [`${prefix}-.*`], ...options })
     try {
