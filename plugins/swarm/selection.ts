@@ -1,7 +1,9 @@
 // Which services are watched: the rules containers follow (docs/swarm.md#which-services-are-watched), read from
 // the service's own labels (Spec.Labels): names → disabled names → enable label → scope. Without --swarm a
 // service must opt in with `tidewatch.enable=true` (or Watchtower's alias). Other runtimes' targets pass.
+// Monitor-only is read the way the docker runtime reads it.
 import { nameMatcher, parseBoolLabel, readLabel, type Target } from '../../core/index.js';
+import type { SwarmOptionValues } from './options.js';
 import { RUNTIME } from './target.js';
 
 export interface ServiceSelection {
@@ -34,4 +36,15 @@ export function isWatchedService(target: Target, options: ServiceSelection): boo
 
 export function selectServices(targets: readonly Target[], options: ServiceSelection): Target[] {
   return targets.filter((target) => target.runtime !== RUNTIME || isWatchedService(target, options));
+}
+
+/** The monitor-only rule containers follow: label OR flag, a set label alone with --label-take-precedence; an empty label is false. */
+export function isMonitorOnly(
+  target: Target,
+  options: Pick<SwarmOptionValues, 'monitorOnly' | 'labelTakePrecedence'>,
+): boolean {
+  const raw = readLabel(target.labels, 'monitor-only');
+  const label = raw === '' ? false : parseBoolLabel(raw);
+  if (options.labelTakePrecedence && label !== undefined) return label;
+  return options.monitorOnly || label === true;
 }

@@ -7,25 +7,15 @@ import {
   REGISTRY_PATH,
   STAGES,
   labelOrGlobal,
-  parseBoolLabel,
-  readLabel,
   type RunContext,
   type Target,
   type TidewatchCore,
 } from '../../core/index.js';
 import { discoverServices } from './discovery.js';
 import type { SwarmOptionValues } from './options.js';
-import { selectServices } from './selection.js';
+import { isMonitorOnly, selectServices } from './selection.js';
 import { RUNTIME } from './target.js';
 import { updateService } from './update.js';
-
-/** The monitor-only rule containers follow: label OR flag, a set label alone with --label-take-precedence; an empty label is false. */
-export function isMonitorOnly(target: Target, options: Pick<SwarmOptionValues, 'monitorOnly' | 'labelTakePrecedence'>): boolean {
-  const raw = readLabel(target.labels, 'monitor-only');
-  const label = raw === '' ? false : parseBoolLabel(raw);
-  if (options.labelTakePrecedence && label !== undefined) return label;
-  return options.monitorOnly || label === true;
-}
 
 export function applySwarm(core: TidewatchCore, options: SwarmOptionValues): void {
   const engines = () => core.services.require(DOCKER_ENGINES).list();

@@ -3,7 +3,7 @@
 // updated to a tag without a digest.
 import t from 'tap'
 import type { EngineApi } from '../../../core/index.js'
-import { selectServices } from '../../../plugins/swarm/selection.js'
+import { isMonitorOnly, selectServices } from '../../../plugins/swarm/selection.js'
 import { serviceTarget, splitServiceImage } from '../../../plugins/swarm/target.js'
 import { outcomeOf, registryAuthHeader, updateService, withImage } from '../../../plugins/swarm/update.js'
 import { fakeTarget } from '../../helpers/targets.js'
@@ -74,4 +74,15 @@ t.test('selection leaves other runtimes alone', async (t) => {
   t.same(selectServices([container, service, opted], rules).map((x) => x.name), ['c', 'o'])
   t.same(selectServices([container, service, opted], { ...rules, all: true }).map((x) => x.name), ['c', 's', 'o'])
   t.same(selectServices([container, service, opted], { ...rules, all: true, names: ['o'] }).map((x) => x.name), ['c', 'o'])
+})
+
+t.test('monitor-only as for containers: label OR flag, a set label wins with label precedence', async (t) => {
+  const off = fakeTarget('a', { runtime: 'swarm', labels: { 'tidewatch.monitor-only': 'false' } })
+  const on = fakeTarget('b', { runtime: 'swarm', labels: { 'com.centurylinklabs.watchtower.monitor-only': 'true' } })
+  const empty = fakeTarget('c', { runtime: 'swarm', labels: { 'tidewatch.monitor-only': '' } })
+  const none = fakeTarget('d', { runtime: 'swarm' })
+  const flags = (monitorOnly: boolean, labelTakePrecedence: boolean) => ({ monitorOnly, labelTakePrecedence })
+  t.same([off, on, empty, none].map((x) => isMonitorOnly(x, flags(false, false))), [false, true, false, false])
+  t.same([off, on, empty, none].map((x) => isMonitorOnly(x, flags(true, false))), [true, true, true, true])
+  t.same([off, on, empty, none].map((x) => isMonitorOnly(x, flags(true, true))), [false, true, false, true])
 })
