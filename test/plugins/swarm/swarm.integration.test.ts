@@ -129,3 +129,21 @@ t.test('the update hands the nodes the registry credentials (X-Registry-Auth)', 
   const tasks = await waitForTasks(engine, id, pinned(v2), 1, 30_000)
   t.equal(tasks.length, 1, 'the task runs the new digest, pulled from the registry that needs a login')
 })
+
+t.test("with Swarm's default failure action an update of failing tasks pauses, and is reported failed, not rolled back", async (t) => {
+  const env = await requireSwarm(t)
+  if (!env) return
+  const engine = swarmDocker(env)
+  const prefix = testPrefix('swarm-pause')
+  t.teardown(() => removeServices(engine, prefix))
+  const v1 = await pushImage({ registry: env.registry, repo: `${prefix}/app`, marker: `${prefix} v1`, cmd: QUICK_STOP_CMD })
+  const id = await createService(engine, { name: `${prefix}-app`, image: pinned(v1), labels: { 'tidewatch.enable': 'true' }, failureAction: 'pause' })
+  await waitForTasks(engine, id, pinned(v1), 1)
+  await pushImage({ registry: env.registry, repo: `${prefix}/app`, marker: `${prefix} v2`, cmd: ['/bin/sh', '-c', 'exit 1'] })
+
+  const tw = await tidewatch(env, { names: [`${prefix}-.*`] })
+  t.teardown(() => tw.close())
+  const report = await tw.update()
+  t.match(report.results, [{ outcome: 'failed', rolledBack: false, error: /^Swarm paused the update/ }])
+  t.equal((await serviceState(engine, id)).updateState, 'paused', 'Swarm says the same')
+})
