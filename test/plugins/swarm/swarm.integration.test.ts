@@ -1,8 +1,9 @@
 // The swarm runtime plugin against the real Swarm engine of the test environment, through a real Tidewatch:
 // which services are targets (the opt-in label without --swarm, every service with it, enable=false, scope,
 // names), what a check says of them (monitor-only, no-pull, an unpinned spec), an update of a service scaled to
-// zero (nothing for Swarm to replace: done once the spec pins the new digest), and the registry credentials
-// handed to the nodes with the update. Services run no task here unless a step needs one, to stay quick.
+// zero (nothing for Swarm to replace: done once the spec pins the new digest), the registry credentials
+// handed to the nodes with the update, a paused update and one that outlasts --swarm-update-timeout. Services
+// run no task here unless a step needs one, to stay quick.
 import t from 'tap'
 import { createTidewatch, type Target } from '../../../core/index.js'
 import { dockerPlugin } from '../../../plugins/docker/index.js'
@@ -146,4 +147,24 @@ t.test("with Swarm's default failure action an update of failing tasks pauses, a
   const report = await tw.update()
   t.match(report.results, [{ outcome: 'failed', rolledBack: false, error: /^Swarm paused the update/ }])
   t.equal((await serviceState(engine, id)).updateState, 'paused', 'Swarm says the same')
+})
+
+t.test('an update still going when --swarm-update-timeout ends is reported failed, and Swarm finishes it', async (t) => {
+  const env = await requireSwarm(t)
+  if (!env) return
+  const engine = swarmDocker(env)
+  const prefix = testPrefix('swarm-timeout')
+  t.teardown(() => removeServices(engine, prefix))
+  const v1 = await pushImage({ registry: env.registry, repo: `${prefix}/app`, marker: `${prefix} v1`, cmd: QUICK_STOP_CMD })
+  const id = await createService(engine, { name: `${prefix}-app`, image: pinned(v1), labels: { 'tidewatch.enable': 'true' } })
+  await waitForTasks(engine, id, pinned(v1), 1)
+  const v2 = await pushImage({ registry: env.registry, repo: `${prefix}/app`, marker: `${prefix} v2`, cmd: QUICK_STOP_CMD })
+
+  // Swarm watches each new task for two seconds (the helper's update monitor) before it calls the update done.
+  const tw = await tidewatch(env, { names: [`${prefix}-.*`], updateTimeoutMs: 500 })
+  t.teardown(() => tw.close())
+  const report = await tw.update()
+  t.match(report.results, [{ outcome: 'failed', rolledBack: false, error: /not finished when the wait ended; Swarm carries on with it/ }])
+  await waitForTasks(engine, id, pinned(v2), 1)
+  t.equal((await serviceState(engine, id)).image, pinned(v2), 'Swarm carried on to the new digest')
 })
