@@ -24,11 +24,10 @@ RUN npm run build \
  # Typings, source maps and package docs ship in many packages and are never read at run time:
  # about half of the production install (docs/image.md, "Size").
  && find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' -o -name '*.md' \) -exec rm -f {} + \
- # So do packages' own test suites, examples and benchmarks (a package root or a scoped one), the C
- # sources of native add-ons that are never built here (install scripts do not run), and MQTT.js's
- # browser bundles: another 10 MB.
+ # So do packages' own test suites, examples and benchmarks (a package root or a scoped one) and
+ # MQTT.js's browser bundles.
  && find node_modules -maxdepth 3 -type d \( -name test -o -name tests -o -name __tests__ -o -name example -o -name examples -o -name benchmark -o -name benchmarks \) -prune -exec rm -rf {} + \
- && rm -rf node_modules/nan node_modules/cpu-features/deps node_modules/mqtt/dist
+ && rm -rf node_modules/mqtt/dist
 
 # ---------------------------------------------------------------- the image
 FROM ${NODE_IMAGE}

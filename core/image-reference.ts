@@ -33,23 +33,42 @@ function isRegistryHost(component: string): boolean {
   return component.includes('.') || component.includes(':') || component === 'localhost';
 }
 
-export function parseImageReference(reference: string, options: { defaultTag?: boolean } = {}): ImageReference {
+// Runs parse the same few references again and again (every target, every check, every record): the
+// outcome of each, valid or not, is remembered, so a check of a fleet parses each distinct reference
+// once (docs/performance.md). Bounded: cleared when it grows past what any fleet holds.
+const MEMO_LIMIT = 10_000;
+const memo = new Map<string, ImageReference | string>();
+
+/** The parsed reference, or why it is not one. */
+function parse(reference: string, defaultTag: boolean): ImageReference | string {
+  const key = (defaultTag ? 't' : 'n') + reference;
+  let outcome = memo.get(key);
+  if (outcome === undefined) {
+    outcome = parseUncached(reference, defaultTag);
+    if (typeof outcome !== 'string') Object.freeze(outcome);
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(key, outcome);
+  }
+  return outcome;
+}
+
+function parseUncached(reference: string, defaultTag: boolean): ImageReference | string {
   const input = reference.trim();
-  if (input === '') throw new InvalidImageReferenceError(reference, 'empty');
+  if (input === '') return 'empty';
   let rest = input;
   let digest: string | undefined;
   const at = rest.indexOf('@');
   if (at !== -1) {
     digest = rest.slice(at + 1);
     rest = rest.slice(0, at);
-    if (!DIGEST.test(digest)) throw new InvalidImageReferenceError(reference, 'malformed digest');
+    if (!DIGEST.test(digest)) return 'malformed digest';
   }
   let tag: string | undefined;
   const colon = rest.lastIndexOf(':');
   if (colon > rest.lastIndexOf('/')) {
     tag = rest.slice(colon + 1);
     rest = rest.slice(0, colon);
-    if (!TAG.test(tag)) throw new InvalidImageReferenceError(reference, `malformed tag "${tag}"`);
+    if (!TAG.test(tag)) return `malformed tag "${tag}"`;
   }
   const slash = rest.indexOf('/');
   let registry = DOCKER_HUB;
@@ -63,12 +82,17 @@ export function parseImageReference(reference: string, options: { defaultTag?: b
     if (!path.includes('/')) path = `library/${path}`;
   }
   for (const component of path.split('/')) {
-    if (!PATH_COMPONENT.test(component)) {
-      throw new InvalidImageReferenceError(reference, `malformed repository component "${component}"`);
-    }
+    if (!PATH_COMPONENT.test(component)) return `malformed repository component "${component}"`;
   }
-  if (tag === undefined && digest === undefined && options.defaultTag !== false) tag = 'latest';
+  if (tag === undefined && digest === undefined && defaultTag) tag = 'latest';
   return { registry, repository: path, tag, digest };
+}
+
+/** Parses `[registry/]repository[:tag][@digest]`; throws InvalidImageReferenceError naming what is wrong. */
+export function parseImageReference(reference: string, options: { defaultTag?: boolean } = {}): ImageReference {
+  const outcome = parse(reference, options.defaultTag !== false);
+  if (typeof outcome === 'string') throw new InvalidImageReferenceError(reference, outcome);
+  return outcome;
 }
 
 /** `registry/repository` without tag or digest, e.g. `docker.io/library/nginx`. */
@@ -92,9 +116,6 @@ export function familiarName(ref: ImageReference): string {
 
 /** The parsed reference, or undefined when the text is not a valid reference. */
 export function tryParseImageReference(reference: string): ImageReference | undefined {
-  try {
-    return parseImageReference(reference);
-  } catch {
-    return undefined;
-  }
+  const outcome = parse(reference, true);
+  return typeof outcome === 'string' ? undefined : outcome;
 }

@@ -10,16 +10,42 @@ export type NameMatcher = (name: string) => boolean;
  * A container name matcher: RE2 (linear time, so no pattern can hang the service), anchored at both
  * ends; a value that is not a valid RE2 pattern matches the exact name.
  */
+const matchers = new Map<string, NameMatcher>();
+
 export function nameMatcher(pattern: string): NameMatcher {
+  let matcher = matchers.get(pattern);
+  if (!matcher) {
+    matcher = compileNameMatcher(pattern);
+    // Selection asks for the same few patterns every run (and every batch of a run).
+    if (matchers.size >= 1_000) matchers.clear();
+    matchers.set(pattern, matcher);
+  }
+  return matcher;
+}
+
+function compileNameMatcher(pattern: string): NameMatcher {
   const value = pattern.replace(/^\//, '');
+  let matches: NameMatcher;
   try {
     // re2js loads with the first pattern, not when the core's surface is imported.
     const { RE2JS } = createRequire(import.meta.url)('re2js') as typeof import('re2js');
     const re = RE2JS.compile(value);
-    return (name) => name === value || re.matcher(name).matches();
+    matches = (name) => name === value || re.matcher(name).matches();
   } catch {
     return (name) => name === value;
   }
+  // RE2 in JavaScript is linear but not fast, and a fleet's names repeat run after run: each name's
+  // answer is remembered for the matcher's life (bounded; docs/performance.md).
+  const answers = new Map<string, boolean>();
+  return (name) => {
+    let answer = answers.get(name);
+    if (answer === undefined) {
+      answer = matches(name);
+      if (answers.size >= 10_000) answers.clear();
+      answers.set(name, answer);
+    }
+    return answer;
+  };
 }
 
 /** `image=nginx` matches every tag of nginx; `image=nginx:1.25` only that tag. */

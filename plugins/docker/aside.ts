@@ -1,6 +1,6 @@
 // Moving containers aside and back. A stopped old container or dependent is always renamed with the
 // aside marker first, so that a process killed at any point leaves a name that says what to restore.
-import Docker from 'dockerode';
+import type { EngineClient } from './engine-client.js';
 import type { Target } from '../../core/index.js';
 import { oldAsideName, parseOldAsideName } from './aside-names.js';
 import { inspectOrUndefined, isUp, renameContainer, startContainer, stopContainer, type StopPolicy } from './container-ops.js';
@@ -12,7 +12,7 @@ import { containerName } from './target.js';
  * stopped. Returns undefined when there is nothing to stop (gone, stopped, already aside, AutoRemove).
  */
 export async function moveDependentAside(
-  docker: Docker,
+  docker: EngineClient,
   dependent: Target,
   policy: StopPolicy,
 ): Promise<AsideContainer | undefined> {
@@ -28,7 +28,7 @@ export async function moveDependentAside(
 }
 
 /** Puts a container back under its name and starts it if it ran before; safe to repeat. */
-export async function restoreAside(docker: Docker, aside: AsideContainer): Promise<void> {
+export async function restoreAside(docker: EngineClient, aside: AsideContainer): Promise<void> {
   const info = await inspectOrUndefined(docker, aside.id);
   if (!info) return;
   if (containerName(info.Name) !== aside.originalName) await renameContainer(docker, aside.id, aside.originalName);
@@ -36,7 +36,7 @@ export async function restoreAside(docker: Docker, aside: AsideContainer): Promi
 }
 
 /** Restores every container in the list, continuing past failures; returns the errors. */
-export async function restoreAll(docker: Docker, containers: Iterable<AsideContainer>): Promise<string[]> {
+export async function restoreAll(docker: EngineClient, containers: Iterable<AsideContainer>): Promise<string[]> {
   const errors: string[] = [];
   for (const aside of containers) {
     try {

@@ -1,10 +1,10 @@
-// Building the Engine client from DOCKER_HOST-style options. Every connection field is set explicitly:
-// docker-modem merges its own reading of the process environment (DOCKER_HOST, DOCKER_CERT_PATH) under
-// whatever it is given, and the server has already resolved those variables into the options.
+// Building the Engine client from DOCKER_HOST-style options. The server has already resolved the
+// variables (DOCKER_HOST, DOCKER_CERT_PATH, DOCKER_TLS_VERIFY) into the options; nothing here reads them.
 import { TidewatchError } from '../../core/index.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Docker from 'dockerode';
+import { EngineClient } from './engine-client.js';
+import type { EngineTransportOptions } from './engine-transport.js';
 
 /** Where the Engine listens, parsed from `unix:///path`, `npipe://…`, `tcp://host:port` or `http(s)://`. */
 export type DockerEndpoint =
@@ -47,54 +47,34 @@ export function parseDockerHost(value: string | undefined, tlsVerify = false): D
   return { kind: 'tcp', protocol, host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port };
 }
 
-/** `1.41` or `v1.41` → `v1.41` (docker-modem prefixes request paths with it); empty → negotiate. */
+/** `1.41` or `v1.41` → `v1.41` (the prefix of every request path); empty → the Engine's own version. */
 export function normaliseApiVersion(version: string | undefined): string | undefined {
   const trimmed = version?.trim();
   if (!trimmed) return undefined;
   return trimmed.startsWith('v') ? trimmed : `v${trimmed}`;
 }
 
-/** dockerode's constructor options for the given connection, with the TLS material read from disk. */
-export function dockerodeOptions(options: DockerConnectionOptions): Docker.DockerOptions {
+/** The transport settings for the given connection, with the TLS material read from disk. */
+export function transportOptions(options: DockerConnectionOptions): EngineTransportOptions {
   const endpoint = parseDockerHost(options.host, options.tlsVerify);
   const version = normaliseApiVersion(options.apiVersion);
-  if (endpoint.kind === 'socket') {
-    return {
-      socketPath: endpoint.socketPath,
-      host: undefined,
-      port: undefined,
-      protocol: undefined,
-      ca: undefined,
-      cert: undefined,
-      key: undefined,
-      version,
-    };
-  }
   const tls =
-    endpoint.protocol === 'https' && options.certPath
+    endpoint.kind === 'tcp' && endpoint.protocol === 'https' && options.certPath
       ? {
           ca: readFileSync(join(options.certPath, 'ca.pem')),
           cert: readFileSync(join(options.certPath, 'cert.pem')),
           key: readFileSync(join(options.certPath, 'key.pem')),
         }
-      : { ca: undefined, cert: undefined, key: undefined };
-  return {
-    socketPath: undefined,
-    host: endpoint.host,
-    port: endpoint.port,
-    protocol: endpoint.protocol,
-    ...tls,
-    version,
-  };
+      : undefined;
+  return { endpoint, tls, version };
 }
 
-/** A dockerode client for the given connection; the server reuses it for its own Engine calls. */
-export function createDockerClient(options: DockerConnectionOptions = {}): Docker {
-  return new Docker(dockerodeOptions(options));
+/** An Engine client for the given connection, named by its configured host; the server reuses it for its own Engine calls. */
+export function createDockerClient(options: DockerConnectionOptions = {}): EngineClient {
+  return new EngineClient(options.host?.trim() || DEFAULT_HOST, transportOptions(options));
 }
 
-/** `GET /_ping`, abortable (dockerode honours `abortSignal` here; its typings predate that). */
-export async function pingEngine(docker: Docker, signal?: AbortSignal): Promise<void> {
-  const ping = docker.ping as unknown as (this: Docker, options: { abortSignal?: AbortSignal }) => Promise<unknown>;
-  await ping.call(docker, { abortSignal: signal });
+/** `GET /_ping`, abortable. */
+export async function pingEngine(docker: EngineClient, signal?: AbortSignal): Promise<void> {
+  await docker.ping({ signal });
 }

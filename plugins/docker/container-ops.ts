@@ -2,7 +2,8 @@
 // being there (a start of a running container, a removal of a removed one): a rollback and a repair
 // repeat steps that may or may not have happened.
 import { setTimeout as sleep } from 'node:timers/promises';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
+import type { EngineClient } from './engine-client.js';
 import { readLabel, TidewatchError } from '../../core/index.js';
 import { engineMessage, isConflict, isNotFound, isNotModified } from './engine-errors.js';
 import type { InspectedConfig } from './recreate-config.js';
@@ -11,7 +12,7 @@ export function isUp(container: Docker.ContainerInspectInfo): boolean {
   return container.State.Running || container.State.Restarting;
 }
 
-export async function inspectOrUndefined(docker: Docker, idOrName: string): Promise<Docker.ContainerInspectInfo | undefined> {
+export async function inspectOrUndefined(docker: EngineClient, idOrName: string): Promise<Docker.ContainerInspectInfo | undefined> {
   try {
     return await docker.getContainer(idOrName).inspect();
   } catch (err) {
@@ -20,7 +21,7 @@ export async function inspectOrUndefined(docker: Docker, idOrName: string): Prom
   }
 }
 
-export async function startContainer(docker: Docker, id: string): Promise<void> {
+export async function startContainer(docker: EngineClient, id: string): Promise<void> {
   try {
     await docker.getContainer(id).start();
   } catch (err) {
@@ -28,12 +29,12 @@ export async function startContainer(docker: Docker, id: string): Promise<void> 
   }
 }
 
-export async function renameContainer(docker: Docker, id: string, name: string): Promise<void> {
+export async function renameContainer(docker: EngineClient, id: string, name: string): Promise<void> {
   await docker.getContainer(id).rename({ name });
 }
 
 /** Waits until the container no longer exists (an AutoRemove container removing itself). */
-async function waitGone(docker: Docker, id: string, timeoutMs = 10_000): Promise<void> {
+async function waitGone(docker: EngineClient, id: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while ((await inspectOrUndefined(docker, id)) !== undefined) {
     if (Date.now() > deadline) throw new TidewatchError('TW_ERR_DOCKER', `container ${id} is still being removed after ${timeoutMs} ms`, 500);
@@ -41,7 +42,7 @@ async function waitGone(docker: Docker, id: string, timeoutMs = 10_000): Promise
   }
 }
 
-export async function removeContainer(docker: Docker, id: string, removeVolumes = false): Promise<void> {
+export async function removeContainer(docker: EngineClient, id: string, removeVolumes = false): Promise<void> {
   try {
     await docker.getContainer(id).remove({ force: true, v: removeVolumes });
   } catch (err) {
@@ -65,7 +66,7 @@ export function stopParameters(container: Docker.ContainerInspectInfo, policy: S
   return { labelSignal: label || undefined, signal: label || config.StopSignal || 'SIGTERM', seconds };
 }
 
-async function waitNotRunning(docker: Docker, id: string, ms: number): Promise<boolean> {
+async function waitNotRunning(docker: EngineClient, id: string, ms: number): Promise<boolean> {
   try {
     await docker.getContainer(id).wait({ condition: 'not-running', abortSignal: AbortSignal.timeout(Math.max(ms, 1)) });
     return true;
@@ -80,7 +81,7 @@ async function waitNotRunning(docker: Docker, id: string, ms: number): Promise<b
  * (the engine sends Config.StopSignal); with one, the signal is sent by `kill` and the container killed
  * after the timeout, because the stop endpoint takes a signal only from API 1.42 on.
  */
-export async function stopContainer(docker: Docker, container: Docker.ContainerInspectInfo, policy: StopPolicy): Promise<void> {
+export async function stopContainer(docker: EngineClient, container: Docker.ContainerInspectInfo, policy: StopPolicy): Promise<void> {
   if (!isUp(container)) return;
   const handle = docker.getContainer(container.Id);
   const { labelSignal, seconds } = stopParameters(container, policy);

@@ -5,6 +5,7 @@
 // other images are still being inspected (docs/performance.md#the-check-pipeline).
 import { setMaxListeners } from 'node:events';
 import type Docker from 'dockerode';
+import type { EngineClient } from './engine-client.js';
 import { isSelfLabelled, mapBounded, type Target } from '../../core/index.js';
 import { containerDirectory, dependenciesOf, type DependencyFacts } from './dependencies.js';
 import { isNotFound } from './engine-errors.js';
@@ -97,7 +98,7 @@ function requestSignal(signal: AbortSignal | undefined): { signal: AbortSignal |
 }
 
 export async function discoverContainers(
-  docker: Docker,
+  docker: EngineClient,
   options: DiscoveryOptions,
   knownOwnId: string | undefined,
 ): Promise<Discovery> {
@@ -115,20 +116,20 @@ function notFoundAsUndefined(err: unknown): undefined {
 }
 
 /** `Config.Image` for a container whose list entry showed only the image id; undefined once it is gone. */
-async function configImageOf(docker: Docker, id: string, signal: AbortSignal | undefined): Promise<string | undefined> {
-  const info = await docker.getContainer(id).inspect({ abortSignal: signal }).catch(notFoundAsUndefined);
+async function configImageOf(docker: EngineClient, id: string, signal: AbortSignal | undefined): Promise<string | undefined> {
+  const info = await docker.getContainer(id).inspect({ signal }).catch(notFoundAsUndefined);
   return info?.Config.Image;
 }
 
 async function discover(
-  docker: Docker,
+  docker: EngineClient,
   options: DiscoveryOptions,
   signal: AbortSignal | undefined,
   knownOwnId: string | undefined,
 ): Promise<Discovery> {
   // Every container, whatever its state: link aliases of containers outside the watched states still
   // name the links of those inside (an inspect would show them too).
-  const entries = await docker.listContainers({ all: true, abortSignal: signal });
+  const entries = await docker.listContainers({ all: true, signal });
   const watched = new Set(statusFilter(options));
   const all = listedContainers(entries);
   const listed = all.filter((c) => watched.has(c.state));

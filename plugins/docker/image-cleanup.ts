@@ -1,6 +1,6 @@
 // --cleanup: after the run, remove the images replaced containers ran, unless any container (in any
 // state: a stopped one would lose its image) still uses them.
-import Docker from 'dockerode';
+import type { EngineClient } from './engine-client.js';
 import { errorMessage, type Logger } from '../../core/index.js';
 import { isConflict, isNotFound } from './engine-errors.js';
 import type { ReplacedImage } from './run-state.js';
@@ -12,7 +12,7 @@ export interface CleanedImage {
 
 /** Removes the unused ones; returns one entry per replaced container whose image was removed. */
 export async function removeReplacedImages(
-  docker: Docker,
+  docker: EngineClient,
   replaced: readonly ReplacedImage[],
   logger: Logger,
 ): Promise<CleanedImage[]> {

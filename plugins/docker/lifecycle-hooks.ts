@@ -2,7 +2,8 @@
 // docker exec as `sh -c`, with WT_CONTAINER describing the container (Watchtower's contract, so hook
 // scripts written for Watchtower keep working). pre-update and post-update take their timeout in minutes
 // from a label (default 1, 0 = none); the check hooks have Watchtower's fixed minute.
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
+import type { EngineClient } from './engine-client.js';
 import { LABEL_PREFIX, WATCHTOWER_LABEL_PREFIX, readLabel } from '../../core/index.js';
 import { containerName, imageNameOf } from './target.js';
 import type { InspectedConfig } from './recreate-config.js';
@@ -95,7 +96,7 @@ async function collect(stream: NodeJS.ReadableStream, timeoutMs: number | undefi
 
 /** Runs the phase's command in the container; undefined when the container has none. */
 export async function runHook(
-  docker: Docker,
+  docker: EngineClient,
   container: Docker.ContainerInspectInfo,
   phase: HookPhase,
   defaults: HookDefaults,

@@ -6,7 +6,8 @@
 // what ran before (docs/stopping.md).
 import { TidewatchError } from '../../core/index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
+import type { EngineClient } from './engine-client.js';
 
 export interface ProveOptions {
   readonly gracePeriodMs: number;
@@ -28,7 +29,7 @@ function describeExit(state: Docker.ContainerInspectInfo['State']): string {
   return `new container exited with code ${state.ExitCode}${detail}`;
 }
 
-export async function proveContainer(docker: Docker, id: string, options: ProveOptions): Promise<void> {
+export async function proveContainer(docker: EngineClient, id: string, options: ProveOptions): Promise<void> {
   const handle = docker.getContainer(id);
   const deadline = Date.now() + options.gracePeriodMs;
   const pollMs = options.pollMs ?? 100;

@@ -2,32 +2,24 @@
 // the progress stream, not as an HTTP status, so the whole stream is read. Credentials the registry
 // refuses are retried anonymously once (a public image behind a stale password), as Watchtower does.
 import { TidewatchError } from '../../core/index.js';
-import Docker from 'dockerode';
+import { engineMessage } from './engine-errors.js';
+import type { EngineClient } from './engine-client.js';
 import type { RunContext } from '../../core/index.js';
 import type { AuthFor, RegistryAuth } from './options.js';
 
-interface ProgressEvent {
-  readonly status?: string;
-  readonly error?: string;
-  readonly errorDetail?: { readonly message?: string };
-}
-
-async function pullOnce(docker: Docker, image: string, auth: RegistryAuth | undefined): Promise<void> {
-  const stream = (await docker.pull(image, auth ? { authconfig: auth } : {})) as NodeJS.ReadableStream;
-  const events = await new Promise<ProgressEvent[]>((resolve, reject) => {
-    docker.modem.followProgress(stream, (err: Error | null, output: ProgressEvent[]) =>
-      err ? reject(err) : resolve(output ?? []),
-    );
-  });
-  const failed = events.find((event) => event.error || event.errorDetail?.message);
-  if (failed) throw new TidewatchError('TW_ERR_DOCKER_PULL', `pull ${image}: ${failed.errorDetail?.message ?? failed.error}`, 502);
+async function pullOnce(docker: EngineClient, image: string, auth: RegistryAuth | undefined): Promise<void> {
+  try {
+    await docker.pull(image, auth);
+  } catch (err) {
+    throw new TidewatchError('TW_ERR_DOCKER_PULL', `pull ${image}: ${engineMessage(err)}`, 502);
+  }
 }
 
 function isUnauthorized(err: unknown): boolean {
   return /unauthori[sz]ed|authentication required|denied/i.test(String(err instanceof Error ? err.message : err));
 }
 
-export async function pullImage(docker: Docker, image: string, authFor: AuthFor | undefined): Promise<void> {
+export async function pullImage(docker: EngineClient, image: string, authFor: AuthFor | undefined): Promise<void> {
   const auth = authFor ? await authFor(image) : undefined;
   try {
     await pullOnce(docker, image, auth);
@@ -67,7 +59,7 @@ export class PullSlots {
  * transfers overlap while containers are replaced one by one), awaited by the replacement.
  */
 export function pullForRun(
-  docker: Docker,
+  docker: EngineClient,
   image: string,
   authFor: AuthFor | undefined,
   ctx: RunContext,

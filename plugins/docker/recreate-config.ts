@@ -2,7 +2,7 @@
 // inspected Config mixes the user's settings with the old image's defaults; those defaults are taken out
 // so that the new image's defaults apply (a new CMD, ENV or HEALTHCHECK in the image takes effect), as
 // Watchtower does. HostConfig is copied whole; every network endpoint keeps its aliases and static IPs.
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { SELF_LABELS } from '../../core/index.js';
 import { shortId } from './aside-names.js';
 

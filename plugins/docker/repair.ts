@@ -9,7 +9,7 @@
 //     name held by this very process's container  a self-update's predecessor: stopped and removed
 //     name held by its unproven replacement       the replacement is removed, the old one restored
 //     name held by anything else                  left alone, logged
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { errorMessage, type Target } from '../../core/index.js';
 import { restoreAside } from './aside.js';
 import { parseOldAsideName, parseReplacedName, parseStagingName, type AsideName } from './aside-names.js';

@@ -9,7 +9,8 @@
 // and restores the dependents this replacement stopped: `{ outcome: 'failed', rolledBack: true }`.
 // Tidewatch's own container is replaced the same way, except that it is neither stopped nor removed:
 // the successor does that when it starts (repair.ts).
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
+import type { ContainerHandle, EngineClient } from './engine-client.js';
 import { OCI_REVISION, errorMessage, sameCommit, type ApplyResult, type Logger, type UpdatePlan } from '../../core/index.js';
 import { moveDependentAside, restoreAll, restoreAside } from './aside.js';
 import { oldAsideName, parseOldAsideName, replacedName, stagingName } from './aside-names.js';
@@ -66,7 +67,7 @@ function subjectOf(info: Docker.ContainerInspectInfo, ranAtStart: boolean): Subj
   };
 }
 
-async function imageDefaults(docker: Docker, imageId: string): Promise<ImageDefaults | undefined> {
+async function imageDefaults(docker: EngineClient, imageId: string): Promise<ImageDefaults | undefined> {
   try {
     return (await docker.getImage(imageId).inspect()).Config as ImageDefaults;
   } catch (err) {
@@ -75,12 +76,12 @@ async function imageDefaults(docker: Docker, imageId: string): Promise<ImageDefa
   }
 }
 
-async function localImageExists(docker: Docker, id: string): Promise<boolean> {
+async function localImageExists(docker: EngineClient, id: string): Promise<boolean> {
   return imageDefaults(docker, id).then((config) => config !== undefined);
 }
 
 /** Whether the plan needs a pull: not for a restart, nor when a no-pull source found the image locally. */
-export async function needsPull(docker: Docker, plan: Pick<UpdatePlan, 'restartOnly' | 'staleness'>): Promise<boolean> {
+export async function needsPull(docker: EngineClient, plan: Pick<UpdatePlan, 'restartOnly' | 'staleness'>): Promise<boolean> {
   const { latestImageId } = plan.staleness;
   return !plan.restartOnly && !(latestImageId && (await localImageExists(docker, latestImageId)));
 }
@@ -115,7 +116,7 @@ async function createLike(
   const options = recreateOptions(container, defaults, { image, apiVersion });
   options.Labels = { ...options.Labels, ...labels };
   const { create, connectLater } = splitNetworks(options, apiVersion);
-  let created: Docker.Container;
+  let created: ContainerHandle;
   try {
     created = await rt.docker.createContainer({ ...create, name });
   } catch (err) {
@@ -125,7 +126,7 @@ async function createLike(
   }
   try {
     for (const [network, endpoint] of connectLater) {
-      await rt.docker.getNetwork(network).connect({ Container: created.id, EndpointConfig: endpoint });
+      await rt.docker.connectNetwork(network, { Container: created.id, EndpointConfig: endpoint });
     }
   } catch (err) {
     await removeContainer(rt.docker, created.id);

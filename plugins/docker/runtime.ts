@@ -1,12 +1,12 @@
 // What the plugin's parts share: the Engine client, the resolved options, the logger, and two facts
 // learned once per process (the Engine's API version, Tidewatch's own container id).
 import { existsSync } from 'node:fs';
-import Docker from 'dockerode';
+import type { EngineClient } from './engine-client.js';
 import type { Logger } from '../../core/index.js';
 import type { ResolvedDockerOptions } from './options.js';
 
 export interface DockerRuntime {
-  readonly docker: Docker;
+  readonly docker: EngineClient;
   readonly options: ResolvedDockerOptions;
   readonly logger: Logger;
   /** `major.minor` of the API in use (the pinned one, else what the Engine speaks). */
@@ -16,7 +16,7 @@ export interface DockerRuntime {
 }
 
 export function createRuntime(
-  docker: Docker,
+  docker: EngineClient,
   options: ResolvedDockerOptions,
   logger: Logger,
   ownId: () => string | undefined,

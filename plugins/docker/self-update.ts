@@ -1,6 +1,7 @@
 // When the target is Tidewatch's own container. It is replaced like any other, except that it keeps
 // running until its successor removes it; so the successor must be able to start next to it.
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
+import type { EngineClient } from './engine-client.js';
 import type { Target } from '../../core/index.js';
 import { inspectOrUndefined } from './container-ops.js';
 
@@ -22,7 +23,7 @@ export function hasPublishedPorts(container: Docker.ContainerInspectInfo): boole
 }
 
 /** Why the own container cannot be replaced now, or undefined when it can. */
-export async function selfUpdateBlocker(docker: Docker, target: Target, selfUpdate: boolean): Promise<string | undefined> {
+export async function selfUpdateBlocker(docker: EngineClient, target: Target, selfUpdate: boolean): Promise<string | undefined> {
   if (!selfUpdate) return 'self-update is disabled';
   const info = await inspectOrUndefined(docker, target.id);
   // Watchtower's rule: the successor could not bind the ports while this instance still holds them.

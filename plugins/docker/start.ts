@@ -13,7 +13,6 @@ import {
 } from '../../core/index.js';
 import { createDockerClient, pingEngine } from './client.js';
 import { discoverContainers } from './discovery.js';
-import { dockerEngines } from './engine-api.js';
 import { localImages } from './local-images.js';
 import type { DockerOptionValues, ResolvedDockerOptions } from './options.js';
 import { repairInterrupted } from './repair.js';
@@ -48,7 +47,7 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
 
   core.health.addReadinessCheck(PLUGIN_NAME, (signal) => pingEngine(docker, signal));
   core.services.provide(LOCAL_IMAGES, localImages(docker));
-  core.services.provide(DOCKER_ENGINES, dockerEngines(options.host));
+  core.services.provide(DOCKER_ENGINES, { list: () => [docker] });
 
   // Repair must happen before anything is replaced. When the engine is not reachable at start, the
   // service still starts (readiness reports the engine) and the repair runs before the first discovery.

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { dockerodeOptions, normaliseApiVersion, parseDockerHost } from '../../../plugins/docker/client.js';
+import { createDockerClient, normaliseApiVersion, parseDockerHost, transportOptions } from '../../../plugins/docker/client.js';
 
 t.test('DOCKER_HOST values', async (t) => {
   t.same(parseDockerHost(undefined), { kind: 'socket', socketPath: '/var/run/docker.sock' });
@@ -13,17 +13,25 @@ t.test('DOCKER_HOST values', async (t) => {
   t.throws(() => parseDockerHost('ssh://me@host'), /unsupported Docker host/);
 });
 
-t.test('API versions are prefixed the way docker-modem wants them', async (t) => {
+t.test('API versions become the path prefix', async (t) => {
   t.equal(normaliseApiVersion('1.41'), 'v1.41');
   t.equal(normaliseApiVersion('v1.44'), 'v1.44');
   t.equal(normaliseApiVersion(''), undefined);
   t.equal(normaliseApiVersion(undefined), undefined);
 });
 
-t.test('every connection field is explicit, so the process environment cannot override it', async (t) => {
-  const socket = dockerodeOptions({ host: 'unix:///tmp/d.sock' });
-  t.equal(socket.socketPath, '/tmp/d.sock');
-  t.ok('host' in socket && socket.host === undefined, 'host is set to undefined, not left out');
-  const tcp = dockerodeOptions({ host: 'tcp://127.0.0.1:2375', apiVersion: '1.41' });
-  t.match(tcp, { host: '127.0.0.1', port: 2375, protocol: 'http', version: 'v1.41', socketPath: undefined });
+t.test('connection settings: the socket or host and port, the version prefix, TLS only for https', async (t) => {
+  t.same(transportOptions({ host: 'unix:///tmp/d.sock' }), {
+    endpoint: { kind: 'socket', socketPath: '/tmp/d.sock' },
+    tls: undefined,
+    version: undefined,
+  });
+  t.same(transportOptions({ host: 'tcp://127.0.0.1:2375', apiVersion: '1.41', certPath: '/nonexistent' }), {
+    endpoint: { kind: 'tcp', protocol: 'http', host: '127.0.0.1', port: 2375 },
+    tls: undefined,
+    version: 'v1.41',
+  });
+  t.throws(() => transportOptions({ host: 'tcp://127.0.0.1', tlsVerify: true, certPath: '/nonexistent' }), /ENOENT/);
+  t.equal(createDockerClient({ host: 'tcp://127.0.0.1:2375' }).host, 'tcp://127.0.0.1:2375');
+  t.equal(createDockerClient({}).host, 'unix:///var/run/docker.sock');
 });

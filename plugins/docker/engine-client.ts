@@ -1,0 +1,157 @@
+// The Engine calls the docker runtime makes, as methods named after the Engine API's own operations
+// (and dockerode's, whose types describe the answers). Every call is one request on the engine's
+// keep-alive transport; nothing is loaded beyond Node's http (docs/performance.md#memory).
+import type Docker from 'dockerode';
+import type { EngineApi, EngineRequestOptions, RegistryAuth } from '../../core/index.js';
+import { EngineTransport, type EngineTransportOptions } from './engine-transport.js';
+
+/** Pull progress lines; a failed pull is reported in the stream, not by the status. */
+interface ProgressEvent {
+  readonly error?: string;
+  readonly errorDetail?: { readonly message?: string };
+}
+
+/** The X-Registry-Auth header: base64url of the JSON AuthConfig, as the Engine API describes it. */
+export function registryAuthHeader(auth: RegistryAuth): string {
+  return Buffer.from(JSON.stringify(auth)).toString('base64url');
+}
+
+/** An image reference as the path segment the Engine routes (`{name:.*}`): slashes and colons stay. */
+function imagePath(name: string): string {
+  return encodeURI(name);
+}
+
+export interface ExecHandle {
+  /** Runs the command attached (Tty): the stream of its output, ending when the command does. */
+  start(options: { Detach: false; Tty: boolean }): Promise<NodeJS.ReadableStream>;
+  inspect(): Promise<{ ExitCode: number | null; Running: boolean }>;
+}
+
+export interface ContainerHandle {
+  readonly id: string;
+  inspect(options?: { signal?: AbortSignal }): Promise<Docker.ContainerInspectInfo>;
+  start(): Promise<void>;
+  stop(options: { t: number }): Promise<void>;
+  kill(options: { signal: string }): Promise<void>;
+  rename(options: { name: string }): Promise<void>;
+  remove(options: { force?: boolean; v?: boolean }): Promise<void>;
+  wait(options: { condition: 'not-running' | 'next-exit' | 'removed'; abortSignal?: AbortSignal }): Promise<{ StatusCode: number }>;
+  exec(options: Docker.ExecCreateOptions): Promise<ExecHandle>;
+}
+
+export interface ImageHandle {
+  inspect(options?: { signal?: AbortSignal }): Promise<Docker.ImageInspectInfo>;
+  remove(options: { force?: boolean; noprune?: boolean }): Promise<void>;
+}
+
+export class EngineClient implements EngineApi {
+  readonly #transport: EngineTransport;
+
+  constructor(
+    readonly host: string,
+    options: EngineTransportOptions,
+  ) {
+    this.#transport = new EngineTransport(options);
+  }
+
+  request<T>(method: string, path: string, options?: EngineRequestOptions): Promise<T> {
+    return this.#transport.request<T>(method, path, options);
+  }
+
+  async ping(options: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.request('GET', '/_ping', options);
+  }
+
+  version(): Promise<{ ApiVersion: string; Version: string; Components?: { Name: string }[] }> {
+    return this.request('GET', '/version');
+  }
+
+  listContainers(options: { all?: boolean; filters?: Record<string, string[]>; signal?: AbortSignal } = {}): Promise<Docker.ContainerInfo[]> {
+    const query = { all: options.all, filters: options.filters ? JSON.stringify(options.filters) : undefined };
+    return this.request('GET', '/containers/json', { query, signal: options.signal });
+  }
+
+  async createContainer(options: Docker.ContainerCreateOptions): Promise<ContainerHandle> {
+    const { name, ...body } = options;
+    const created = await this.request<{ Id: string }>('POST', '/containers/create', { query: { name }, body });
+    return this.getContainer(created.Id);
+  }
+
+  getContainer(id: string): ContainerHandle {
+    const base = `/containers/${encodeURIComponent(id)}`;
+    const call = async (method: string, path: string, options?: EngineRequestOptions) => {
+      await this.request(method, `${base}${path}`, options);
+    };
+    return {
+      id,
+      inspect: (options = {}) => this.request('GET', `${base}/json`, options),
+      start: () => call('POST', '/start'),
+      stop: ({ t }) => call('POST', '/stop', { query: { t } }),
+      kill: ({ signal }) => call('POST', '/kill', { query: { signal } }),
+      rename: ({ name }) => call('POST', '/rename', { query: { name } }),
+      remove: ({ force, v }) => call('DELETE', '', { query: { force, v } }),
+      wait: ({ condition, abortSignal }) => this.request('POST', `${base}/wait`, { query: { condition }, signal: abortSignal }),
+      exec: async (options) => {
+        const { Id } = await this.request<{ Id: string }>('POST', `${base}/exec`, { body: options });
+        return this.#exec(Id);
+      },
+    };
+  }
+
+  #exec(id: string): ExecHandle {
+    const base = `/exec/${encodeURIComponent(id)}`;
+    return {
+      // Without an Upgrade header the Engine answers 200 and streams the raw output until the command
+      // ends, then closes the connection: a connection of its own, never the shared keep-alive pool.
+      start: (options) => this.#transport.open('POST', `${base}/start`, { body: options, agent: false }),
+      inspect: () => this.request('GET', `${base}/json`),
+    };
+  }
+
+  getImage(name: string): ImageHandle {
+    const base = `/images/${imagePath(name)}`;
+    return {
+      inspect: (options = {}) => this.request('GET', `${base}/json`, options),
+      remove: async ({ force, noprune }) => {
+        await this.request('DELETE', base, { query: { force, noprune } });
+      },
+    };
+  }
+
+  async connectNetwork(network: string, body: { Container: string; EndpointConfig?: Docker.EndpointSettings }): Promise<void> {
+    await this.request('POST', `/networks/${encodeURIComponent(network)}/connect`, { body });
+  }
+
+  /** Pulls `image` (a tag, or the engine's `latest` when none); rejects with the message of a failed pull. */
+  async pull(image: string, auth: RegistryAuth | undefined): Promise<void> {
+    const headers = auth ? { 'x-registry-auth': registryAuthHeader(auth) } : undefined;
+    // Without a tag or digest the Engine would pull every tag of the repository; `docker pull` means latest.
+    const lastSegment = image.slice(image.lastIndexOf('/') + 1);
+    const tag = /[:@]/.test(lastSegment) ? undefined : 'latest';
+    const response = await this.#transport.open('POST', '/images/create', { query: { fromImage: image, tag }, headers });
+    let pending = '';
+    let failure: string | undefined;
+    for await (const chunk of response) {
+      pending += (chunk as Buffer).toString('utf8');
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) failure ??= progressFailure(line);
+    }
+    failure ??= progressFailure(pending);
+    if (failure) throw new Error(failure);
+  }
+
+  close(): void {
+    this.#transport.close();
+  }
+}
+
+function progressFailure(line: string): string | undefined {
+  if (!line.trim()) return undefined;
+  try {
+    const event = JSON.parse(line) as ProgressEvent;
+    return event.errorDetail?.message ?? event.error;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,127 @@
+// HTTP to the Docker Engine API over its socket or TCP (with TLS), on Node's own http/https. The Engine
+// speaks plain HTTP/1.1 with JSON bodies; a general client library would add nothing here, and dockerode
+// with its transport loads SSH, gRPC and protobuf code no Tidewatch call uses, a third of the idle
+// process (docs/performance.md#memory). One keep-alive agent per engine reuses connections across calls.
+import http from 'node:http';
+import type https from 'node:https';
+import { createRequire } from 'node:module';
+import type { EngineRequestOptions } from '../../core/index.js';
+import type { DockerEndpoint } from './client.js';
+
+/** The Engine refused a call: its HTTP status and its own message, as docs/errors.md describes. */
+export class EngineError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly json: { readonly message?: string } | undefined,
+  ) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}
+
+export interface TlsMaterial {
+  readonly ca?: Buffer;
+  readonly cert?: Buffer;
+  readonly key?: Buffer;
+}
+
+export interface EngineTransportOptions {
+  readonly endpoint: DockerEndpoint;
+  readonly tls?: TlsMaterial;
+  /** `v1.41`: prefixes every path; absent: the Engine's own current version. */
+  readonly version?: string;
+}
+
+/** node:https (and with it TLS) loads only for an engine reached over TLS. */
+function httpsModule(): typeof https {
+  return createRequire(import.meta.url)('node:https') as typeof https;
+}
+
+export type QueryValues = EngineRequestOptions['query'];
+
+function queryString(query: QueryValues): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) params.append(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+async function readBody(response: http.IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+async function engineError(response: http.IncomingMessage): Promise<EngineError> {
+  const text = (await readBody(response)).toString('utf8');
+  const json = parseJson(text) as { message?: string } | undefined;
+  const message = typeof json?.message === 'string' ? json.message : text.trim() || `HTTP ${response.statusCode}`;
+  return new EngineError(response.statusCode ?? 0, message, json);
+}
+
+export class EngineTransport {
+  readonly #options: EngineTransportOptions;
+  readonly #agent: http.Agent;
+  readonly #client: typeof http | typeof https;
+
+  constructor(options: EngineTransportOptions) {
+    this.#options = options;
+    const secure = options.endpoint.kind === 'tcp' && options.endpoint.protocol === 'https';
+    this.#client = secure ? httpsModule() : http;
+    this.#agent = secure
+      ? new (this.#client as typeof https).Agent({ keepAlive: true, ...options.tls })
+      : new http.Agent({ keepAlive: true });
+  }
+
+  /** Sends one call; resolves with the response once its status is 2xx, rejects with EngineError otherwise (304 included: already started or stopped). */
+  open(method: string, path: string, options: EngineRequestOptions & { readonly agent?: false } = {}): Promise<http.IncomingMessage> {
+    const { endpoint, version } = this.#options;
+    const body = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
+    const headers: Record<string, string | number> = { ...options.headers };
+    if (body) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = body.length;
+    }
+    const requestOptions: https.RequestOptions = {
+      method,
+      path: `${version ? `/${version}` : ''}${path}${queryString(options.query)}`,
+      headers,
+      signal: options.signal,
+      agent: options.agent === false ? undefined : this.#agent,
+      ...(endpoint.kind === 'socket' ? { socketPath: endpoint.socketPath } : { host: endpoint.host, port: endpoint.port }),
+      ...(options.agent === false ? this.#options.tls : {}),
+    };
+    return new Promise((resolve, reject) => {
+      const request = this.#client.request(requestOptions, (response) => {
+        const status = response.statusCode ?? 0;
+        if (status >= 200 && status < 300) resolve(response);
+        else engineError(response).then(reject, reject);
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+  }
+
+  /** One call with a JSON answer (undefined for an empty body: 204, 304). */
+  async request<T>(method: string, path: string, options: EngineRequestOptions = {}): Promise<T> {
+    const response = await this.open(method, path, options);
+    const text = (await readBody(response)).toString('utf8');
+    return (text ? (parseJson(text) ?? text) : undefined) as T;
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+}
