@@ -3,6 +3,7 @@
 // the nodes; then Swarm replaces the tasks by the service's own update_config (parallelism, delay, failure
 // action, order) and Tidewatch follows UpdateStatus until Swarm says how it ended (docs/swarm.md#updates).
 // Tidewatch never sets a rollback policy: a failed update is rolled back only when the service asks for it.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { errorMessage, type ApplyResult, type EngineApi, type RegistryAuth, type Target } from '../../core/index.js';
 import type { ServiceSpec, SwarmService, SwarmTask, UpdateStatus } from './engine-types.js';
 import { splitServiceImage } from './target.js';
@@ -30,21 +31,6 @@ export function withImage(spec: ServiceSpec, image: string): ServiceSpec {
 }
 
 const TERMINAL = new Set(['completed', 'paused', 'rollback_completed', 'rollback_paused']);
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const done = () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', done);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 /** How Swarm's update ended, as the run reports it. */
 export function outcomeOf(target: Target, status: UpdateStatus, images: { oldImageId: string; newImageId: string }): ApplyResult {
@@ -76,7 +62,7 @@ async function tasksRun(update: ServiceUpdate, id: string, image: string): Promi
  */
 async function follow(update: ServiceUpdate, id: string, image: string, before: UpdateStatus | undefined): Promise<UpdateStatus> {
   for (;;) {
-    await sleep(update.pollIntervalMs, update.signal);
+    await sleep(update.pollIntervalMs, undefined, { signal: update.signal });
     const service = await update.engine.request<SwarmService>('GET', `/services/${encodeURIComponent(id)}`, { signal: update.signal });
     const status = service.UpdateStatus;
     if (!status?.State) {
