@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# The real test environment: a private Docker Engine, two local registries, an MQTT broker and Podman's
-# Docker-compatible API, loopback only.
+# The real test environment: a private Docker Engine, a private Swarm engine, two local registries, an
+# MQTT broker and Podman's Docker-compatible API, loopback only.
 #
 #   bash scripts/test-env.sh [up|down|status]
 #
 # up (default)  install missing Debian packages, start a private containerd + dockerd, two CNCF
-#               distribution registries, mosquitto and `podman system service` (the last two where
-#               installed), write $TIDEWATCH_ENV_DIR/env.json. Idempotent: a second
-#               `up` finds everything answering and only rewrites env.json.
+#               distribution registries, a second engine made a single-node Swarm manager, mosquitto
+#               and `podman system service` (the last two where installed), write
+#               $TIDEWATCH_ENV_DIR/env.json. Idempotent: a second `up` finds everything answering and only
+#               rewrites env.json.
 # down          stop what `up` started (by pidfile), and Podman's containers. Data (images, registry
 #               storage, logs) stays.
 # status        print what runs; exit 0 only when everything answers.
@@ -20,6 +21,8 @@
 #   registry-5102.access.log  registry-5102.log  htpasswd                the Basic-auth registry
 #   storage-driver                 the graph driver chosen on the first `up` (overlay2, or vfs)
 #   mosquitto.conf  mosquitto.passwd  mosquitto.pid  mosquitto.log   the MQTT broker (not with `engine`)
+#   swarm/ (docker.sock dockerd.pid dockerd.log data/ exec/ containerd…)  a second private engine, a
+#                                  single-node Swarm manager (not with `engine`; docs/swarm.md)
 #   podman/  podman.sock  service.pid  service.log  containers.conf  storage.conf  registries.conf
 #            storage/  run/  tmp/          Podman's Docker-compatible API (not with `engine`; docs/podman.md)
 #
@@ -45,7 +48,7 @@ die() { log "error: $*"; exit 1; }
 
 # docker.io: dockerd + containerd + runc; docker-registry: CNCF distribution 2.8; busybox-static: the
 # one binary in every test image; apache2-utils: htpasswd; curl: readiness checks; git: the Git tests;
-# chromium: the Swagger page test drives it headless; openssl: the TLS test's certificate; mosquitto:
+# iproute2: the Swarm engine's teardown; chromium: the Swagger page test drives it headless; openssl: the TLS test's certificate; mosquitto:
 # the MQTT broker of the Home Assistant and mqtt:// notification tests; podman: the Podman runtime
 # tests drive its Docker-compatible API (it brings conmon and the CNI plugins; runc comes with docker.io).
 # TIDEWATCH_ENV_PACKAGES=engine installs only what the engine and registries need (npm run demo: a
@@ -57,6 +60,8 @@ install_packages() {
   dpkg -s busybox-static >/dev/null 2>&1 || missing+=(busybox-static)
   command -v htpasswd >/dev/null 2>&1 || missing+=(apache2-utils)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
+  # ip: removing the docker_gwbridge bridge the Swarm engine leaves behind.
+  command -v ip >/dev/null 2>&1 || missing+=(iproute2)
   if [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ]; then
     command -v git >/dev/null 2>&1 || missing+=(git)
     [ -x /usr/bin/chromium ] || missing+=(chromium)
@@ -347,6 +352,90 @@ EOF
   die "$name did not answer on 127.0.0.1:$port/v2/"
 }
 
+# ---------------------------------------------------------------- the Swarm engine
+
+# A second private containerd + dockerd under $ENV_DIR/swarm, made a single-node Swarm manager
+# (docs/swarm.md). Swarm is never initialised on the main engine: its tests list that engine's
+# containers, and a manager adds task containers and networks of its own. Swarm's ingress and
+# docker_gwbridge networks are created in this machine's namespace; no test sends traffic to them
+# (loopback only), and `down` removes the bridge. TIDEWATCH_ENV_SWARM=0 leaves the engine out, and so does
+# TIDEWATCH_ENV_PACKAGES=engine (the demo needs no swarm).
+SWARM_DIR="$ENV_DIR/swarm"
+SWARM_SOCK="$SWARM_DIR/docker.sock"
+SWARM_CONTAINERD_SOCK="$SWARM_DIR/containerd.sock"
+
+swarm_docker() { docker -H "unix://$SWARM_SOCK" "$@"; }
+swarm_ok() { [ "$(swarm_docker info --format '{{.Swarm.LocalNodeState}}/{{.Swarm.ControlAvailable}}' 2>/dev/null)" = active/true ]; }
+
+swarm_up() {
+  [ "${TIDEWATCH_ENV_SWARM:-1}" != 0 ] && [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ] || return 0
+  if alive "$SWARM_DIR/dockerd.pid" dockerd && swarm_ok; then return 0; fi
+  mkdir -p "$SWARM_DIR/containerd/root" "$SWARM_DIR/containerd/state" "$SWARM_DIR/data" "$SWARM_DIR/exec"
+  if ! alive "$SWARM_DIR/containerd.pid" containerd || [ ! -S "$SWARM_CONTAINERD_SOCK" ]; then
+    sed -e "s#$ENV_DIR/containerd/#$SWARM_DIR/containerd/#g" -e "s#$CONTAINERD_SOCK#$SWARM_CONTAINERD_SOCK#g" \
+      "$ENV_DIR/containerd/config.toml" >"$SWARM_DIR/containerd/config.toml"
+    log "starting the Swarm engine's containerd"
+    rm -f "$SWARM_DIR/containerd.pid"
+    spawn "$SWARM_DIR/containerd.pid" "$SWARM_DIR/containerd.log" "$SWARM_DIR/containerd.log" \
+      containerd --config "$SWARM_DIR/containerd/config.toml"
+    local i
+    for ((i = 0; i < 200; i++)); do [ -S "$SWARM_CONTAINERD_SOCK" ] && break; sleep 0.1; done
+    [ -S "$SWARM_CONTAINERD_SOCK" ] || { show_log "$SWARM_DIR/containerd.log"; die "the Swarm engine's containerd did not start"; }
+  fi
+  if ! alive "$SWARM_DIR/dockerd.pid" dockerd; then
+    echo '{}' >"$SWARM_DIR/daemon.json"
+    log "starting the Swarm engine"
+    local launch="$SWARM_DIR/dockerd.launch.pid" pid i
+    rm -f "$launch"
+    # The same loopback-only settings as the main engine: no default bridge, no iptables.
+    spawn "$launch" "$SWARM_DIR/dockerd.log" "$SWARM_DIR/dockerd.log" dockerd \
+      --config-file="$SWARM_DIR/daemon.json" \
+      --bridge=none --iptables=false --ip6tables=false --ip-forward=false --ip-masq=false \
+      --userland-proxy=false \
+      --data-root="$SWARM_DIR/data" --exec-root="$SWARM_DIR/exec" --pidfile="$SWARM_DIR/dockerd.pid" \
+      --containerd="$SWARM_CONTAINERD_SOCK" \
+      --storage-driver="$(cat "$ENV_DIR/storage-driver")" \
+      --shutdown-timeout=5 \
+      -H "unix://$SWARM_SOCK"
+    pid=$(cat "$launch")
+    for ((i = 0; i < DOCKERD_WAIT * 5; i++)); do
+      swarm_docker version >/dev/null 2>&1 && break
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.2
+    done
+    rm -f "$launch"
+    swarm_docker version >/dev/null 2>&1 || { show_log "$SWARM_DIR/dockerd.log"; die "the Swarm engine did not start"; }
+  fi
+  if [ "$(swarm_docker info --format '{{.Swarm.LocalNodeState}}' 2>/dev/null)" != active ]; then
+    log "initialising a single-node Swarm on the Swarm engine"
+    # Ports move with the registry's, so that parallel environments never share one.
+    swarm_docker swarm init --advertise-addr 127.0.0.1 --listen-addr "127.0.0.1:$((2377 + REG_PORT - 5101))" \
+      --data-path-port "$((4789 + REG_PORT - 5101))" >>"$SWARM_DIR/dockerd.log" 2>&1 ||
+      { show_log "$SWARM_DIR/dockerd.log"; die "swarm init failed"; }
+  fi
+  swarm_ok || die "the Swarm engine is not a manager"
+}
+
+swarm_down() {
+  [ -d "$SWARM_DIR" ] || return 0
+  if alive "$SWARM_DIR/dockerd.pid" dockerd; then
+    swarm_docker swarm leave --force >/dev/null 2>&1 || true
+    # The swarm is gone with its services: their task containers would only slow the next start down.
+    swarm_docker ps -aq | xargs -r docker -H "unix://$SWARM_SOCK" rm -f >/dev/null 2>&1 || true
+    swarm_docker network rm docker_gwbridge >/dev/null 2>&1 || true
+  fi
+  stop "$SWARM_DIR/dockerd.pid" dockerd
+  stop "$SWARM_DIR/containerd.pid" containerd
+  # Swarm made this bridge in the machine's namespace; nothing else of ours uses it.
+  if ip link show docker_gwbridge >/dev/null 2>&1; then ip link del docker_gwbridge 2>/dev/null || log "could not remove docker_gwbridge"; fi
+}
+
+# The Swarm engine's entries of env.json, when it runs.
+swarm_json() {
+  alive "$SWARM_DIR/dockerd.pid" dockerd || return 0
+  printf '\n  "swarmDockerSocket": "%s",\n  "swarmDockerHost": "unix://%s",' "$SWARM_SOCK" "$SWARM_SOCK"
+}
+
 # ---------------------------------------------------------------- MQTT broker
 
 mqtt_ok() { (exec 3<>"/dev/tcp/127.0.0.1/$MQTT_PORT") 2>/dev/null; }
@@ -405,7 +494,7 @@ write_env_json() {
   "registryAppLog": "$ENV_DIR/registry-$REG_PORT.log",
   "authRegistryAppLog": "$ENV_DIR/registry-$AUTH_REG_PORT.log",
   "dockerdLog": "$ENV_DIR/dockerd.log",
-  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",$(mqtt_json)$(podman_json)
+  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",$(mqtt_json)$(swarm_json)$(podman_json)
   "envDir": "$ENV_DIR"
 }
 EOF
@@ -539,6 +628,7 @@ cmd_up() {
   registry_up "$REG_PORT"
   registry_up "$AUTH_REG_PORT" auth
   mqtt_up
+  swarm_up
   podman_up
   write_env_json
   log "ready: DOCKER_HOST=unix://$DOCKER_SOCK, registries 127.0.0.1:$REG_PORT and 127.0.0.1:$AUTH_REG_PORT (auth), $ENV_DIR/env.json"
@@ -549,6 +639,7 @@ cmd_down() {
   with_lock
   podman_down
   stop "$ENV_DIR/mosquitto.pid" mosquitto
+  swarm_down
   stop "$ENV_DIR/registry-$AUTH_REG_PORT.pid" docker-registry
   stop "$ENV_DIR/registry-$REG_PORT.pid" docker-registry
   stop "$ENV_DIR/dockerd.pid" dockerd
@@ -578,6 +669,7 @@ cmd_status() {
   report "registry:$REG_PORT" "$ENV_DIR/registry-$REG_PORT.pid" docker-registry registry_ok "$REG_PORT"
   report "registry:$AUTH_REG_PORT" "$ENV_DIR/registry-$AUTH_REG_PORT.pid" docker-registry \
     registry_ok "$AUTH_REG_PORT" "$AUTH_USER:$AUTH_PASSWORD"
+  if [ "${TIDEWATCH_ENV_SWARM:-1}" != 0 ]; then report swarm "$SWARM_DIR/dockerd.pid" dockerd swarm_ok; fi
   if [ -x /usr/sbin/mosquitto ]; then report "mqtt:$MQTT_PORT" "$ENV_DIR/mosquitto.pid" mosquitto mqtt_ok; fi
   if command -v podman >/dev/null 2>&1; then report podman "$PODMAN_DIR/service.pid" podman podman_ok; fi
   if [ -s "$ENV_DIR/storage-driver" ]; then printf '%-16s %s\n' "storage driver" "$(cat "$ENV_DIR/storage-driver")"; fi
