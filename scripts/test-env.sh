@@ -596,6 +596,12 @@ podman_down() {
     podman rm --all --force --time 0 >/dev/null 2>&1 || log "podman rm --all failed"
   fi
   stop "$PODMAN_DIR/service.pid" podman
+  # An exec's conmon stays up to 300 s (exit_command_delay) after its container is gone: ours go now.
+  local proc
+  for proc in /proc/[0-9]*; do
+    [ "$(cat "$proc/comm" 2>/dev/null)" = conmon ] || continue
+    tr '\0' ' ' <"$proc/cmdline" 2>/dev/null | grep -qF -- "$PODMAN_DIR/" && kill -TERM "${proc#/proc/}" 2>/dev/null
+  done
   awk -v d="$PODMAN_DIR/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r | while read -r m; do
     umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || log "could not unmount $m"
   done
