@@ -59,4 +59,6 @@ HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
 # Node is PID 1 on purpose: the service handles SIGTERM itself (docs/stopping.md) and starts no
 # child processes that would need reaping.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "/app/bin/tidewatch.js"]
+# --optimize-for-size: V8 keeps its young generation and code small, about 8 MB less idle memory for a
+# service that mostly waits (docs/performance.md#memory).
+ENTRYPOINT ["node", "--optimize-for-size", "/app/bin/tidewatch.js"]

@@ -13,7 +13,7 @@ import Docker from 'dockerode';
 import { mapBounded } from '../core/index.js';
 import type { TestEnv } from '../test/helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, testPrefix, type PushedImage } from '../test/helpers/images.js';
-import { BIN, REPO_ROOT, call, runBinary, startService } from '../test/helpers/service.js';
+import { BIN, NODE_FLAGS, REPO_ROOT, call, runBinary, startService } from '../test/helpers/service.js';
 import { argument, median, sleep } from './cli.js';
 
 const CONTAINERS = Number(argument('containers', '1000'));
@@ -35,7 +35,7 @@ function memoryOf(pid: number): { rss: number; peak: number } {
 
 /** The default plugin set, no HTTP API: idle once the schedule is set up. */
 async function idleDefault(): Promise<number> {
-  const child = spawn(process.execPath, [BIN, '--host', env.dockerHost, '--interval', '24h', `${prefix}-.*`], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, BIN, '--host', env.dockerHost, '--interval', '24h', `${prefix}-.*`], {
     cwd: REPO_ROOT,
     env: { PATH: process.env['PATH'], HOME: process.env['HOME'] },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -112,7 +112,20 @@ async function afterChecks(): Promise<{ rss: number; peak: number }> {
   }
 }
 
+/** The floor: a bare Node process with the same flags, idle. */
+async function idleBareNode(): Promise<number> {
+  const child = spawn(process.execPath, [...NODE_FLAGS, '-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+  try {
+    await sleep(2000);
+    return memoryOf(child.pid as number).rss;
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
 async function main(): Promise<void> {
+  console.log(`node ${process.version}, flags as the image runs it: ${NODE_FLAGS.join(' ') || '(none)'}`);
+  const bare: number[] = [];
   const help: number[] = [];
   const startup: number[] = [];
   const idle: number[] = [];
@@ -122,12 +135,16 @@ async function main(): Promise<void> {
     startup.push(await startupWall());
     idle.push(await idleDefault());
     idleAll.push(await idleAllEndpoints());
+    bare.push(await idleBareNode());
   }
   const report = (what: string, value: number, unit: string, target: number) =>
     console.log(`${what.padEnd(44)} ${value.toFixed(unit === 's' ? 3 : 1)} ${unit} (target <= ${target} ${unit}: ${value <= target ? 'met' : 'NOT met'})`);
   report('--help wall, median', median(help), 's', 0.25);
   console.log(`${'spawn to /startupz 200, median'.padEnd(44)} ${median(startup).toFixed(3)} s`);
+  const floor = median(bare);
+  console.log(`${'floor: bare node idle RSS, median'.padEnd(44)} ${floor.toFixed(1)} MB`);
   report('idle RSS, default plugins, median', median(idle), 'MB', 60);
+  console.log(`${'  ratio to the floor'.padEnd(44)} ${(median(idle) / floor).toFixed(2)}x`);
   report('idle RSS, --http-api-endpoints all, median', median(idleAll), 'MB', 80);
   try {
     const after = await afterChecks();

@@ -1,6 +1,17 @@
 // The typed event bus. Events are emitted through the core's `event` hook (a SyncHook), so every
 // subscriber (SSE, metrics, logging, notifiers) is just a tap. The wire shapes are docs/interface.md §6.
-import type { CheckReport, UpdateReport, UpdateSummary } from './types.js';
+import type { CheckReport, Target, UpdateReport, UpdateSummary } from './types.js';
+
+/** A target's `kind` and `host` on the update events, each only when the target has it (a Swarm service). */
+export interface TargetPlacement {
+  kind?: string;
+  host?: string;
+}
+
+/** The placement fields of a target, for an event's data. */
+export function targetPlacement(target: Target): TargetPlacement {
+  return { ...(target.kind ? { kind: target.kind } : {}), ...(target.host ? { host: target.host } : {}) };
+}
 
 export interface EventPayloads {
   scan_started: { run_id: string; kind: 'update' | 'check'; targeted: boolean };
@@ -8,15 +19,15 @@ export interface EventPayloads {
   scan_completed: { run_id: string } & (UpdateSummary | Pick<UpdateSummary, 'scanned' | 'updated' | 'failed'>);
   scan_failed: { run_id: string; error: string };
   image_cleanup: { run_id: string; images: { image_id: string; image_name: string }[] };
-  update_started: { run_id: string; container: string; image: string; image_id: string };
+  update_started: { run_id: string; container: string; image: string; image_id: string } & TargetPlacement;
   update_completed: {
     run_id: string;
     container: string;
     image: string;
     old_image_id: string;
     new_image_id: string;
-  };
-  update_failed: { run_id: string; container: string; image: string; error: string; rolled_back: boolean };
+  } & TargetPlacement;
+  update_failed: { run_id: string; container: string; image: string; error: string; rolled_back: boolean } & TargetPlacement;
   /**
    * Internal (not on the SSE stream): the whole report of a finished run, emitted just before its
    * `scan_completed`, for subscribers that need every target's result (notifiers, Home Assistant).

@@ -1,11 +1,31 @@
 // Options several plugins read, declared once here so every reader shares one flag, one default and one
 // help text: the server sees the same declaration in each plugin that lists it and keeps one option
-// (docs/configuration.md#shared-options). They are Watchtower's per-container switches with a global flag.
+// (docs/configuration.md#shared-options): Watchtower's selection filters and its per-container switches with a
+// global flag.
 import { option } from './option.js';
+import { stripSlash } from './option-parsers.js';
 
 const group = 'Update behaviour';
+const selection = 'Container selection';
 
 export const SHARED_OPTIONS = Object.freeze({
+  // The selection filters, read by the docker and swarm runtimes alike (containers and services).
+  names: option.list({
+    flag: 'container-names', env: null, positional: true, hidden: true, valueName: '<names>', item: stripSlash,
+    group: selection, description: 'Container names (or anchored regular expressions) to watch; the positional arguments.',
+  }),
+  labelEnable: option.boolean({
+    flag: 'label-enable', short: 'e', group: selection,
+    description: 'Watch only containers labelled tidewatch.enable=true.',
+  }),
+  disableContainers: option.list({
+    flag: 'disable-containers', short: 'x', valueName: '<names>', item: stripSlash, group: selection,
+    description: 'Container names (or anchored regular expressions) to leave alone, comma or space separated.',
+  }),
+  scope: option.string({
+    flag: 'scope', valueName: '<scope>', group: selection,
+    description: 'Watch only containers whose tidewatch.scope label equals this; unset or "none": containers without a scope.',
+  }),
   monitorOnly: option.boolean({
     flag: 'monitor-only', short: 'm', group,
     description: 'Report available updates, never apply them (also per container: label monitor-only).',

@@ -14,7 +14,7 @@ import {
   transitiveDependents,
 } from './dependency-order.js';
 import { errorMessage, errors } from './errors.js';
-import type { EventPayloads, EventType } from './events.js';
+import { targetPlacement, type EventPayloads, type EventType } from './events.js';
 import type { Hooks } from './hooks.js';
 import type { WatchSplit } from './watch-split.js';
 import type {
@@ -163,6 +163,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       container: target.name,
       image: target.image,
       image_id: target.imageId,
+      ...targetPlacement(target),
     });
   }
   let result: ApplyResult;
@@ -181,6 +182,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       image: target.image,
       old_image_id: result.oldImageId ?? target.imageId,
       new_image_id: result.newImageId ?? '',
+      ...targetPlacement(target),
     });
   } else if (result.outcome === 'failed') {
     deps.emit('update_failed', {
@@ -189,6 +191,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       image: target.image,
       error: result.error ?? 'update failed',
       rolled_back: result.rolledBack ?? false,
+      ...targetPlacement(target),
     });
   }
   return result;

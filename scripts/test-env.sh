@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The real test environment: a private Docker Engine and two local registries, loopback only.
+# The real test environment: a private Docker Engine, a private Swarm engine, two local registries, an
+# MQTT broker and Podman's Docker-compatible API, loopback only.
 #
 #   bash scripts/test-env.sh [up|down|status]
 #
-# up (default)  install missing Debian packages, start a private containerd + dockerd and two
-#               CNCF distribution registries, write $TIDEWATCH_ENV_DIR/env.json. Idempotent: a second
-#               `up` finds everything answering and only rewrites env.json.
-# down          stop what `up` started (by pidfile). Data (images, registry storage, logs) stays.
+# up (default)  install missing Debian packages, start a private containerd + dockerd, two CNCF
+#               distribution registries, a second engine made a single-node Swarm manager, mosquitto
+#               and `podman system service` (the last two where installed), write
+#               $TIDEWATCH_ENV_DIR/env.json. Idempotent: a second `up` finds everything answering and only
+#               rewrites env.json.
+# down          stop what `up` started (by pidfile), and Podman's containers. Data (images, registry
+#               storage, logs) stays.
 # status        print what runs; exit 0 only when everything answers.
 #
 # Layout of the env dir (default /tmp/tidewatch-env, kept short: unix socket paths must be < 108 bytes):
@@ -21,6 +25,10 @@
 #     docker.pid dockerd.log daemon.json data/ exec/ containerd.sock containerd.pid containerd.log containerd/
 #     tls/                         openssl's CA and server certificate (made once, kept)
 #     client/                      ca.pem cert.pem key.pem: a client's DOCKER_CERT_PATH
+#   swarm/ (docker.sock dockerd.pid dockerd.log data/ exec/ containerd…)  a second private engine, a
+#                                  single-node Swarm manager (not with `engine`; docs/swarm.md)
+#   podman/  podman.sock  service.pid  service.log  containers.conf  storage.conf  registries.conf
+#            storage/  run/  tmp/          Podman's Docker-compatible API (not with `engine`; docs/podman.md)
 #
 # Only for test machines, as root. It never touches /var/run/docker.sock nor a system dockerd/containerd.
 set -euo pipefail
@@ -48,8 +56,9 @@ die() { log "error: $*"; exit 1; }
 
 # docker.io: dockerd + containerd + runc; docker-registry: CNCF distribution 2.8; busybox-static: the
 # one binary in every test image; apache2-utils: htpasswd; curl: readiness checks; git: the Git tests;
-# chromium: the Swagger page test drives it headless; openssl: the TLS test's certificate; mosquitto:
-# the MQTT broker of the Home Assistant and mqtt:// notification tests.
+# iproute2: the Swarm engine's teardown; chromium: the Swagger page test drives it headless; openssl: the TLS test's certificate; mosquitto:
+# the MQTT broker of the Home Assistant and mqtt:// notification tests; podman: the Podman runtime
+# tests drive its Docker-compatible API (it brings conmon and the CNI plugins; runc comes with docker.io).
 # TIDEWATCH_ENV_PACKAGES=engine installs only what the engine and registries need (npm run demo: a
 # fresh machine should not fetch a browser to show a demo); the default, all, is what the tests need.
 install_packages() {
@@ -59,6 +68,8 @@ install_packages() {
   dpkg -s busybox-static >/dev/null 2>&1 || missing+=(busybox-static)
   command -v htpasswd >/dev/null 2>&1 || missing+=(apache2-utils)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
+  # ip: removing the docker_gwbridge bridge the Swarm engine leaves behind.
+  command -v ip >/dev/null 2>&1 || missing+=(iproute2)
   if [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ]; then
     command -v git >/dev/null 2>&1 || missing+=(git)
     [ -x /usr/bin/chromium ] || missing+=(chromium)
@@ -68,6 +79,7 @@ install_packages() {
     # The notification template parity test renders with Go's own text/template (docs/notifications.md).
     command -v go >/dev/null 2>&1 || missing+=(golang-go)
     [ -d /usr/share/gocode/src/golang.org/x/text/cases ] || missing+=(golang-golang-x-text-dev)
+    command -v podman >/dev/null 2>&1 || missing+=(podman)
   fi
   [ ${#missing[@]} -eq 0 ] && return 0
   [ "$(id -u)" -eq 0 ] || die "missing Debian packages (${missing[*]}) and not root: cannot apt-get install"
@@ -136,12 +148,13 @@ spawn() {
 
 # unmount_leftovers: dockerd bind-mounts its data root onto itself (and overlay2 mounts layers under
 # it); a clean shutdown undoes that, a crash or a failed start does not. Only mounts under ENV_DIR,
-# innermost first, and only while no dockerd/containerd of ours runs. With DIR (the second engine's),
-# only under DIR; without, the second engine's mounts are left to it unless everything is going down.
+# innermost first, and only while no dockerd/containerd of ours runs. With DIR (another engine's), only
+# under DIR; without, the other engines' directories are left to them unless everything is going down.
 unmount_leftovers() { # [DIR] [all]
-  local m dir=${1:-$ENV_DIR} keep="$SECOND_DIR/"
+  local m dir=${1:-$ENV_DIR} keep="$SECOND_DIR/ $SWARM_DIR/ $PODMAN_DIR/"
   if [ -n "${1:-}" ] || [ "${2:-}" = all ]; then keep=; fi
-  awk -v d="$dir/" -v k="$keep" 'index($2, d) == 1 && (k == "" || index($2, k) != 1) { print $2 }' /proc/mounts |
+  awk -v d="$dir/" -v k="$keep" 'BEGIN { n = split(k, ks, " ") }
+    index($2, d) == 1 { for (i = 1; i <= n; i++) if (index($2, ks[i]) == 1) next; print $2 }' /proc/mounts |
     sort -r | while read -r m; do
     umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || log "could not unmount $m"
   done
@@ -443,6 +456,90 @@ EOF
   die "$name did not answer on 127.0.0.1:$port/v2/"
 }
 
+# ---------------------------------------------------------------- the Swarm engine
+
+# A second private containerd + dockerd under $ENV_DIR/swarm, made a single-node Swarm manager
+# (docs/swarm.md). Swarm is never initialised on the main engine: its tests list that engine's
+# containers, and a manager adds task containers and networks of its own. Swarm's ingress and
+# docker_gwbridge networks are created in this machine's namespace; no test sends traffic to them
+# (loopback only), and `down` removes the bridge. TIDEWATCH_ENV_SWARM=0 leaves the engine out, and so does
+# TIDEWATCH_ENV_PACKAGES=engine (the demo needs no swarm).
+SWARM_DIR="$ENV_DIR/swarm"
+SWARM_SOCK="$SWARM_DIR/docker.sock"
+SWARM_CONTAINERD_SOCK="$SWARM_DIR/containerd.sock"
+
+swarm_docker() { docker -H "unix://$SWARM_SOCK" "$@"; }
+swarm_ok() { [ "$(swarm_docker info --format '{{.Swarm.LocalNodeState}}/{{.Swarm.ControlAvailable}}' 2>/dev/null)" = active/true ]; }
+
+swarm_up() {
+  [ "${TIDEWATCH_ENV_SWARM:-1}" != 0 ] && [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ] || return 0
+  if alive "$SWARM_DIR/dockerd.pid" dockerd && swarm_ok; then return 0; fi
+  mkdir -p "$SWARM_DIR/containerd/root" "$SWARM_DIR/containerd/state" "$SWARM_DIR/data" "$SWARM_DIR/exec"
+  if ! alive "$SWARM_DIR/containerd.pid" containerd || [ ! -S "$SWARM_CONTAINERD_SOCK" ]; then
+    sed -e "s#$ENV_DIR/containerd/#$SWARM_DIR/containerd/#g" -e "s#$CONTAINERD_SOCK#$SWARM_CONTAINERD_SOCK#g" \
+      "$ENV_DIR/containerd/config.toml" >"$SWARM_DIR/containerd/config.toml"
+    log "starting the Swarm engine's containerd"
+    rm -f "$SWARM_DIR/containerd.pid"
+    spawn "$SWARM_DIR/containerd.pid" "$SWARM_DIR/containerd.log" "$SWARM_DIR/containerd.log" \
+      containerd --config "$SWARM_DIR/containerd/config.toml"
+    local i
+    for ((i = 0; i < 200; i++)); do [ -S "$SWARM_CONTAINERD_SOCK" ] && break; sleep 0.1; done
+    [ -S "$SWARM_CONTAINERD_SOCK" ] || { show_log "$SWARM_DIR/containerd.log"; die "the Swarm engine's containerd did not start"; }
+  fi
+  if ! alive "$SWARM_DIR/dockerd.pid" dockerd; then
+    echo '{}' >"$SWARM_DIR/daemon.json"
+    log "starting the Swarm engine"
+    local launch="$SWARM_DIR/dockerd.launch.pid" pid i
+    rm -f "$launch"
+    # The same loopback-only settings as the main engine: no default bridge, no iptables.
+    spawn "$launch" "$SWARM_DIR/dockerd.log" "$SWARM_DIR/dockerd.log" dockerd \
+      --config-file="$SWARM_DIR/daemon.json" \
+      --bridge=none --iptables=false --ip6tables=false --ip-forward=false --ip-masq=false \
+      --userland-proxy=false \
+      --data-root="$SWARM_DIR/data" --exec-root="$SWARM_DIR/exec" --pidfile="$SWARM_DIR/dockerd.pid" \
+      --containerd="$SWARM_CONTAINERD_SOCK" \
+      --storage-driver="$(cat "$ENV_DIR/storage-driver")" \
+      --shutdown-timeout=5 \
+      -H "unix://$SWARM_SOCK"
+    pid=$(cat "$launch")
+    for ((i = 0; i < DOCKERD_WAIT * 5; i++)); do
+      swarm_docker version >/dev/null 2>&1 && break
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.2
+    done
+    rm -f "$launch"
+    swarm_docker version >/dev/null 2>&1 || { show_log "$SWARM_DIR/dockerd.log"; die "the Swarm engine did not start"; }
+  fi
+  if [ "$(swarm_docker info --format '{{.Swarm.LocalNodeState}}' 2>/dev/null)" != active ]; then
+    log "initialising a single-node Swarm on the Swarm engine"
+    # Ports move with the registry's, so that parallel environments never share one.
+    swarm_docker swarm init --advertise-addr 127.0.0.1 --listen-addr "127.0.0.1:$((2377 + REG_PORT - 5101))" \
+      --data-path-port "$((4789 + REG_PORT - 5101))" >>"$SWARM_DIR/dockerd.log" 2>&1 ||
+      { show_log "$SWARM_DIR/dockerd.log"; die "swarm init failed"; }
+  fi
+  swarm_ok || die "the Swarm engine is not a manager"
+}
+
+swarm_down() {
+  [ -d "$SWARM_DIR" ] || return 0
+  if alive "$SWARM_DIR/dockerd.pid" dockerd; then
+    swarm_docker swarm leave --force >/dev/null 2>&1 || true
+    # The swarm is gone with its services: their task containers would only slow the next start down.
+    swarm_docker ps -aq | xargs -r docker -H "unix://$SWARM_SOCK" rm -f >/dev/null 2>&1 || true
+    swarm_docker network rm docker_gwbridge >/dev/null 2>&1 || true
+  fi
+  stop "$SWARM_DIR/dockerd.pid" dockerd
+  stop "$SWARM_DIR/containerd.pid" containerd
+  # Swarm made this bridge in the machine's namespace; nothing else of ours uses it.
+  if ip link show docker_gwbridge >/dev/null 2>&1; then ip link del docker_gwbridge 2>/dev/null || log "could not remove docker_gwbridge"; fi
+}
+
+# The Swarm engine's entries of env.json, when it runs.
+swarm_json() {
+  alive "$SWARM_DIR/dockerd.pid" dockerd || return 0
+  printf '\n  "swarmDockerSocket": "%s",\n  "swarmDockerHost": "unix://%s",' "$SWARM_SOCK" "$SWARM_SOCK"
+}
+
 # ---------------------------------------------------------------- MQTT broker
 
 mqtt_ok() { (exec 3<>"/dev/tcp/127.0.0.1/$MQTT_PORT") 2>/dev/null; }
@@ -501,11 +598,125 @@ write_env_json() {
   "registryAppLog": "$ENV_DIR/registry-$REG_PORT.log",
   "authRegistryAppLog": "$ENV_DIR/registry-$AUTH_REG_PORT.log",
   "dockerdLog": "$ENV_DIR/dockerd.log",
-  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",$(mqtt_json)$(second_json)
+  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",$(mqtt_json)$(swarm_json)$(podman_json)$(second_json)
   "envDir": "$ENV_DIR"
 }
 EOF
   mv -f "$tmp" "$ENV_DIR/env.json"
+}
+
+# ---------------------------------------------------------------- Podman
+
+PODMAN_DIR="$ENV_DIR/podman"
+PODMAN_SOCK="$PODMAN_DIR/podman.sock"
+
+# podman_env: the private configuration every podman command of ours runs with, so that nothing of a
+# system Podman (/etc/containers, /var/lib/containers, /run/containers) is read or written.
+podman_env() {
+  export CONTAINERS_CONF="$PODMAN_DIR/containers.conf" \
+    CONTAINERS_STORAGE_CONF="$PODMAN_DIR/storage.conf" \
+    CONTAINERS_REGISTRIES_CONF="$PODMAN_DIR/registries.conf"
+}
+
+podman_ok() { curl -fsS -o /dev/null --max-time 2 --unix-socket "$PODMAN_SOCK" http://d/_ping 2>/dev/null; }
+
+# podman_config: Podman as root on this machine: cgroupfs (no systemd), events in a file (no journald),
+# no network for containers by default (the tests' containers are all --network none), the registries of
+# the environment as plain-HTTP ones (Podman refuses HTTP otherwise), and rlimits the runtime can set:
+# without CAP_SYS_RESOURCE, Podman's root defaults (nofile 1048576, nproc 4194304) make every start fail
+# with "error setting rlimit ... operation not permitted", so they are capped at what conmon inherits:
+# this shell's hard nofile, and nproc at most 32768, where Podman 4.3 sets its own (and so conmon's) limit.
+podman_config() {
+  local nofile nproc storage_driver=overlay
+  nofile=$(ulimit -Hn)
+  nproc=$(ulimit -Hu)
+  [ "$nofile" = unlimited ] && nofile=1048576
+  { [ "$nproc" = unlimited ] || [ "$nproc" -gt 32768 ]; } && nproc=32768
+  # The same choice as dockerd's: where overlay2 failed, Podman's overlay would too.
+  [ "$(cat "$ENV_DIR/storage-driver" 2>/dev/null)" = vfs ] && storage_driver=vfs
+  mkdir -p "$PODMAN_DIR"
+  cat >"$PODMAN_DIR/containers.conf" <<EOF
+[containers]
+netns = "none"
+log_driver = "k8s-file"
+default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
+[engine]
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+events_logfile_path = "$PODMAN_DIR/events.log"
+runtime = "runc"
+tmp_dir = "$PODMAN_DIR/tmp"
+static_dir = "$PODMAN_DIR/storage/libpod"
+volume_path = "$PODMAN_DIR/storage/volumes"
+[network]
+network_config_dir = "$PODMAN_DIR/networks"
+EOF
+  cat >"$PODMAN_DIR/storage.conf" <<EOF
+[storage]
+driver = "$storage_driver"
+graphroot = "$PODMAN_DIR/storage"
+runroot = "$PODMAN_DIR/run"
+EOF
+  cat >"$PODMAN_DIR/registries.conf" <<EOF
+unqualified-search-registries = []
+[[registry]]
+location = "127.0.0.1:$REG_PORT"
+insecure = true
+[[registry]]
+location = "127.0.0.1:$AUTH_REG_PORT"
+insecure = true
+EOF
+}
+
+# podman_up: `podman system service` on a unix socket of the env dir, only where podman is installed
+# (TIDEWATCH_ENV_PACKAGES=engine leaves it out). --time=0: it never exits for being idle.
+podman_up() {
+  command -v podman >/dev/null 2>&1 || return 0
+  if alive "$PODMAN_DIR/service.pid" podman && podman_ok; then return 0; fi
+  stop "$PODMAN_DIR/service.pid" podman
+  podman_config
+  podman_env
+  mkdir -p "$PODMAN_DIR/tmp" "$PODMAN_DIR/networks"
+  rm -f "$PODMAN_SOCK" "$PODMAN_DIR/service.pid"
+  log "starting podman system service"
+  spawn "$PODMAN_DIR/service.pid" "$PODMAN_DIR/service.log" "$PODMAN_DIR/service.log" \
+    podman system service --time=0 "unix://$PODMAN_SOCK"
+  local i
+  for ((i = 0; i < REGISTRY_WAIT * 10; i++)); do
+    podman_ok && return 0
+    alive "$PODMAN_DIR/service.pid" podman || break
+    sleep 0.1
+  done
+  show_log "$PODMAN_DIR/service.log"
+  die "podman system service did not answer on $PODMAN_SOCK"
+}
+
+# podman_down: the containers go first (each runs under its own conmon, which outlives the service),
+# then the service; images stay, the run state (on disk here, not on a tmpfs) does not.
+podman_down() {
+  [ -s "$PODMAN_DIR/containers.conf" ] || return 0
+  podman_env
+  if command -v podman >/dev/null 2>&1; then
+    podman rm --all --force --time 0 >/dev/null 2>&1 || log "podman rm --all failed"
+  fi
+  stop "$PODMAN_DIR/service.pid" podman
+  # An exec's conmon stays up to 300 s (exit_command_delay) after its container is gone: ours go now.
+  local proc
+  for proc in /proc/[0-9]*; do
+    [ "$(cat "$proc/comm" 2>/dev/null)" = conmon ] || continue
+    tr '\0' ' ' <"$proc/cmdline" 2>/dev/null | grep -qF -- "$PODMAN_DIR/" && kill -TERM "${proc#/proc/}" 2>/dev/null
+  done
+  awk -v d="$PODMAN_DIR/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r | while read -r m; do
+    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || log "could not unmount $m"
+  done
+  rm -rf "$PODMAN_DIR/run" "$PODMAN_DIR/tmp" "$PODMAN_SOCK"
+}
+
+# The Podman entries of env.json, when its service runs.
+podman_json() {
+  alive "$PODMAN_DIR/service.pid" podman || return 0
+  printf '\n  "podmanSocket": "%s",\n  "podmanHost": "unix://%s",\n  "podmanLog": "%s",' \
+    "$PODMAN_SOCK" "$PODMAN_SOCK" "$PODMAN_DIR/service.log"
 }
 
 # ---------------------------------------------------------------- commands
@@ -527,6 +738,8 @@ cmd_up() {
   registry_up "$REG_PORT"
   registry_up "$AUTH_REG_PORT" auth
   mqtt_up
+  swarm_up
+  podman_up
   second_dockerd_up
   write_env_json
   log "ready: DOCKER_HOST=unix://$DOCKER_SOCK$(second_wanted && printf ' and %s (TLS)' "$SECOND_HOST"), registries 127.0.0.1:$REG_PORT and 127.0.0.1:$AUTH_REG_PORT (auth), $ENV_DIR/env.json"
@@ -535,7 +748,9 @@ cmd_up() {
 cmd_down() {
   [ -d "$ENV_DIR" ] || return 0
   with_lock
+  podman_down
   stop "$ENV_DIR/mosquitto.pid" mosquitto
+  swarm_down
   stop "$SECOND_DIR/docker.pid" dockerd
   stop "$SECOND_DIR/containerd.pid" containerd
   stop "$ENV_DIR/registry-$AUTH_REG_PORT.pid" docker-registry
@@ -567,7 +782,9 @@ cmd_status() {
   report "registry:$REG_PORT" "$ENV_DIR/registry-$REG_PORT.pid" docker-registry registry_ok "$REG_PORT"
   report "registry:$AUTH_REG_PORT" "$ENV_DIR/registry-$AUTH_REG_PORT.pid" docker-registry \
     registry_ok "$AUTH_REG_PORT" "$AUTH_USER:$AUTH_PASSWORD"
+  if [ "${TIDEWATCH_ENV_SWARM:-1}" != 0 ]; then report swarm "$SWARM_DIR/dockerd.pid" dockerd swarm_ok; fi
   if [ -x /usr/sbin/mosquitto ]; then report "mqtt:$MQTT_PORT" "$ENV_DIR/mosquitto.pid" mosquitto mqtt_ok; fi
+  if command -v podman >/dev/null 2>&1; then report podman "$PODMAN_DIR/service.pid" podman podman_ok; fi
   if second_wanted; then
     report containerd2 "$SECOND_DIR/containerd.pid" containerd test -S "$SECOND_DIR/containerd.sock"
     report "dockerd:$SECOND_PORT" "$SECOND_DIR/docker.pid" dockerd second_ok

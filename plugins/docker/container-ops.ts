@@ -56,13 +56,19 @@ export async function removeContainer(docker: EngineClient, id: string, removeVo
 export interface StopPolicy {
   /** Tidewatch's --stop-timeout, used when the container sets no StopTimeout of its own. */
   readonly stopTimeoutMs: number;
+  /**
+   * The engine is Podman, whose compatible API shows StopTimeout 0 for a container created through it
+   * without one (docs/podman.md): 0 then means "not set", not "kill at once".
+   */
+  readonly zeroStopTimeoutIsUnset?: boolean;
 }
 
 /** The signal and timeout Watchtower would use: the label, else Config.StopSignal, else SIGTERM. */
 export function stopParameters(container: Docker.ContainerInspectInfo, policy: StopPolicy) {
   const config = container.Config as InspectedConfig;
   const label = readLabel(config.Labels ?? {}, 'stop-signal');
-  const seconds = config.StopTimeout ?? Math.ceil(policy.stopTimeoutMs / 1000);
+  const own = config.StopTimeout === 0 && policy.zeroStopTimeoutIsUnset ? undefined : config.StopTimeout;
+  const seconds = own ?? Math.ceil(policy.stopTimeoutMs / 1000);
   return { labelSignal: label || undefined, signal: label || config.StopSignal || 'SIGTERM', seconds };
 }
 

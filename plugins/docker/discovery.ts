@@ -24,6 +24,9 @@ export interface DiscoveryOptions {
   readonly listed?: (own: ListedContainer | undefined) => void;
 }
 
+/** Every task container of a Swarm service carries it: Swarm owns those, the swarm runtime updates the service (docs/swarm.md). */
+export const SWARM_TASK_LABEL = 'com.docker.swarm.service.id';
+
 /** The Engine's statuses a run watches: running, plus created/exited and restarting on request; paused never. */
 export function statusFilter(options: Pick<DiscoveryOptions, 'includeStopped' | 'includeRestarting'>): string[] {
   const statuses = ['running'];
@@ -36,6 +39,14 @@ export function statusFilter(options: Pick<DiscoveryOptions, 'includeStopped' | 
 export interface ListedContainer extends ContainerFacts, DependencyFacts {
   /** True when the list showed the image id for `Config.Image` (the tag moved on): only an inspect has the name. */
   readonly imageNameHidden: boolean;
+}
+
+/**
+ * The list's state in Docker's words: Podman lists a container that exited under its restart policy as
+ * "stopped", which Docker calls "exited" (docs/podman.md).
+ */
+export function dockerState(state: string): string {
+  return state === 'stopped' ? 'exited' : state;
 }
 
 /** A container's own name is the one with a single segment; `/web/db` is the alias a link gave it. */
@@ -66,7 +77,7 @@ export function listedContainers(entries: readonly Docker.ContainerInfo[]): List
       configImage: entry.Image,
       imageId: entry.ImageID,
       labels: entry.Labels ?? {},
-      state: entry.State,
+      state: dockerState(entry.State),
       links: links.get(name) ?? [],
       networkMode: entry.HostConfig?.NetworkMode ?? '',
       imageNameHidden: entry.Image === entry.ImageID,
@@ -132,16 +143,18 @@ async function discover(
   const listed = all.filter((c) => watched.has(c.state));
   const ownId = knownOwnId ?? containerIdFromHostname(listed.map((c) => c.id));
   options.listed?.(listed.find((c) => c.id === ownId));
+  // After the own container is known (Tidewatch may itself run as a Swarm task), before anything is a target.
+  const containers = listed.filter((c) => c.labels[SWARM_TASK_LABEL] === undefined);
 
-  const directory = containerDirectory(listed);
+  const directory = containerDirectory(containers);
   const byImage = new Map<string, { container: ListedContainer; index: number }[]>();
-  listed.forEach((container, index) => {
+  containers.forEach((container, index) => {
     const group = byImage.get(container.imageId);
     if (group) group.push({ container, index });
     else byImage.set(container.imageId, [{ container, index }]);
   });
 
-  const targets = new Array<Target | undefined>(listed.length);
+  const targets = new Array<Target | undefined>(containers.length);
   await mapBounded([...byImage], options.inspectConcurrency, async ([imageId, group]) => {
     const [image, configImages] = await Promise.all([
       // Image inspect takes no abort signal (dockerode would send it as a query parameter).

@@ -15,9 +15,13 @@ export function isNotModified(err: unknown): boolean {
   return statusOf(err) === 304;
 }
 
-/** 409: a name in use, an image in use, a removal already in progress. */
+/**
+ * 409: a name in use, an image in use, a removal already in progress. Podman answers a create under a
+ * name in use with 500 and "is already in use" (docs/podman.md): that is the same conflict.
+ */
 export function isConflict(err: unknown): boolean {
-  return statusOf(err) === 409;
+  const status = statusOf(err);
+  return status === 409 || (status === 500 && /is already in use/.test(engineMessage(err)));
 }
 
 /** The Engine's own message when it gave one (docker-modem puts the JSON body in `json`). */

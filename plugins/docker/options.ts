@@ -4,7 +4,6 @@
 import {
   SHARED_OPTIONS,
   option,
-  stripSlash,
   type OptionValues,
   type RegistryAuth,
 } from '../../core/index.js';
@@ -39,22 +38,11 @@ export const dockerOptions = {
     description: 'Directory holding ca.pem, cert.pem and key.pem for --tlsverify; the default of every --host entry.',
   }),
 
-  names: option.list({
-    flag: 'container-names', env: null, positional: true, hidden: true, valueName: '<names>', item: stripSlash,
-    group: selection, description: 'Container names (or anchored regular expressions) to watch; the positional arguments.',
-  }),
-  labelEnable: option.boolean({
-    flag: 'label-enable', short: 'e', group: selection,
-    description: 'Watch only containers labelled tidewatch.enable=true.',
-  }),
-  disableContainers: option.list({
-    flag: 'disable-containers', short: 'x', valueName: '<names>', item: stripSlash, group: selection,
-    description: 'Container names (or anchored regular expressions) to leave alone, comma or space separated.',
-  }),
-  scope: option.string({
-    flag: 'scope', valueName: '<scope>', group: selection,
-    description: 'Watch only containers whose tidewatch.scope label equals this; unset or "none": containers without a scope.',
-  }),
+  // Shared with the swarm runtime, which selects services by the same rules (docs/swarm.md).
+  names: SHARED_OPTIONS.names,
+  labelEnable: SHARED_OPTIONS.labelEnable,
+  disableContainers: SHARED_OPTIONS.disableContainers,
+  scope: SHARED_OPTIONS.scope,
   includeStopped: option.boolean({
     flag: 'include-stopped', short: 'S', group: selection, description: 'Also watch created and exited containers.',
   }),

@@ -41,7 +41,9 @@ export async function proveContainer(docker: EngineClient, id: string, options: 
     restarts ??= info.RestartCount;
     if (state.Restarting || info.RestartCount > restarts) throw new NotProvenError('new container is restarting (it exited)');
     if (!state.Running) throw new NotProvenError(describeExit(state));
-    const health = state.Health?.Status;
+    // Podman shows Health.Status "" for a container without a health check (docs/podman.md); Docker
+    // leaves Health out then.
+    const health = state.Health?.Status || undefined;
     if (health === 'unhealthy') throw new NotProvenError('new container turned unhealthy');
     if (health === 'healthy') return;
     const left = deadline - Date.now();

@@ -5,6 +5,7 @@
 import type Docker from 'dockerode';
 import { SELF_LABELS } from '../../core/index.js';
 import { shortId } from './aside-names.js';
+import { podmanCreateOptions } from './podman.js';
 
 /** The inspected Config, with the fields @types/dockerode leaves out. */
 export type InspectedConfig = Docker.ContainerInspectInfo['Config'] & {
@@ -90,6 +91,8 @@ export interface RecreateOptions {
   readonly image: string;
   /** Engine API version as `major.minor`: endpoint MACs need 1.44. */
   readonly apiVersion: string;
+  /** The engine is Podman: its own values in the inspect are not copied as the user's (docs/podman.md). */
+  readonly podman?: boolean;
 }
 
 export function apiAtLeast(version: string, wanted: string): boolean {
@@ -160,7 +163,7 @@ export function recreateOptions(
   }));
   create.HostConfig = hostConfig;
   create.NetworkingConfig = { EndpointsConfig: endpointsOf(container, options) };
-  return create;
+  return options.podman ? podmanCreateOptions(create, container, imageDefaults) : create;
 }
 
 /**

@@ -15,6 +15,7 @@ import { restoreAside } from './aside.js';
 import { parseOldAsideName, parseReplacedName, parseStagingName, type AsideName } from './aside-names.js';
 import { inspectOrUndefined, removeContainer, stopContainer } from './container-ops.js';
 import type { DockerRuntime } from './runtime.js';
+import { stopPolicy } from './stop-policy.js';
 import { effectiveScope, selectDockerTargets } from './selection.js';
 import { RUNTIME, containerName, imageNameOf } from './target.js';
 
@@ -97,7 +98,7 @@ async function repairOld(rt: DockerRuntime, leftover: Leftover, report: RepairRe
   const holder = await inspectOrUndefined(rt.docker, marker.originalName);
   if (holder && holder.Id === rt.ownId()) {
     // We are the successor of a self-update: the predecessor may still be finishing its run.
-    await stopContainer(rt.docker, old, { stopTimeoutMs: rt.options.stopTimeoutMs });
+    await stopContainer(rt.docker, old, await stopPolicy(rt));
     await removeContainer(rt.docker, old.Id, rt.options.removeVolumes);
     report.predecessors.push(marker.originalName);
     return;

@@ -24,6 +24,7 @@ import {
 } from './container-ops.js';
 import { isConflict, isNotFound } from './engine-errors.js';
 import { EX_TEMPFAIL, runHook, type HookResult } from './lifecycle-hooks.js';
+import { stopPolicy } from './stop-policy.js';
 import { proveContainer } from './prove.js';
 import { recreateOptions, splitNetworks, type ImageDefaults } from './recreate-config.js';
 import type { AsideContainer, RunState } from './run-state.js';
@@ -112,8 +113,8 @@ async function createLike(
   name: string,
   labels: Record<string, string> = {},
 ): Promise<string> {
-  const apiVersion = await rt.apiVersion();
-  const options = recreateOptions(container, defaults, { image, apiVersion });
+  const [apiVersion, podman] = await Promise.all([rt.apiVersion(), rt.isPodman()]);
+  const options = recreateOptions(container, defaults, { image, apiVersion, podman });
   options.Labels = { ...options.Labels, ...labels };
   const { create, connectLater } = splitNetworks(options, apiVersion);
   let created: ContainerHandle;
@@ -190,7 +191,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
   if (!info) return { target, outcome: 'failed', error: 'container no longer exists', rolledBack: false };
   const subject = subjectOf(info, target.state === 'running');
   state.asideDependents.delete(info.Id);
-  const policy = { stopTimeoutMs: rt.options.stopTimeoutMs };
+  const policy = await stopPolicy(rt);
 
   // Until the swap starts, a failure only has to put back a dependent an earlier replacement stopped.
   const abandon = async (result: Omit<ApplyResult, 'target'>): Promise<ApplyResult> => {

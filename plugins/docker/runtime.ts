@@ -1,9 +1,10 @@
-// What the plugin's parts share: the Engine client, the resolved options, the logger, and two facts
-// learned once per process (the Engine's API version, Tidewatch's own container id).
+// What the plugin's parts share: the Engine client, the resolved options, the logger, and facts learned
+// once per process (the Engine's API version and kind, Tidewatch's own container id).
 import { existsSync } from 'node:fs';
 import type { EngineClient } from './engine-client.js';
 import type { Logger } from '../../core/index.js';
 import type { ResolvedDockerOptions } from './options.js';
+import { isPodmanVersion, type EngineVersion } from './podman.js';
 
 export interface DockerRuntime {
   readonly docker: EngineClient;
@@ -11,6 +12,8 @@ export interface DockerRuntime {
   readonly logger: Logger;
   /** `major.minor` of the API in use (the pinned one, else what the Engine speaks). */
   apiVersion(): Promise<string>;
+  /** True when the engine is Podman's Docker-compatible API (docs/podman.md). */
+  isPodman(): Promise<boolean>;
   /** This process's container id, when it runs in a container the Engine knows. */
   ownId(): string | undefined;
 }
@@ -21,24 +24,34 @@ export function createRuntime(
   logger: Logger,
   ownId: () => string | undefined,
 ): DockerRuntime {
-  let version: Promise<string> | undefined;
+  let version: Promise<EngineVersion> | undefined;
+  // One `GET /version` per process; a failed probe is retried next time rather than remembered.
+  const engineVersion = (): Promise<EngineVersion> => {
+    version ??= (docker.version() as Promise<EngineVersion>).catch((err: unknown) => {
+      version = undefined;
+      throw err;
+    });
+    return version;
+  };
   return {
     docker,
     options,
     logger,
     ownId,
-    apiVersion() {
-      version ??= options.apiVersion
-        ? Promise.resolve(options.apiVersion.replace(/^v/, ''))
-        : docker.version().then((v) => v.ApiVersion);
-      // A failed probe is retried next time rather than remembered.
-      version.catch(() => (version = undefined));
-      return version;
+    async apiVersion() {
+      if (options.apiVersion) return options.apiVersion.replace(/^v/, '');
+      return (await engineVersion()).ApiVersion ?? '';
+    },
+    async isPodman() {
+      return isPodmanVersion(await engineVersion());
     },
   };
 }
 
-/** Docker creates /.dockerenv in every container: the own-container id is then expected to be known. */
+/**
+ * Docker creates /.dockerenv in every container, Podman /run/.containerenv (docs/podman.md): the
+ * own-container id is then expected to be known.
+ */
 export function runsInContainer(): boolean {
-  return existsSync('/.dockerenv');
+  return existsSync('/.dockerenv') || existsSync('/run/.containerenv');
 }

@@ -3,7 +3,8 @@
 // version; cgroup v1 paths name the id too. The hostname (Docker's default is the short id) is the last
 // resort and only trusted when it matches a listed container. Only the mount points of this process's own
 // files are read, so on a host that runs containers the host's view of their mounts is never mistaken for
-// ours.
+// ours. Podman (docs/podman.md) keeps those files under `<runroot>/overlay-containers/<id>/userdata/` and
+// names cgroups `libpod-<id>`.
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 
@@ -17,17 +18,20 @@ export function containerIdFromMountinfo(text: string): string | undefined {
     const root = fields[3];
     const mountPoint = fields[4];
     if (!root || !mountPoint || !OWN_FILES.has(mountPoint)) continue;
-    const match = /\/containers\/([0-9a-f]{64})\//.exec(root);
+    const match = /[/-]containers\/([0-9a-f]{64})\//.exec(root);
     if (match) return match[1];
   }
   return undefined;
 }
 
-/** The container id from /proc/self/cgroup text (v1 `/docker/<id>`, systemd `docker-<id>.scope`), or undefined. */
+/**
+ * The container id from /proc/self/cgroup text (v1 `/docker/<id>`, systemd `docker-<id>.scope`, Podman's
+ * `libpod-<id>` and `libpod-<id>.scope`), or undefined.
+ */
 export function containerIdFromCgroup(text: string): string | undefined {
   for (const line of text.split('\n')) {
     const path = line.split(':').slice(2).join(':');
-    const match = /(?:\/docker\/|docker-)([0-9a-f]{64})(?:\.scope)?(?:\/|$)/.exec(path);
+    const match = /(?:\/docker\/|docker-|libpod-)([0-9a-f]{64})(?:\.scope)?(?:\/|$)/.exec(path);
     if (match) return match[1];
   }
   return undefined;

@@ -133,7 +133,7 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
       for (const target of state.checkedTargets.values()) await runCheckHook(rt, target, 'post-check', ctx);
     }
     if (options.cleanup) {
-      const images = await removeReplacedImages(rt.docker, state.replacedImages, ctx.logger);
+      const images = await removeReplacedImages(rt.docker, state.replacedImages, ctx.logger, await rt.isPodman());
       if (images.length > 0) core.emit('image_cleanup', { run_id: ctx.runId, images });
     }
   });

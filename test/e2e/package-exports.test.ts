@@ -7,6 +7,7 @@ t.test('the core and each built-in plugin are importable by package name', async
   t.type(core.createTidewatch, 'function');
   for (const [path, exportName, pluginName] of [
     ['tidewatch/plugins/docker', 'dockerPlugin', 'docker'],
+    ['tidewatch/plugins/swarm', 'swarmPlugin', 'swarm'],
     ['tidewatch/plugins/registry', 'registryPlugin', 'registry'],
     ['tidewatch/plugins/git', 'gitPlugin', 'git'],
     ['tidewatch/plugins/no-pull', 'noPullPlugin', 'no-pull'],

@@ -30,11 +30,21 @@ export interface TestEnv {
   /** the MQTT broker (Debian's mosquitto), host:port (127.0.0.1:1883); absent when it is not installed */
   mqtt?: string
   mosquittoLog?: string
-  /** the second engine (TLS on loopback TCP), e.g. tcp://127.0.0.1:2376; absent with TIDEWATCH_ENV_PACKAGES=engine */
+  /** the engine on loopback TCP with TLS (several hosts, docs/hosts.md), e.g. tcp://127.0.0.1:2376; absent with TIDEWATCH_ENV_PACKAGES=engine */
   secondDockerHost?: string
   /** its client certificates (ca.pem, cert.pem, key.pem): a DOCKER_CERT_PATH */
   secondCertPath?: string
   secondDockerdLog?: string
+  /** the private single-node Swarm manager's unix socket (a second engine; never the main one) */
+  swarmDockerSocket?: string
+  /** the same as a DOCKER_HOST value */
+  swarmDockerHost?: string
+  /** Podman's Docker-compatible API (`podman system service`), e.g. /tmp/tidewatch-env/podman/podman.sock;
+   * absent when podman is not installed (test/helpers/podman.ts requires it) */
+  podmanSocket?: string
+  /** the same as a DOCKER_HOST value */
+  podmanHost?: string
+  podmanLog?: string
   envDir: string
 }
 
@@ -43,6 +53,9 @@ export interface TwoEngineEnv extends TestEnv {
   secondDockerHost: string
   secondCertPath: string
 }
+
+/** The environment with its Swarm engine. */
+export type SwarmTestEnv = TestEnv & { swarmDockerSocket: string; swarmDockerHost: string }
 
 export const DEFAULT_ENV_DIR = '/tmp/tidewatch-env'
 
@@ -169,6 +182,35 @@ export async function requireTwoEngines(t: SkippableTest): Promise<TwoEngineEnv 
     t.plan(0, msg)
     return undefined
   }
+}
+
+/** A dockerode client for the Swarm engine. */
+export function swarmDocker(env: SwarmTestEnv): Docker {
+  return new Docker({ socketPath: env.swarmDockerSocket })
+}
+
+/**
+ * requireEnv for the Swarm tests: also the Swarm engine, answering as a manager. Missing locally: the test is
+ * skipped; with CI=true it throws, which fails the test.
+ */
+export async function requireSwarm(t: SkippableTest): Promise<SwarmTestEnv | undefined> {
+  const env = await requireEnv(t)
+  if (!env) return undefined
+  let why: string | undefined
+  if (!env.swarmDockerSocket || !env.swarmDockerHost) why = 'the test environment has no Swarm engine'
+  else {
+    try {
+      const info = (await new Docker({ socketPath: env.swarmDockerSocket }).info()) as { Swarm?: { ControlAvailable?: boolean } }
+      if (info.Swarm?.ControlAvailable !== true) why = 'the Swarm engine is not a manager'
+    } catch (err) {
+      why = `the Swarm engine does not answer (${(err as Error).message})`
+    }
+  }
+  if (why === undefined) return env as SwarmTestEnv
+  const msg = `${why}. Start it with: bash scripts/test-env.sh up`
+  if (inCI()) throw new Error(`${msg} (CI=true: tests that need the real environment must not be skipped)`)
+  t.plan(0, msg)
+  return undefined
 }
 
 /**

@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises'
 import { gzipSync } from 'node:zlib'
 import { pack } from 'tar-stream'
 import type Docker from 'dockerode'
+import { mapBounded } from '../../core/index.js'
 
 export const MEDIA = {
   dockerManifest: 'application/vnd.docker.distribution.manifest.v2+json',
@@ -499,16 +500,22 @@ export async function removeContainers(docker: Docker, prefix: string): Promise<
   if (!prefix) throw new Error('removeContainers: empty prefix')
   const all = await docker.listContainers({ all: true })
   const mine = all.filter(c => c.Names.some(n => n.replace(/^\//, '').startsWith(prefix)))
-  await Promise.all(
-    mine.map(c =>
-      docker
-        .getContainer(c.Id)
-        .remove({ force: true, v: true })
-        .catch((err: { statusCode?: number }) => {
-          if (err.statusCode !== 404 && err.statusCode !== 409) throw err
-        }),
-    ),
-  )
+  // A few at a time, and a removal the engine fails under load (500: the kill's exit event did not
+  // arrive) is tried again: a thousand forced removals at once overwhelm it.
+  const remove = async (id: string, attempt = 1): Promise<void> => {
+    try {
+      await docker.getContainer(id).remove({ force: true, v: true })
+    } catch (err) {
+      const status = (err as { statusCode?: number }).statusCode
+      if (status === 404 || status === 409) return
+      if (status === 500 && attempt < 4) {
+        await new Promise(r => setTimeout(r, 1000 * attempt))
+        return remove(id, attempt + 1)
+      }
+      throw err
+    }
+  }
+  await mapBounded(mine, 16, c => remove(c.Id))
   return mine.length
 }
 

@@ -5,6 +5,10 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = fileURLToPath(new URL('../../bin/tidewatch.js', import.meta.url));
+/** Node's flags as the image's entry point passes them (Dockerfile, docs/performance.md#memory). */
+export const IMAGE_NODE_FLAGS = ['--optimize-for-size'];
+/** The flags tests and benchmarks start the binary with: the image's, unless TIDEWATCH_TEST_NODE_FLAGS says otherwise. */
+export const NODE_FLAGS = (process.env['TIDEWATCH_TEST_NODE_FLAGS'] ?? IMAGE_NODE_FLAGS.join(' ')).split(' ').filter(Boolean);
 
 export interface RunningService {
   readonly child: ChildProcess;
@@ -34,7 +38,7 @@ export function spawnBinary(
   env: NodeJS.ProcessEnv = {},
   timeoutMs = 60_000,
 ): { child: ChildProcess; exited: Promise<ExitedService> } {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, BIN, ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env['PATH'], HOME: process.env['HOME'], ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,7 +64,7 @@ export function spawnBinary(
 export function startService(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<RunningService> {
   const child = spawn(
     process.execPath,
-    [BIN, '--http-api-host', '127.0.0.1', '--http-api-port', '0', '--http-api-rate-limit', '0', ...args],
+    [...NODE_FLAGS, BIN, '--http-api-host', '127.0.0.1', '--http-api-port', '0', '--http-api-rate-limit', '0', ...args],
     {
       cwd: REPO_ROOT,
       env: { PATH: process.env['PATH'], HOME: process.env['HOME'], ...env },

@@ -8,7 +8,7 @@ import { docker, requireEnv, waitFor, type TestEnv } from '../helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../helpers/images.js';
 import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
 import { freePort } from '../helpers/loopback-server.js';
-import { call } from '../helpers/service.js';
+import { IMAGE_NODE_FLAGS, call } from '../helpers/service.js';
 import { dockerCli, tidewatchImage } from '../helpers/tidewatch-image.js';
 
 const TOKEN = 'image-test-token-0123456789';
@@ -40,7 +40,7 @@ t.test('the image: only what runs, under budget, labelled', { timeout: 900_000 }
   t.match(labels['org.opencontainers.image.source'], /^https:\/\//);
   t.ok('8080/tcp' in inspect.Config.ExposedPorts, 'EXPOSE 8080');
   t.same(inspect.Config.Healthcheck.Test, ['CMD', 'node', '/app/bin/tidewatch.js', '--health-check']);
-  t.same(inspect.Config.Entrypoint, ['node', '/app/bin/tidewatch.js']);
+  t.same(inspect.Config.Entrypoint, ['node', ...IMAGE_NODE_FLAGS, '/app/bin/tidewatch.js'], 'the entry point passes the flags the tests run the binary with');
 
   const inImage = (script: string): Promise<string> => dockerCli(env, ['run', '--rm', '--entrypoint', 'sh', image, '-c', script]);
   const mb = await inImage('du -sm /app/node_modules | cut -f1');

@@ -20,6 +20,21 @@ t.test('mountinfo: only the bind mounts of our own /etc files count', async (t) 
   t.equal(containerIdFromMountinfo(host), undefined);
 });
 
+t.test("mountinfo: Podman's files under <runroot>/overlay-containers/<id>/userdata (docs/podman.md)", async (t) => {
+  // As a rootful Podman 4.3 container sees them.
+  const inside = [
+    `171 165 254:0 /var/run/containers/storage/overlay-containers/${ID}/userdata/hosts /etc/hosts rw,relatime - ext4 /dev/vda rw`,
+    `176 165 254:0 /var/run/containers/storage/overlay-containers/${ID}/userdata/hostname /etc/hostname rw,relatime - ext4 /dev/vda rw`,
+  ].join('\n');
+  t.equal(containerIdFromMountinfo(inside), ID);
+});
+
+t.test("Podman's cgroups: cgroupfs libpod-<id>, systemd libpod-<id>.scope, never its conmon's", async (t) => {
+  t.equal(containerIdFromCgroup(`9:name=systemd:/libpod_parent/libpod-${ID}\n8:pids:/libpod_parent/libpod-${ID}`), ID);
+  t.equal(containerIdFromCgroup(`0::/machine.slice/libpod-${ID}.scope/container`), ID);
+  t.equal(containerIdFromCgroup(`0::/machine.slice/libpod-conmon-${ID}.scope`), undefined);
+});
+
 t.test('cgroup v1 and systemd scopes', async (t) => {
   t.equal(containerIdFromCgroup(`12:memory:/docker/${ID}\n0::/`), ID);
   t.equal(containerIdFromCgroup(`0::/system.slice/docker-${ID}.scope`), ID);

@@ -1,0 +1,56 @@
+// Discovery: each engine is asked whether it is a Swarm manager (GET /info); the services of each swarm are
+// listed once, on the first of its managers among the configured engines (two engines may be managers of one
+// swarm: its cluster id tells). An engine that does not answer is logged and left out: its containers' own
+// errors come from the docker runtime, and no service is ever updated through an engine that is down.
+import { errorMessage, type EngineApi, type Logger, type Target } from '../../core/index.js';
+import type { SwarmInfo, SwarmService } from './engine-types.js';
+import { serviceTarget } from './target.js';
+
+export interface ServiceDiscovery {
+  readonly signal?: AbortSignal;
+  readonly logger: Logger;
+  /** Receives each swarm's services as soon as they are listed (the core's `ctx.announce`). */
+  readonly announce?: (targets: readonly Target[]) => void;
+}
+
+/** The swarm's cluster id when the engine is a manager of it, else undefined. */
+export async function managedCluster(engine: EngineApi, signal?: AbortSignal): Promise<string | undefined> {
+  const info = await engine.request<SwarmInfo>('GET', '/info', signal ? { signal } : {});
+  const swarm = info.Swarm;
+  if (swarm?.LocalNodeState !== 'active' || swarm.ControlAvailable !== true) return undefined;
+  // A manager always reports its cluster; the engine's host stands in should one not.
+  return swarm.Cluster?.ID || engine.host;
+}
+
+export async function discoverServices(engines: readonly EngineApi[], options: ServiceDiscovery): Promise<Target[]> {
+  const { signal, logger } = options;
+  const clusters = await Promise.all(
+    engines.map((engine) =>
+      managedCluster(engine, signal).catch((err: unknown) => {
+        signal?.throwIfAborted();
+        logger.warn({ host: engine.host, err: errorMessage(err) }, 'cannot tell whether the engine is a Swarm manager; its services are not checked');
+        return undefined;
+      }),
+    ),
+  );
+  const managers = new Map<string, EngineApi>();
+  engines.forEach((engine, i) => {
+    const cluster = clusters[i];
+    if (cluster !== undefined && !managers.has(cluster)) managers.set(cluster, engine);
+  });
+  const lists = await Promise.all(
+    [...managers.values()].map(async (engine) => {
+      try {
+        const services = await engine.request<SwarmService[]>('GET', '/services', signal ? { signal } : {});
+        const targets = services.map((service) => serviceTarget(service, engine.host));
+        options.announce?.(targets);
+        return targets;
+      } catch (err) {
+        signal?.throwIfAborted();
+        logger.warn({ host: engine.host, err: errorMessage(err) }, 'cannot list the Swarm services');
+        return [];
+      }
+    }),
+  );
+  return lists.flat();
+}

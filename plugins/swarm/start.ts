@@ -1,0 +1,81 @@
+// The Swarm runtime's start-up, loaded only when the plugin is applied: discovery of services on the
+// managers among the docker runtime's engines, their selection, the monitor-only and no-pull rules, and
+// apply for service targets (docs/swarm.md).
+import {
+  DOCKER_ENGINES,
+  PULL_CREDENTIALS,
+  REGISTRY_PATH,
+  STAGES,
+  labelOrGlobal,
+  type RunContext,
+  type Target,
+  type TidewatchCore,
+} from '../../core/index.js';
+import { discoverServices } from './discovery.js';
+import type { SwarmOptionValues } from './options.js';
+import { isMonitorOnly, selectServices } from './selection.js';
+import { RUNTIME } from './target.js';
+import { updateService } from './update.js';
+
+export function applySwarm(core: TidewatchCore, options: SwarmOptionValues): void {
+  const engines = () => core.services.require(DOCKER_ENGINES).list();
+
+  // Services are listed while the docker runtime lists its containers: the first tap (before every runtime)
+  // only starts the listing, the second (after the docker runtime) adds what it found.
+  const listings = new WeakMap<RunContext, Promise<Target[]>>();
+  core.hooks.discover.tapPromise({ name: RUNTIME, stage: -1 }, async (targets, ctx) => {
+    const listing = discoverServices(engines(), {
+      signal: ctx.signal,
+      logger: ctx.logger.child({ plugin: RUNTIME }),
+      announce: (batch) => ctx.announce(batch),
+    });
+    // Awaited by the second tap; should an earlier runtime fail the discovery first, nobody awaits it.
+    listing.catch(() => undefined);
+    listings.set(ctx, listing);
+    return targets;
+  });
+  core.hooks.discover.tapPromise(RUNTIME, async (targets, ctx) => {
+    const listing = listings.get(ctx);
+    listings.delete(ctx);
+    return listing ? [...targets, ...(await listing)] : targets;
+  });
+
+  core.hooks.select.tap(RUNTIME, (targets) =>
+    selectServices(targets, {
+      all: options.swarm,
+      names: options.names,
+      disableContainers: options.disableContainers,
+      labelEnable: options.labelEnable,
+      scope: options.scope,
+    }),
+  );
+
+  // no-pull means no registry contact; a Swarm update makes every node pull, so a no-pull service is left
+  // alone, reported unchecked (before the no-pull source, which compares a local image no service has).
+  core.hooks.checkStaleness.tapPromise({ name: RUNTIME, stage: STAGES.checkStaleness.local - 1 }, async (target) => {
+    if (target.runtime !== RUNTIME || core.watchPath(target) !== REGISTRY_PATH) return undefined;
+    if (!labelOrGlobal(target.labels, 'no-pull', options.noPull, options.labelTakePrecedence)) return undefined;
+    return { source: REGISTRY_PATH, stale: false, unchecked: true };
+  });
+
+  core.hooks.gate.tapPromise({ name: RUNTIME, stage: STAGES.gate.report }, async (target) =>
+    target.runtime === RUNTIME && isMonitorOnly(target, options) ? { reason: 'monitor-only', by: RUNTIME, reportOnly: true } : undefined,
+  );
+
+  core.hooks.apply.tapPromise(RUNTIME, async (plan, ctx) => {
+    const { target } = plan;
+    if (target.runtime !== RUNTIME) return undefined;
+    const engine = engines().find((e) => e.host === target.host);
+    if (!engine) return { target, outcome: 'failed', rolledBack: false, error: `engine ${target.host ?? '?'} is no longer configured` };
+    const timeout = AbortSignal.timeout(options.updateTimeoutMs);
+    return updateService({
+      engine,
+      target,
+      latestDigest: plan.staleness.latestDigest,
+      // Looked up when used: without the registry plugin the nodes pull with the credentials the service has.
+      authFor: async (ref) => core.services.get(PULL_CREDENTIALS)?.authFor(ref),
+      signal: AbortSignal.any([ctx.signal, ctx.stopping, timeout]),
+      pollIntervalMs: options.pollIntervalMs,
+    });
+  });
+}
