@@ -1,21 +1,26 @@
 // Several engines through the real binary (docs/hosts.md, issue 13): the private engine over its unix
 // socket and the second one over TCP with TLS (certificates made by openssl in the test environment). One
 // run checks and updates both, with one registry request per image; containers of the same name on both are
-// told apart by `host`; an engine that stops answering fails only its own containers and /readyz names it.
+// told apart by `host`; --no-pull reads each engine's own images; with a Swarm service on a third engine each
+// container and service is one record; an engine that stops answering fails only its own containers and
+// /readyz names it.
 import { once } from 'node:events';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import type Docker from 'dockerode';
 import t, { type Test } from 'tap';
-import { docker, logMark, requireTwoEngines, secondDocker, waitFor, type TwoEngineEnv } from '../helpers/env.js';
+import { docker, logMark, requireSwarm, requireTwoEngines, secondDocker, swarmDocker, waitFor, type TwoEngineEnv } from '../helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix, type PushedImage } from '../helpers/images.js';
 import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
 import { call, runBinary, startService, type RunningService } from '../helpers/service.js';
+import { createService, removeServices, waitForTasks } from '../helpers/swarm.js';
 
 const TOKEN = 'e2e-hosts-token-0123456789';
 
 interface CheckRecord {
   name: string;
+  kind?: string;
   host?: string;
+  latest_digest?: string;
   image_id: string;
   update_available: boolean;
   error?: string;
@@ -160,6 +165,45 @@ t.test('--no-pull compares each container with the image store of its own engine
     sortRows([[env.dockerHost, false, undefined], [env.secondDockerHost, true, undefined]]),
     'stale only where that engine holds a newer image',
   );
+});
+
+t.test('a mixed setup: containers on two engines and a Swarm service on a third, one record each, one registry request', async (t) => {
+  const s = await engines(t, 'e2e-hosts-mixed');
+  if (!s) return;
+  const swarmEnv = await requireSwarm(t);
+  if (!swarmEnv) return;
+  const { env, first, second, prefix } = s;
+  const manager = swarmDocker(swarmEnv);
+  t.teardown(async () => {
+    await removeServices(manager, prefix);
+    await removeContainers(manager, prefix);
+  });
+  const repo = `${prefix}/app`;
+  const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
+  await runOn(first, `${prefix}-web`, v1);
+  await runOn(second, `${prefix}-web`, v1);
+  const pinned = `${v1.ref}@${v1.digest}`;
+  const id = await createService(manager, { name: `${prefix}-svc`, image: pinned, labels: { 'tidewatch.enable': 'true' } });
+  await waitForTasks(manager, id, pinned, 1);
+  const v2 = await pushImage({ registry: env.registry, repo, marker: 'v2', cmd: QUICK_STOP_CMD });
+
+  const service = await serviceFor(t, prefix, [env.dockerHost, secondEntry(env), swarmEnv.swarmDockerHost]);
+  const mark = await logMark(env.registryLog);
+  const records = byPlace(await check(service));
+  t.same(
+    records.map((r) => [r.host, r.name, r.kind, r.update_available]),
+    sortRows([
+      [env.dockerHost, `${prefix}-web`, undefined, true],
+      [env.secondDockerHost, `${prefix}-web`, undefined, true],
+      [swarmEnv.swarmDockerHost, `${prefix}-svc`, 'service', true],
+    ]),
+    'one record per container and per service (no task container), each naming its engine',
+  );
+  t.ok(records.every((r) => r.latest_digest === v2.digest));
+  // The registry writes its access-log line after answering: wait for the check's, then a moment for any other.
+  await waitFor(async () => (await mark.read()).some((l) => l.includes(`/v2/${repo}/manifests/`)));
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal((await mark.read()).filter((l) => l.includes(`/v2/${repo}/manifests/`)).length, 1, 'one registry request for the image of all three');
 });
 
 /**
