@@ -38,7 +38,7 @@ export type { ParseContext, Parser } from './option-parsers.js';
 export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
-export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService } from './services.js';
+export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader } from './services.js';
 export type {
   DockerEngines,
   EngineApi,

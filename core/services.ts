@@ -81,6 +81,11 @@ export interface RegistryAuth {
   readonly serveraddress: string;
 }
 
+/** The Engine's `X-Registry-Auth` header for `auth`: base64url of the JSON, as the Docker CLI sends it. */
+export function registryAuthHeader(auth: RegistryAuth): string {
+  return Buffer.from(JSON.stringify(auth)).toString('base64url');
+}
+
 /** Pull credentials, looked up exactly as the staleness checks authenticate. Without it pulls are anonymous. */
 export interface PullCredentials {
   authFor(imageRef: string): Promise<RegistryAuth | undefined>;

@@ -2,18 +2,13 @@
 // (and dockerode's, whose types describe the answers). Every call is one request on the engine's
 // keep-alive transport; nothing is loaded beyond Node's http (docs/performance.md#memory).
 import type Docker from 'dockerode';
-import type { EngineApi, EngineRequestOptions, RegistryAuth } from '../../core/index.js';
+import { registryAuthHeader, type EngineApi, type EngineRequestOptions, type RegistryAuth } from '../../core/index.js';
 import { EngineTransport, type EngineTransportOptions } from './engine-transport.js';
 
 /** Pull progress lines; a failed pull is reported in the stream, not by the status. */
 interface ProgressEvent {
   readonly error?: string;
   readonly errorDetail?: { readonly message?: string };
-}
-
-/** The X-Registry-Auth header: base64url of the JSON AuthConfig, as the Engine API describes it. */
-export function registryAuthHeader(auth: RegistryAuth): string {
-  return Buffer.from(JSON.stringify(auth)).toString('base64url');
 }
 
 /** An image reference as the path segment the Engine routes (`{name:.*}`): slashes and colons stay. */

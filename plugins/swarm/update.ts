@@ -4,7 +4,7 @@
 // action, order) and Tidewatch follows UpdateStatus until Swarm says how it ended (docs/swarm.md#updates).
 // Tidewatch never sets a rollback policy: a failed update is rolled back only when the service asks for it.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { errorMessage, type ApplyResult, type EngineApi, type RegistryAuth, type Target } from '../../core/index.js';
+import { errorMessage, registryAuthHeader, type ApplyResult, type EngineApi, type RegistryAuth, type Target } from '../../core/index.js';
 import type { ServiceSpec, SwarmService, SwarmTask, UpdateStatus } from './engine-types.js';
 import { splitServiceImage } from './target.js';
 
@@ -17,11 +17,6 @@ export interface ServiceUpdate {
   /** Aborts the wait (not Swarm's update): the run's signal, the process stopping, the update timeout. */
   readonly signal: AbortSignal;
   readonly pollIntervalMs: number;
-}
-
-/** `X-Registry-Auth`: the credentials as base64url JSON, as the Docker CLI sends them. */
-export function registryAuthHeader(auth: RegistryAuth): string {
-  return Buffer.from(JSON.stringify(auth)).toString('base64url');
 }
 
 /** The spec with only `TaskTemplate.ContainerSpec.Image` changed; everything else goes back as read. */
