@@ -221,41 +221,46 @@ probe_overlay() {
   return $ok
 }
 
-start_dockerd() {
-  local driver=$1 i
+# launch_dockerd DIR CONTAINERD_SOCK DRIVER PIDFILE OK_COMMAND [dockerd args...]: one private engine with
+# the loopback-only settings every engine here shares (no default bridge, no iptables, its own roots under
+# DIR), waiting until OK_COMMAND succeeds. Returns 1, the engine stopped again, when it does not answer
+# within DOCKERD_WAIT seconds or exits; the caller says which engine and what then.
+launch_dockerd() {
+  local dir=$1 containerd_sock=$2 driver=$3 pidfile=$4 ok=$5 i pid
+  shift 5
   # Our own daemon.json, so /etc/docker/daemon.json (if any) never leaks in.
-  echo '{}' >"$ENV_DIR/daemon.json"
-  mkdir -p "$ENV_DIR/data" "$ENV_DIR/exec"
-  log "starting dockerd (storage driver $driver)"
-  echo "=== $(date -u +%FT%TZ) dockerd --storage-driver=$driver" >>"$ENV_DIR/dockerd.log"
+  echo '{}' >"$dir/daemon.json"
+  mkdir -p "$dir/data" "$dir/exec"
+  echo "=== $(date -u +%FT%TZ) dockerd --storage-driver=$driver" >>"$dir/dockerd.log"
   # dockerd writes --pidfile itself (and refuses a live pid in it): track the launch in another file.
-  local launch="$ENV_DIR/dockerd.launch.pid"
+  local launch="$dir/dockerd.launch.pid"
   rm -f "$launch"
-  spawn "$launch" "$ENV_DIR/dockerd.log" "$ENV_DIR/dockerd.log" dockerd \
-    --config-file="$ENV_DIR/daemon.json" \
+  spawn "$launch" "$dir/dockerd.log" "$dir/dockerd.log" dockerd \
+    --config-file="$dir/daemon.json" \
     --bridge=none --iptables=false --ip6tables=false --ip-forward=false --ip-masq=false \
     --userland-proxy=false \
-    --data-root="$ENV_DIR/data" --exec-root="$ENV_DIR/exec" --pidfile="$ENV_DIR/dockerd.pid" \
-    --containerd="$CONTAINERD_SOCK" \
+    --data-root="$dir/data" --exec-root="$dir/exec" --pidfile="$pidfile" \
+    --containerd="$containerd_sock" \
     --storage-driver="$driver" \
     --shutdown-timeout=5 \
-    -H "unix://$DOCKER_SOCK"
-  local pid
+    "$@"
   pid=$(cat "$launch")
+  rm -f "$launch"
   for ((i = 0; i < DOCKERD_WAIT * 5; i++)); do
-    if docker_ok; then
-      rm -f "$launch"
-      return 0
-    fi
+    $ok && return 0
     kill -0 "$pid" 2>/dev/null || return 1
     sleep 0.2
   done
-  log "dockerd did not answer within ${DOCKERD_WAIT}s"
+  log "dockerd in $dir did not answer within ${DOCKERD_WAIT}s"
   kill -TERM "$pid" 2>/dev/null || true
   for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   kill -KILL "$pid" 2>/dev/null || true
-  rm -f "$launch"
   return 1
+}
+
+start_dockerd() {
+  log "starting dockerd (storage driver $1)"
+  launch_dockerd "$ENV_DIR" "$CONTAINERD_SOCK" "$1" "$ENV_DIR/dockerd.pid" docker_ok -H "unix://$DOCKER_SOCK"
 }
 
 # smoke_test: a fresh engine must run a container, not only answer: import a busybox rootfs, run
@@ -354,38 +359,14 @@ second_dockerd_up() {
   stop "$SECOND_DIR/docker.pid" dockerd
   unmount_leftovers "$SECOND_DIR"
   containerd_up "$SECOND_DIR"
-  echo '{}' >"$SECOND_DIR/daemon.json"
-  mkdir -p "$SECOND_DIR/data" "$SECOND_DIR/exec"
-  # The first engine proved the storage driver (smoke test); this one uses the same.
-  local driver i pid launch="$SECOND_DIR/dockerd.launch.pid"
-  driver=$(cat "$ENV_DIR/storage-driver")
-  log "starting the second dockerd on $SECOND_HOST (TLS, storage driver $driver)"
-  echo "=== $(date -u +%FT%TZ) dockerd --storage-driver=$driver" >>"$SECOND_DIR/dockerd.log"
-  rm -f "$launch"
-  # Like the first engine, it pulls from the registries on 127.0.0.1, which Docker treats as insecure
-  # (plain HTTP) without any setting.
-  spawn "$launch" "$SECOND_DIR/dockerd.log" "$SECOND_DIR/dockerd.log" dockerd \
-    --config-file="$SECOND_DIR/daemon.json" \
-    --bridge=none --iptables=false --ip6tables=false --ip-forward=false --ip-masq=false \
-    --userland-proxy=false \
-    --data-root="$SECOND_DIR/data" --exec-root="$SECOND_DIR/exec" --pidfile="$SECOND_DIR/docker.pid" \
-    --containerd="$SECOND_DIR/containerd.sock" \
-    --storage-driver="$driver" \
-    --shutdown-timeout=5 \
+  # The first engine proved the storage driver (smoke test); this one uses the same. Like the first
+  # engine, it pulls from the registries on 127.0.0.1, which Docker treats as insecure (plain HTTP)
+  # without any setting.
+  log "starting the second dockerd on $SECOND_HOST (TLS)"
+  launch_dockerd "$SECOND_DIR" "$SECOND_DIR/containerd.sock" "$(cat "$ENV_DIR/storage-driver")" "$SECOND_DIR/docker.pid" second_ok \
     --tlsverify --tlscacert="$SECOND_DIR/tls/ca.pem" \
     --tlscert="$SECOND_DIR/tls/server-cert.pem" --tlskey="$SECOND_DIR/tls/server-key.pem" \
-    -H "$SECOND_HOST"
-  pid=$(cat "$launch")
-  for ((i = 0; i < DOCKERD_WAIT * 5; i++)); do
-    if second_ok; then
-      rm -f "$launch"
-      return 0
-    fi
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.2
-  done
-  kill -TERM "$pid" 2>/dev/null || true
-  rm -f "$launch"
+    -H "$SECOND_HOST" && return 0
   show_log "$SECOND_DIR/dockerd.log"
   die "the second dockerd did not answer on $SECOND_HOST"
 }
@@ -469,46 +450,17 @@ SWARM_SOCK="$SWARM_DIR/docker.sock"
 SWARM_CONTAINERD_SOCK="$SWARM_DIR/containerd.sock"
 
 swarm_docker() { docker -H "unix://$SWARM_SOCK" "$@"; }
+swarm_engine_ok() { swarm_docker version >/dev/null 2>&1; }
 swarm_ok() { [ "$(swarm_docker info --format '{{.Swarm.LocalNodeState}}/{{.Swarm.ControlAvailable}}' 2>/dev/null)" = active/true ]; }
 
 swarm_up() {
   [ "${TIDEWATCH_ENV_SWARM:-1}" != 0 ] && [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ] || return 0
   if alive "$SWARM_DIR/dockerd.pid" dockerd && swarm_ok; then return 0; fi
-  mkdir -p "$SWARM_DIR/containerd/root" "$SWARM_DIR/containerd/state" "$SWARM_DIR/data" "$SWARM_DIR/exec"
-  if ! alive "$SWARM_DIR/containerd.pid" containerd || [ ! -S "$SWARM_CONTAINERD_SOCK" ]; then
-    sed -e "s#$ENV_DIR/containerd/#$SWARM_DIR/containerd/#g" -e "s#$CONTAINERD_SOCK#$SWARM_CONTAINERD_SOCK#g" \
-      "$ENV_DIR/containerd/config.toml" >"$SWARM_DIR/containerd/config.toml"
-    log "starting the Swarm engine's containerd"
-    rm -f "$SWARM_DIR/containerd.pid"
-    spawn "$SWARM_DIR/containerd.pid" "$SWARM_DIR/containerd.log" "$SWARM_DIR/containerd.log" \
-      containerd --config "$SWARM_DIR/containerd/config.toml"
-    local i
-    for ((i = 0; i < 200; i++)); do [ -S "$SWARM_CONTAINERD_SOCK" ] && break; sleep 0.1; done
-    [ -S "$SWARM_CONTAINERD_SOCK" ] || { show_log "$SWARM_DIR/containerd.log"; die "the Swarm engine's containerd did not start"; }
-  fi
+  containerd_up "$SWARM_DIR"
   if ! alive "$SWARM_DIR/dockerd.pid" dockerd; then
-    echo '{}' >"$SWARM_DIR/daemon.json"
     log "starting the Swarm engine"
-    local launch="$SWARM_DIR/dockerd.launch.pid" pid i
-    rm -f "$launch"
-    # The same loopback-only settings as the main engine: no default bridge, no iptables.
-    spawn "$launch" "$SWARM_DIR/dockerd.log" "$SWARM_DIR/dockerd.log" dockerd \
-      --config-file="$SWARM_DIR/daemon.json" \
-      --bridge=none --iptables=false --ip6tables=false --ip-forward=false --ip-masq=false \
-      --userland-proxy=false \
-      --data-root="$SWARM_DIR/data" --exec-root="$SWARM_DIR/exec" --pidfile="$SWARM_DIR/dockerd.pid" \
-      --containerd="$SWARM_CONTAINERD_SOCK" \
-      --storage-driver="$(cat "$ENV_DIR/storage-driver")" \
-      --shutdown-timeout=5 \
-      -H "unix://$SWARM_SOCK"
-    pid=$(cat "$launch")
-    for ((i = 0; i < DOCKERD_WAIT * 5; i++)); do
-      swarm_docker version >/dev/null 2>&1 && break
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.2
-    done
-    rm -f "$launch"
-    swarm_docker version >/dev/null 2>&1 || { show_log "$SWARM_DIR/dockerd.log"; die "the Swarm engine did not start"; }
+    launch_dockerd "$SWARM_DIR" "$SWARM_CONTAINERD_SOCK" "$(cat "$ENV_DIR/storage-driver")" "$SWARM_DIR/dockerd.pid" swarm_engine_ok \
+      -H "unix://$SWARM_SOCK" || { show_log "$SWARM_DIR/dockerd.log"; die "the Swarm engine did not start"; }
   fi
   if [ "$(swarm_docker info --format '{{.Swarm.LocalNodeState}}' 2>/dev/null)" != active ]; then
     log "initialising a single-node Swarm on the Swarm engine"
