@@ -1,10 +1,12 @@
-// Every HTTP exchange with registries and token servers goes through here: one keep-alive undici
-// Agent shared by the whole plugin, a global bound on requests in flight, a timeout per request,
-// redirects followed by hand (so credentials never leak to another origin), and one
-// `registry_request` event per request for the metrics. undici loads with the first request, not with
-// the plugin: an idle service that has not checked yet does not carry it (docs/performance.md#footprint).
+// Every HTTP exchange with registries and token servers goes through here: keep-alive agents shared
+// by the whole plugin, a global bound on requests in flight, a timeout per request, redirects followed
+// by hand (so credentials never leak to another origin), and one `registry_request` event per request
+// for the metrics. It is Node's own http/https: undici closes its connection after every HEAD whose
+// answer does not say `Connection: keep-alive` (registries speaking HTTP/1.1 never do), so every check
+// connected again for each of its manifest requests (docs/performance.md).
+import http from 'node:http';
+import https from 'node:https';
 import { TidewatchError } from '../../core/index.js';
-import type { Agent, Dispatcher } from 'undici';
 import { Limiter } from './limiter.js';
 import { RateLimitError, RateLimiter, isRateLimited, type RateLimitOptions } from './rate-limit.js';
 
@@ -60,7 +62,7 @@ export function header(headers: HeaderMap, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-async function readBody(body: Dispatcher.ResponseData['body'], max: number, truncate: boolean): Promise<Buffer> {
+async function readBody(body: http.IncomingMessage, max: number, truncate: boolean): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
@@ -79,14 +81,14 @@ async function readBody(body: Dispatcher.ResponseData['body'], max: number, trun
   return Buffer.concat(chunks);
 }
 
-/** undici's keep-alive agent and its request function, loaded together. */
-interface UndiciClient {
-  readonly agent: Agent;
-  readonly request: typeof import('undici').request;
+interface Response {
+  readonly statusCode: number;
+  readonly headers: HeaderMap;
+  readonly body: http.IncomingMessage;
 }
 
 export class RegistryTransport {
-  #client: Promise<UndiciClient> | undefined;
+  #agents: { readonly http: http.Agent; readonly https: https.Agent } | undefined;
   readonly #limiter: Limiter;
   readonly #rate: RateLimiter;
   readonly #options: TransportOptions;
@@ -97,22 +99,27 @@ export class RegistryTransport {
     this.#rate = new RateLimiter(options.rateLimits);
   }
 
-  /** The keep-alive agent, made with the first request. */
-  #undici(): Promise<UndiciClient> {
-    const { concurrency, timeoutMs, tlsSkip } = this.#options;
-    this.#client ??= import('undici').then(({ Agent: UndiciAgent, request }) => ({
-      request,
-      agent: new UndiciAgent({
-        // Enough sockets per origin for the whole bound, kept alive between runs' requests.
-        connections: concurrency,
-        keepAliveTimeout: 30_000,
-        keepAliveMaxTimeout: 120_000,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        connect: { rejectUnauthorized: !tlsSkip, timeout: Math.min(timeoutMs, 10_000) },
-      }),
-    }));
-    return this.#client;
+  /** The keep-alive agents, made with the first request: enough sockets per origin for the whole bound. */
+  #agentFor(url: URL): http.Agent {
+    const { concurrency, tlsSkip } = this.#options;
+    this.#agents ??= {
+      http: new http.Agent({ keepAlive: true, maxSockets: concurrency }),
+      https: new https.Agent({ keepAlive: true, maxSockets: concurrency, rejectUnauthorized: !tlsSkip }),
+    };
+    return url.protocol === 'https:' ? this.#agents.https : this.#agents.http;
+  }
+
+  /** One request on the agents; resolves with the answer's head, the body left to read. */
+  #exchange(url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<Response> {
+    const client = url.protocol === 'https:' ? https : http;
+    if (body !== undefined) headers = { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+    return new Promise((resolve, reject) => {
+      const request = client.request(url, { method, headers, agent: this.#agentFor(url), signal }, (response) =>
+        resolve({ statusCode: response.statusCode ?? 0, headers: response.headers, body: response }),
+      );
+      request.on('error', reject);
+      request.end(body);
+    });
   }
 
   /** Requests in flight now (tests assert the bound). */
@@ -121,7 +128,8 @@ export class RegistryTransport {
   }
 
   async close(): Promise<void> {
-    if (this.#client) await (await this.#client).agent.close();
+    this.#agents?.http.destroy();
+    this.#agents?.https.destroy();
   }
 
   /** Sends, following redirects; each hop is one request, one limiter slot and one event. */
@@ -182,16 +190,9 @@ export class RegistryTransport {
     const timeout = AbortSignal.timeout(this.#options.timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
     const emit = (code: string) => this.#options.onRequest?.({ registry: req.registry, method, code });
-    let response: Dispatcher.ResponseData;
+    let response: Response;
     try {
-      const { agent, request } = await this.#undici();
-      response = await request(url, {
-        method,
-        headers: { 'user-agent': this.#options.userAgent ?? 'Tidewatch', ...headers },
-        ...(body !== undefined ? { body } : {}),
-        dispatcher: agent,
-        signal,
-      });
+      response = await this.#exchange(url, method, { 'user-agent': this.#options.userAgent ?? 'Tidewatch', ...headers }, body, signal);
     } catch (err) {
       emit('error');
       if (req.signal?.aborted) throw req.signal.reason;
@@ -203,7 +204,7 @@ export class RegistryTransport {
     let data: Buffer;
     try {
       if (method === 'HEAD' || REDIRECTS.has(response.statusCode)) {
-        await response.body.dump();
+        await readBody(response.body, ERROR_BODY_BYTES, true);
         data = Buffer.alloc(0);
       } else {
         data = await readBody(response.body, ok ? (req.maxBodyBytes ?? MANIFEST_MAX_BYTES) : ERROR_BODY_BYTES, !ok);
