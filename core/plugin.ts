@@ -49,24 +49,24 @@ export function definePlugin<S extends OptionSpecs = Record<never, OptionSpec>>(
   return Object.freeze({ ...definition }) as TidewatchPlugin<OptionValues<S>>;
 }
 
-// ajv loads on the first validation, not when the core's surface is imported, and is held only weakly:
-// options are validated once per plugin at start-up, and the compiler with its compiled schemas (about
-// 3 MB) is garbage once the plugins are applied (docs/performance.md#memory).
-let ajv: WeakRef<AjvType> | undefined;
+let ajv: AjvType | undefined;
 
+/** ajv loads on the first validation, not when the core's surface is imported. */
 function validatorCompiler(): AjvType {
-  const existing = ajv?.deref();
-  if (existing) return existing;
   const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
-  const created = new Ajv({ allErrors: true, coerceTypes: false });
-  ajv = new WeakRef(created);
-  return created;
+  return (ajv ??= new Ajv({ allErrors: true, coerceTypes: false }));
 }
+const validators = new WeakMap<OptionSpecs, ValidateFunction>();
 
 function validatorFor(specs: OptionSpecs): ValidateFunction {
-  const properties: Record<string, JsonSchema> = {};
-  for (const [key, s] of Object.entries(specs)) properties[key] = s.schema;
-  return validatorCompiler().compile({ type: 'object', additionalProperties: false, properties });
+  let validate = validators.get(specs);
+  if (!validate) {
+    const properties: Record<string, JsonSchema> = {};
+    for (const [key, s] of Object.entries(specs)) properties[key] = s.schema;
+    validate = validatorCompiler().compile({ type: 'object', additionalProperties: false, properties });
+    validators.set(specs, validate);
+  }
+  return validate;
 }
 
 function describe(errs: ErrorObject[] | null | undefined): string {
