@@ -99,7 +99,7 @@ export class EngineTransport {
       path: `${version ? `/${version}` : ''}${path}${queryString(options.query)}`,
       headers,
       signal: options.signal,
-      agent: options.agent === false ? undefined : this.#agent,
+      agent: options.agent === false ? false : this.#agent,
       ...(endpoint.kind === 'socket' ? { socketPath: endpoint.socketPath } : { host: endpoint.host, port: endpoint.port }),
       ...(options.agent === false ? this.#options.tls : {}),
     };
