@@ -2,7 +2,7 @@
 // (and dockerode's, whose types describe the answers). Every call is one request on the engine's
 // keep-alive transport; nothing is loaded beyond Node's http (docs/performance.md#memory).
 import type Docker from 'dockerode';
-import { registryAuthHeader, type EngineApi, type EngineRequestOptions, type RegistryAuth } from '../../core/index.js';
+import { parseImageReference, registryAuthHeader, type EngineApi, type EngineRequestOptions, type RegistryAuth } from '../../core/index.js';
 import { EngineTransport, type EngineTransportOptions } from './engine-transport.js';
 
 /** Pull progress lines; a failed pull is reported in the stream, not by the status. */
@@ -121,8 +121,7 @@ export class EngineClient implements EngineApi {
   async pull(image: string, auth: RegistryAuth | undefined): Promise<void> {
     const headers = auth ? { 'x-registry-auth': registryAuthHeader(auth) } : undefined;
     // Without a tag or digest the Engine would pull every tag of the repository; `docker pull` means latest.
-    const lastSegment = image.slice(image.lastIndexOf('/') + 1);
-    const tag = /[:@]/.test(lastSegment) ? undefined : 'latest';
+    const tag = namesNoVersion(image) ? 'latest' : undefined;
     const response = await this.#transport.open('POST', '/images/create', { query: { fromImage: image, tag }, headers });
     let pending = '';
     let failure: string | undefined;
@@ -138,6 +137,16 @@ export class EngineClient implements EngineApi {
 
   close(): void {
     this.#transport.close();
+  }
+}
+
+/** Whether `image` names neither a tag nor a digest; a text that is no reference is the Engine's to refuse. */
+function namesNoVersion(image: string): boolean {
+  try {
+    const ref = parseImageReference(image, { defaultTag: false });
+    return ref.tag === undefined && ref.digest === undefined;
+  } catch {
+    return false;
   }
 }
 
