@@ -64,6 +64,8 @@ export { mapBounded } from './bounded.js';
 export { formatImageReference, parseImageReference, repositoryName, tryParseImageReference } from './image-reference.js';
 export type { ImageReference } from './image-reference.js';
 export { isTargeted, nameMatcher, splitFilterValues } from './request-filter.js';
+export { isMonitorOnly, selectionFilter } from './selection-rules.js';
+export type { MonitorOnlyOptions, SelectionRules } from './selection-rules.js';
 export {
   LABEL_PREFIX,
   SELF_LABELS,

@@ -6,6 +6,7 @@ import {
   PULL_CREDENTIALS,
   REGISTRY_PATH,
   STAGES,
+  isMonitorOnly,
   labelOrGlobal,
   type RunContext,
   type Target,
@@ -13,7 +14,7 @@ import {
 } from '../../core/index.js';
 import { discoverServices } from './discovery.js';
 import type { SwarmOptionValues } from './options.js';
-import { isMonitorOnly, selectServices } from './selection.js';
+import { selectServices } from './selection.js';
 import { RUNTIME } from './target.js';
 import { updateService } from './update.js';
 

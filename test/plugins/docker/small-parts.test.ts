@@ -10,7 +10,7 @@ import {
   stagingName,
 } from '../../../plugins/docker/aside-names.js';
 import { hookTimeoutMs, hookUser } from '../../../plugins/docker/lifecycle-hooks.js';
-import { isMonitorOnly } from '../../../plugins/docker/monitor-only.js';
+import { isMonitorOnly } from '../../../core/index.js';
 import { ownership } from '../../../plugins/docker/self-update.js';
 import { statusFilter } from '../../../plugins/docker/discovery.js';
 import { resolvePluginOptions } from '../../../core/plugin.js';

@@ -3,10 +3,10 @@
 // updated to a tag without a digest.
 import t from 'tap'
 import type { EngineApi } from '../../../core/index.js'
-import { isMonitorOnly, selectServices } from '../../../plugins/swarm/selection.js'
+import { selectServices } from '../../../plugins/swarm/selection.js'
 import { serviceTarget, splitServiceImage } from '../../../plugins/swarm/target.js'
 import { outcomeOf, updateService, withImage } from '../../../plugins/swarm/update.js'
-import { registryAuthHeader } from '../../../core/index.js'
+import { isMonitorOnly, registryAuthHeader } from '../../../core/index.js'
 import { fakeTarget } from '../../helpers/targets.js'
 
 const DIGEST = `sha256:${'a'.repeat(64)}`
