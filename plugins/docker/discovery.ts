@@ -10,7 +10,7 @@ import { isSelfLabelled, mapBounded, type Target } from '../../core/index.js';
 import { containerDirectory, dependenciesOf, type DependencyFacts } from './dependencies.js';
 import { isNotFound } from './engine-errors.js';
 import { containerIdFromHostname } from './self-container.js';
-import { containerName, toTarget, type ContainerFacts } from './target.js';
+import { containerName, imageFactsOfInspect, imageFactsOfListEntry, toTarget, type ContainerFacts, type ImageFacts } from './target.js';
 
 export interface DiscoveryOptions {
   readonly includeStopped: boolean;
@@ -18,11 +18,20 @@ export interface DiscoveryOptions {
   readonly useComposeDependsOn: boolean;
   readonly inspectConcurrency: number;
   readonly signal?: AbortSignal;
+  /** The engine's name every target carries (docs/hosts.md). */
+  readonly host?: string;
   /** Receives each image's targets as soon as they are complete (the core's `ctx.announce`). */
   readonly announce?: (targets: readonly Target[]) => void;
   /** Told this process's container once the list is read, before anything is announced. */
   readonly listed?: (own: ListedContainer | undefined) => void;
 }
+
+/**
+ * From this many distinct images on, one image list answers for all of them instead of an inspect each:
+ * one request in place of hundreds, on the engine as in this process (docs/performance.md#the-check-pipeline).
+ * Below it the inspects are cheaper than listing every image a host keeps.
+ */
+export const IMAGE_LIST_FROM = 16;
 
 /** Every task container of a Swarm service carries it: Swarm owns those, the swarm runtime updates the service (docs/swarm.md). */
 export const SWARM_TASK_LABEL = 'com.docker.swarm.service.id';
@@ -129,6 +138,16 @@ async function configImageOf(docker: EngineClient, id: string, signal: AbortSign
   return info?.Config.Image;
 }
 
+async function inspectImage(docker: EngineClient, imageId: string, signal: AbortSignal | undefined): Promise<ImageFacts | undefined> {
+  const info = await docker.getImage(imageId).inspect({ signal }).catch(notFoundAsUndefined);
+  return info && imageFactsOfInspect(info);
+}
+
+async function imagesById(docker: EngineClient, signal: AbortSignal | undefined): Promise<Map<string, ImageFacts>> {
+  const entries = await docker.listImages({ signal });
+  return new Map(entries.map((entry) => [entry.Id, imageFactsOfListEntry(entry)]));
+}
+
 async function discover(
   docker: EngineClient,
   options: DiscoveryOptions,
@@ -155,10 +174,11 @@ async function discover(
   });
 
   const targets = new Array<Target | undefined>(containers.length);
+  const imageList = byImage.size >= IMAGE_LIST_FROM ? await imagesById(docker, signal) : undefined;
   await mapBounded([...byImage], options.inspectConcurrency, async ([imageId, group]) => {
     const [image, configImages] = await Promise.all([
-      // Image inspect takes no abort signal (dockerode would send it as a query parameter).
-      docker.getImage(imageId).inspect().catch(notFoundAsUndefined),
+      // An image the list did not show (pulled or removed since) is inspected on its own.
+      imageList?.get(imageId) ?? inspectImage(docker, imageId, signal),
       Promise.all(group.map(({ container }) => (container.imageNameHidden ? configImageOf(docker, container.id, signal) : container.configImage))),
     ]);
     const batch: Target[] = [];
@@ -171,6 +191,7 @@ async function discover(
         image,
         dependsOn: dependenciesOf(container, directory, options),
         isSelf: container.id === ownId || isSelfLabelled(container.labels),
+        host: options.host,
       });
       targets[index] = target;
       batch.push(target);

@@ -66,6 +66,11 @@ export class EngineClient implements EngineApi {
     return this.request('GET', '/containers/json', { query, signal: options.signal });
   }
 
+  /** The top-level images (`GET /images/json`): ids, repo digests and labels of every image in one answer. */
+  listImages(options: { signal?: AbortSignal } = {}): Promise<Docker.ImageInfo[]> {
+    return this.request('GET', '/images/json', { signal: options.signal });
+  }
+
   async createContainer(options: Docker.ContainerCreateOptions): Promise<ContainerHandle> {
     const { name, ...body } = options;
     const created = await this.request<{ Id: string }>('POST', '/containers/create', { query: { name }, body });

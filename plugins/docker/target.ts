@@ -34,17 +34,35 @@ export interface ContainerFacts {
   readonly state: string;
 }
 
+/** What a Target needs of an image: an image inspect and an entry of the image list both carry it. */
+export interface ImageFacts {
+  readonly RepoDigests?: readonly string[];
+  /** The image list's `Labels`, an inspect's `Config.Labels`. */
+  readonly labels: Readonly<Record<string, string>> | null | undefined;
+}
+
+export function imageFactsOfInspect(info: Docker.ImageInspectInfo): ImageFacts {
+  return { RepoDigests: info.RepoDigests, labels: info.Config?.Labels };
+}
+
+export function imageFactsOfListEntry(entry: Docker.ImageInfo): ImageFacts {
+  return { RepoDigests: entry.RepoDigests, labels: entry.Labels };
+}
+
 export interface TargetParts {
   readonly container: ContainerFacts;
   /** Undefined when the image is gone (removed with --force while the container kept it). */
-  readonly image: Docker.ImageInspectInfo | undefined;
+  readonly image: ImageFacts | undefined;
   readonly dependsOn: readonly string[];
   readonly isSelf: boolean;
+  /** The engine as configured (docs/hosts.md); absent where no engine is named (a test's own client). */
+  readonly host?: string;
 }
 
-export function toTarget({ container, image, dependsOn, isSelf }: TargetParts): Target {
+export function toTarget({ container, image, dependsOn, isSelf, host }: TargetParts): Target {
   const labels = { ...container.labels };
   return {
+    ...(host === undefined ? {} : { host }),
     runtime: RUNTIME,
     id: container.id,
     name: container.name,
@@ -52,7 +70,7 @@ export function toTarget({ container, image, dependsOn, isSelf }: TargetParts): 
     imageId: container.imageId,
     repoDigests: [...(image?.RepoDigests ?? [])],
     labels,
-    imageLabels: { ...(image?.Config?.Labels ?? {}) },
+    imageLabels: { ...(image?.labels ?? {}) },
     state: container.state,
     dependsOn: [...dependsOn],
     isSelf,
