@@ -50,10 +50,17 @@ function queryString(query: QueryValues): string {
   return text ? `?${text}` : '';
 }
 
-async function readBody(response: http.IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of response) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/** The whole answer, read with the stream's events (cheaper than an async iterator per call, docs/performance.md). */
+function readBody(response: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response.on('data', (chunk: Buffer) => chunks.push(chunk));
+    response.once('end', () => resolve(Buffer.concat(chunks)));
+    response.once('error', reject);
+    response.once('close', () => {
+      if (!response.complete) reject(new Error('the engine closed the connection before its answer was complete'));
+    });
+  });
 }
 
 function parseJson(text: string): unknown {

@@ -62,23 +62,33 @@ export function header(headers: HeaderMap, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-async function readBody(body: http.IncomingMessage, max: number, truncate: boolean): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) {
-      if (truncate) {
-        chunks.push(chunk.subarray(0, chunk.length - (size - max)));
-        body.destroy();
-        break;
+/**
+ * The answer's body, at most `max` bytes (cut there when `truncate`, refused otherwise). Read with
+ * the stream's events: an async iterator per answer cost more than the HEAD it read (docs/performance.md).
+ */
+function readBody(body: http.IncomingMessage, max: number, truncate: boolean): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= max) {
+        chunks.push(chunk);
+        return;
       }
+      body.off('data', onData);
       body.destroy();
-      throw new RegistryError(`response larger than ${max} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+      if (!truncate) return reject(new RegistryError(`response larger than ${max} bytes`));
+      chunks.push(chunk.subarray(0, chunk.length - (size - max)));
+      resolve(Buffer.concat(chunks));
+    };
+    body.on('data', onData);
+    body.once('end', () => resolve(Buffer.concat(chunks)));
+    body.once('error', reject);
+    body.once('close', () => {
+      if (!body.complete) reject(new Error('the connection closed before the answer was complete'));
+    });
+  });
 }
 
 interface Response {
@@ -187,16 +197,40 @@ export class RegistryTransport {
     headers: Record<string, string>,
     body: string | undefined,
   ): Promise<RegistryReply> {
-    const timeout = AbortSignal.timeout(this.#options.timeoutMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    // One controller for the caller's signal and the timeout: AbortSignal.timeout and AbortSignal.any
+    // cost more per request than the HEAD they guard (docs/performance.md).
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.#options.timeoutMs);
+    const cancel = () => controller.abort();
+    req.signal?.addEventListener('abort', cancel, { once: true });
+    if (req.signal?.aborted) cancel();
+    try {
+      return await this.#read(req, url, method, headers, body, controller.signal);
+    } catch (err) {
+      if (req.signal?.aborted) throw req.signal.reason;
+      if (controller.signal.aborted) throw new RegistryError(`${method} ${url.href} timed out after ${this.#options.timeoutMs} ms`);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', cancel);
+    }
+  }
+
+  async #read(
+    req: RegistryRequest,
+    url: URL,
+    method: RegistryRequest['method'],
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal,
+  ): Promise<RegistryReply> {
     const emit = (code: string) => this.#options.onRequest?.({ registry: req.registry, method, code });
     let response: Response;
     try {
       response = await this.#exchange(url, method, { 'user-agent': this.#options.userAgent ?? 'Tidewatch', ...headers }, body, signal);
     } catch (err) {
       emit('error');
-      if (req.signal?.aborted) throw req.signal.reason;
-      if (timeout.aborted) throw new RegistryError(`${method} ${url.href} timed out after ${this.#options.timeoutMs} ms`);
+      if (signal.aborted) throw err;
       throw new RegistryError(`${method} ${url.href} failed: ${err instanceof Error ? err.message : String(err)}`);
     }
     emit(String(response.statusCode));
@@ -210,7 +244,7 @@ export class RegistryTransport {
         data = await readBody(response.body, ok ? (req.maxBodyBytes ?? MANIFEST_MAX_BYTES) : ERROR_BODY_BYTES, !ok);
       }
     } catch (err) {
-      if (req.signal?.aborted) throw req.signal.reason;
+      if (signal.aborted) throw err;
       if (err instanceof RegistryError) throw new RegistryError(`${method} ${url.href}: ${err.message}`);
       throw new RegistryError(`${method} ${url.href} failed reading the body: ${err instanceof Error ? err.message : String(err)}`);
     }
