@@ -7,8 +7,24 @@ export const WATCHTOWER_LABEL_PREFIX = 'com.centurylinklabs.watchtower.';
 /** Marks Tidewatch's own container. */
 export const SELF_LABELS = ['tidewatch', 'com.centurylinklabs.watchtower'] as const;
 
+// The two full label names per key, made once: a name built anew on every read must be flattened and
+// hashed before each lookup, and a run reads several keys of every container (docs/performance.md).
+// Keys are the code's own words; the bound only keeps a plugin reading keys made from data from growing it.
+const labelNames = new Map<string, readonly [string, string]>();
+const MAX_KEYS = 256;
+
+function namesOf(key: string): readonly [string, string] {
+  let names = labelNames.get(key);
+  if (!names) {
+    names = [LABEL_PREFIX + key, WATCHTOWER_LABEL_PREFIX + key];
+    if (labelNames.size < MAX_KEYS) labelNames.set(key, names);
+  }
+  return names;
+}
+
 export function readLabel(labels: Readonly<Record<string, string>>, key: string): string | undefined {
-  return labels[LABEL_PREFIX + key] ?? labels[WATCHTOWER_LABEL_PREFIX + key];
+  const [own, watchtower] = namesOf(key);
+  return labels[own] ?? labels[watchtower];
 }
 
 export function targetLabel(target: Target, key: string): string | undefined {
