@@ -52,20 +52,6 @@ export function createEngine(
   };
 }
 
-const hosted = new WeakMap<Target, Target>();
-
-/** The targets with their engine named; a target announced early and returned later stays one object. */
-export function withHost(targets: readonly Target[], host: string): Target[] {
-  return targets.map((target) => {
-    let copy = hosted.get(target);
-    if (!copy) {
-      copy = { ...target, host };
-      hosted.set(target, copy);
-    }
-    return copy;
-  });
-}
-
 /** A promise and the function that settles it (Promise.withResolvers, which Node 20 lacks). */
 interface Deferred<T> {
   readonly promise: Promise<T>;
@@ -85,7 +71,7 @@ export interface EnginesDiscovery {
   readonly down: ReadonlyMap<string, string>;
 }
 
-export interface DiscoverAllOptions extends Omit<DiscoveryOptions, 'listed' | 'announce'> {
+export interface DiscoverAllOptions extends Omit<DiscoveryOptions, 'listed' | 'announce' | 'host'> {
   readonly ctx: RunContext;
   /** The run's scope once every engine has listed its containers (or failed): before anything is announced. */
   readonly scopeFound: (scope: string) => void;
@@ -117,8 +103,9 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
           engine.runtime.docker,
           {
             ...options,
+            host: engine.host,
             listed: own.resolve,
-            announce: (batch) => void allListed.then(() => ctx.announce(withHost(batch, engine.host))),
+            announce: (batch) => void allListed.then(() => ctx.announce(batch)),
           },
           options.ownId(),
         );
@@ -136,7 +123,7 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
   results.forEach((result, index) => {
     const engine = engines[index] as Engine;
     if (result.status === 'fulfilled') {
-      engine.lastKnown = withHost(result.value, engine.host);
+      engine.lastKnown = result.value;
       targets.push(...engine.lastKnown);
       return;
     }
