@@ -59,20 +59,27 @@ export interface TargetParts {
   readonly host?: string;
 }
 
+const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
+const NO_DIGESTS: readonly string[] = Object.freeze([]);
+
+/**
+ * The parts are the engine's answers of this run, read by nobody else: the target keeps them rather than
+ * copies (a run makes a target of every container; targets of one image share its facts).
+ */
 export function toTarget({ container, image, dependsOn, isSelf, host }: TargetParts): Target {
-  const labels = { ...container.labels };
-  return {
-    ...(host === undefined ? {} : { host }),
+  const target: Target & { host?: string } = {
     runtime: RUNTIME,
     id: container.id,
     name: container.name,
-    image: imageNameOf(container.configImage, labels),
+    image: imageNameOf(container.configImage, container.labels),
     imageId: container.imageId,
-    repoDigests: [...(image?.RepoDigests ?? [])],
-    labels,
-    imageLabels: { ...(image?.labels ?? {}) },
+    repoDigests: image?.RepoDigests ?? NO_DIGESTS,
+    labels: container.labels,
+    imageLabels: image?.labels ?? NO_LABELS,
     state: container.state,
-    dependsOn: [...dependsOn],
+    dependsOn,
     isSelf,
   };
+  if (host !== undefined) target.host = host;
+  return target;
 }
