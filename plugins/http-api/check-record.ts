@@ -77,15 +77,22 @@ export function currentDigest(target: Target, staleness?: Staleness): string {
   return first === undefined ? '' : bareDigest(first);
 }
 
-const OCI = 'org.opencontainers.image.';
+/** Record fields read from the image's OCI labels (full label names, made once: docs/performance.md). */
+const OCI_FIELDS = [
+  ['oci_source', 'org.opencontainers.image.source'],
+  ['image_url', 'org.opencontainers.image.url'],
+  ['documentation', 'org.opencontainers.image.documentation'],
+  ['current_image_version', 'org.opencontainers.image.version'],
+  ['current_revision', 'org.opencontainers.image.revision'],
+] as const;
 
 export function checkRecord(result: CheckResult): CheckRecord {
   const { target, staleness } = result;
   // The target's watch path: `registry`, `git`, or a third-party plugin's own (docs/plugins.md).
   const source = staleness.source;
+  // The serializer writes the fields in the schema's order, whatever order they are set in here.
   const record: CheckRecord = {
     name: target.name,
-    ...placement(target),
     image: target.image,
     image_id: target.imageId,
     digest: currentDigest(target, staleness),
@@ -96,6 +103,8 @@ export function checkRecord(result: CheckResult): CheckRecord {
     update_source: source,
     timestamp: result.checkedAt.toISOString(),
   };
+  if (target.kind) record.kind = target.kind;
+  if (target.host) record.host = target.host;
   if (staleness.error) record.error = staleness.error;
   const gitRepo = staleness.git?.repo ?? readLabel(target.labels, 'git.repo');
   const gitRef = staleness.git?.ref ?? readLabel(target.labels, 'git.ref');
@@ -104,15 +113,8 @@ export function checkRecord(result: CheckResult): CheckRecord {
   if (staleness.git?.commit) record.git_commit = staleness.git.commit;
   if (staleness.git?.changelog) record.changelog = staleness.git.changelog;
   const labels = target.imageLabels;
-  const oci = [
-    ['oci_source', 'source'],
-    ['image_url', 'url'],
-    ['documentation', 'documentation'],
-    ['current_image_version', 'version'],
-    ['current_revision', 'revision'],
-  ] as const;
-  for (const [field, key] of oci) {
-    const value = labels[OCI + key];
+  for (const [field, label] of OCI_FIELDS) {
+    const value = labels[label];
     if (value) record[field] = value;
   }
   return record;
