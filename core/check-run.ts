@@ -50,7 +50,26 @@ class Slots {
   }
 }
 
-const keyOf = (target: Target) => `${target.runtime}\u0000${target.id}`;
+/**
+ * A map keyed by two strings, without a joined key per lookup: a string built per call is hashed anew
+ * each time, and a run looks up every target several times (docs/performance.md).
+ */
+class PairMap<V> {
+  readonly #outer = new Map<string, Map<string, V>>();
+
+  get(first: string, second: string): V | undefined {
+    return this.#outer.get(first)?.get(second);
+  }
+
+  set(first: string, second: string, value: V): void {
+    let inner = this.#outer.get(first);
+    if (!inner) {
+      inner = new Map();
+      this.#outer.set(first, inner);
+    }
+    inner.set(second, value);
+  }
+}
 
 /**
  * Checks every target with at most `concurrency` checks in flight; stops starting new ones on abort.
@@ -63,32 +82,32 @@ export async function discoverAndCheck(
   concurrency: number,
 ): Promise<{ targets: Target[]; results: CheckResult[] }> {
   const slots = new Slots(Math.max(1, concurrency));
-  const started = new Map<string, Promise<CheckResult>>();
+  // By runtime and id: the final selection may hand back other objects for the targets announced.
+  const started = new PairMap<Promise<CheckResult>>();
   // Sources spend one request per distinct image and watch path (ctx.memo): a target whose image is
   // already being checked queues for a slot only once that check is done, then runs on the memoised
   // answer, so duplicates never hold slots that distinct images could use while they wait.
-  const firstOfImage = new Map<string, Promise<unknown>>();
+  const firstOfImage = new PairMap<Promise<unknown>>();
   const start = (target: Target): Promise<CheckResult> => {
-    const key = keyOf(target);
-    let pending = started.get(key);
+    let pending = started.get(target.runtime, target.id);
     if (!pending) {
       const check = async () => {
         ctx.signal.throwIfAborted();
         const staleness = await checkTarget(hooks, split, target, ctx);
         return { target, staleness, checkedAt: new Date() };
       };
-      const image = `${split.pathOf(target)}\u0000${target.image}`;
-      const first = firstOfImage.get(image);
+      const path = split.pathOf(target);
+      const first = firstOfImage.get(path, target.image);
       if (first) {
         const queue = () => slots.run(check);
         pending = first.then(queue, queue);
       } else {
         pending = slots.run(check);
-        firstOfImage.set(image, pending);
+        firstOfImage.set(path, target.image, pending);
       }
       // A check started early whose target the final selection drops is never awaited.
       pending.catch(() => undefined);
-      started.set(key, pending);
+      started.set(target.runtime, target.id, pending);
     }
     return pending;
   };

@@ -35,19 +35,20 @@ function isRegistryHost(component: string): boolean {
 
 // Runs parse the same few references again and again (every target, every check, every record): the
 // outcome of each, valid or not, is remembered, so a check of a fleet parses each distinct reference
-// once (docs/performance.md). Bounded: cleared when it grows past what any fleet holds.
+// once (docs/performance.md). Bounded: cleared when it grows past what any fleet holds. One map per
+// default-tag rule, keyed by the reference itself: a key built per call would be hashed anew each time.
 const MEMO_LIMIT = 10_000;
-const memo = new Map<string, ImageReference | string>();
+const memos = { tagged: new Map<string, ImageReference | string>(), untagged: new Map<string, ImageReference | string>() };
 
 /** The parsed reference, or why it is not one. */
 function parse(reference: string, defaultTag: boolean): ImageReference | string {
-  const key = (defaultTag ? 't' : 'n') + reference;
-  let outcome = memo.get(key);
+  const memo = defaultTag ? memos.tagged : memos.untagged;
+  let outcome = memo.get(reference);
   if (outcome === undefined) {
     outcome = parseUncached(reference, defaultTag);
     if (typeof outcome !== 'string') Object.freeze(outcome);
     if (memo.size >= MEMO_LIMIT) memo.clear();
-    memo.set(key, outcome);
+    memo.set(reference, outcome);
   }
   return outcome;
 }

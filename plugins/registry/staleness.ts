@@ -37,9 +37,18 @@ export function matchesRemote(repoDigests: readonly string[], remote: string): b
   return repoDigests.some((entry) => splitRepoDigest(entry)?.digest === remote);
 }
 
+// References are parsed once and shared (the core memoises them): the key is made once per reference
+// too, one string object every target of the image hands to ctx.memo (docs/performance.md).
+const memoKeys = new WeakMap<ImageReference, string>();
+
 /** Memo key shared by every target of one image reference in a run. */
 export function digestMemoKey(ref: ImageReference): string {
-  return `registry:manifest-digest:${formatImageReference(ref)}`;
+  let key = memoKeys.get(ref);
+  if (key === undefined) {
+    key = `registry:manifest-digest:${formatImageReference(ref)}`;
+    memoKeys.set(ref, key);
+  }
+  return key;
 }
 
 export async function registryStaleness(client: RegistryClient, target: Target, ctx: RunContext): Promise<Staleness> {
