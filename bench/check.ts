@@ -26,16 +26,23 @@ const HEAD_CONCURRENCY = 20;
 // The Docker plugin's image inspects in flight (its --docker-inspect-concurrency default).
 const INSPECT_CONCURRENCY = 10;
 const TOKEN = 'bench-check-token-0123456789';
+// --keep leaves the fleet behind for the next invocation of the same size (for profiling; see docs/performance.md).
+const KEEP = process.argv.includes('--keep');
 
 const env = JSON.parse(readFileSync(`${process.env['TIDEWATCH_ENV_DIR'] || '/tmp/tidewatch-env'}/env.json`, 'utf8')) as TestEnv;
 const engine = new Docker({ socketPath: env.dockerSocket });
-const prefix = testPrefix('bench-check');
+// A kept fleet needs a name the next invocation finds again.
+const prefix = KEEP ? 'tw-bench-check-kept' : testPrefix('bench-check');
 
 const median = (values: number[]) => {
   const s = [...values].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 };
+
+async function fleetSize(): Promise<number> {
+  return (await engine.listContainers({ all: true })).filter((c) => c.Names.some((n) => n.startsWith(`/${prefix}-`))).length;
+}
 
 async function fleet(containers: number, imageCount: number, images: PushedImage[]): Promise<void> {
   while (images.length < imageCount) {
@@ -44,7 +51,7 @@ async function fleet(containers: number, imageCount: number, images: PushedImage
     await pullImage(engine, image.ref);
     images.push(image);
   }
-  const existing = (await engine.listContainers({ all: true })).filter((c) => c.Names.some((n) => n.startsWith(`/${prefix}-`))).length;
+  const existing = await fleetSize();
   const todo = Array.from({ length: containers - existing }, (_, k) => existing + k);
   await mapBounded(todo, 8, async (i) => {
     const image = images[i % imageCount] as PushedImage;
@@ -131,7 +138,7 @@ async function main(): Promise<void> {
   try {
     for (const [containers, imageCount] of SIZES) {
       // Each size starts from its own fleet: container i runs image i mod the image count.
-      await removeContainers(engine, prefix);
+      if (!KEEP || (await fleetSize()) !== containers) await removeContainers(engine, prefix);
       const r = await measure(containers, imageCount, images);
       const ratio = r.service / r.floor;
       console.log(
@@ -142,8 +149,10 @@ async function main(): Promise<void> {
       console.log(`  floor   ${r.floorTimes.map((x) => x.toFixed(0)).join(' ')}\n  service ${r.serviceTimes.map((x) => x.toFixed(0)).join(' ')}`);
     }
   } finally {
-    await removeContainers(engine, prefix);
-    await removeImages(engine, prefix);
+    if (!KEEP) {
+      await removeContainers(engine, prefix);
+      await removeImages(engine, prefix);
+    }
   }
 }
 
