@@ -8,6 +8,7 @@
 //   <name>--tidewatch-replaced-<short id>              an old container whose successor was proven but
 //                                                      which could not be removed: remove, never restore
 
+const MARKER = '--tidewatch-';
 const OLD = /^(.+)--tidewatch-old-([0-9a-f]{12})-(running|stopped)$/;
 const NEW = /^(.+)--tidewatch-new-([0-9a-f]{12})$/;
 const REPLACED = /^(.+)--tidewatch-replaced-([0-9a-f]{12})$/;
@@ -56,5 +57,7 @@ export function parseStagingName(name: string): AsideName | undefined {
 
 /** True for any name a replacement in progress uses: such containers are never targets themselves. */
 export function isReplacementName(name: string): boolean {
+  // Every container of every run is asked: the common answer without three backtracking patterns.
+  if (!name.includes(MARKER)) return false;
   return parseOldAsideName(name) !== undefined || parseStagingName(name) !== undefined || parseReplacedName(name) !== undefined;
 }

@@ -98,7 +98,8 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
 
   // Tapped before the runtime's own taps of the first stage: a down engine's targets are reported with its
   // error, and none of the runtime's hooks (pre-check commands, the running-at-start record) touch them.
-  core.hooks.checkStaleness.tapPromise({ name: PLUGIN_NAME, stage: STAGES.checkStaleness.observe }, async (target, ctx) => {
+  // A synchronous tap: it never waits, and every target of every run passes it.
+  core.hooks.checkStaleness.tap({ name: PLUGIN_NAME, stage: STAGES.checkStaleness.observe }, (target, ctx) => {
     if (target.runtime !== PLUGIN_NAME) return undefined;
     const error = down.get(ctx)?.get(target.host ?? '');
     return error === undefined ? undefined : { source: core.watchPath(target), stale: false, error };

@@ -98,7 +98,8 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
   });
 
   // Every target of an update run that is running now must be running when the run ends (invariant.ts).
-  core.hooks.checkStaleness.tapPromise({ name: RUNTIME, stage: STAGES.checkStaleness.observe }, async (target, ctx) => {
+  // Synchronous: it never waits, and every target of every run passes it.
+  core.hooks.checkStaleness.tap({ name: RUNTIME, stage: STAGES.checkStaleness.observe }, (target, ctx) => {
     if (mine(target) && ctx.kind === 'update' && target.state === 'running') {
       states.of(ctx).runningAtStart.set(target.name, target);
     }

@@ -53,7 +53,8 @@ export function applySwarm(core: TidewatchCore, options: SwarmOptionValues): voi
 
   // no-pull means no registry contact; a Swarm update makes every node pull, so a no-pull service is left
   // alone, reported unchecked (before the no-pull source, which compares a local image no service has).
-  core.hooks.checkStaleness.tapPromise({ name: RUNTIME, stage: STAGES.checkStaleness.local - 1 }, async (target) => {
+  // Synchronous: it never waits, and every target of every run passes it.
+  core.hooks.checkStaleness.tap({ name: RUNTIME, stage: STAGES.checkStaleness.local - 1 }, (target) => {
     if (target.runtime !== RUNTIME || core.watchPath(target) !== REGISTRY_PATH) return undefined;
     if (!labelOrGlobal(target.labels, 'no-pull', options.noPull, options.labelTakePrecedence)) return undefined;
     return { source: REGISTRY_PATH, stale: false, unchecked: true };
