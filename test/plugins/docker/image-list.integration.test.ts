@@ -15,9 +15,14 @@ const OPTIONS: DiscoveryOptions = { includeStopped: false, includeRestarting: fa
 
 /** The real client, counting the image calls discovery makes; `hide` drops one image from the list's answer. */
 function counting(client: EngineClient, hide?: string) {
-  const calls = { lists: 0, inspects: [] as string[] };
+  const calls = { lists: 0, inspects: [] as string[], order: [] as string[] };
+  const listContainers: EngineClient['listContainers'] = (options) => {
+    calls.order.push('containers');
+    return client.listContainers(options);
+  };
   const listImages: EngineClient['listImages'] = async (options) => {
     calls.lists++;
+    calls.order.push('images');
     return (await client.listImages(options)).filter((image) => image.Id !== hide);
   };
   const getImage: EngineClient['getImage'] = (name) => {
@@ -33,6 +38,7 @@ function counting(client: EngineClient, hide?: string) {
   const proxy = new Proxy(client, {
     get: (target, key) => {
       if (key === 'listImages') return listImages;
+      if (key === 'listContainers') return listContainers;
       if (key === 'getImage') return getImage;
       const value: unknown = Reflect.get(target, key, target);
       // The client's methods reach its private transport: they run on the client itself.
@@ -69,6 +75,7 @@ t.test('one image list answers for many distinct images, with the facts an inspe
   const targets = ours((await discoverContainers(listed.client, OPTIONS, undefined)).targets);
   t.equal(targets.length, count + 1, 'every container is a target');
   t.equal(listed.calls.lists, 1, 'one image list');
+  t.same(listed.calls.order, ['containers', 'images'], 'asked for once the container list showed many images');
   // Other test files share the engine and may pull an image between the list and discovery's use of it.
   t.same(listed.calls.inspects.filter((id) => expected.has(id)), [], 'none of these images inspected on its own');
   for (const target of targets) {
@@ -86,4 +93,11 @@ t.test('one image list answers for many distinct images, with the facts an inspe
   const hiddenTarget = again.find((target) => target.imageId === hiddenId);
   t.same(hiddenTarget?.repoDigests, expected.get(hiddenId)?.RepoDigests);
   t.same(hiddenTarget?.imageLabels, { 'org.example.index': '1' });
+
+  // The engine's last discovery saw many images: the image list is asked for beside the container list.
+  const ahead = counting(client);
+  const early = ours((await discoverContainers(ahead.client, { ...OPTIONS, manyImagesLastTime: true }, undefined)).targets);
+  t.same(ahead.calls.order, ['images', 'containers'], 'the image list first, not after the container list');
+  t.equal(ahead.calls.lists, 1);
+  t.same(early.map((target) => [target.name, target.repoDigests, target.imageLabels]), targets.map((target) => [target.name, target.repoDigests, target.imageLabels]));
 });
