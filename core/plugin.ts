@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 import { TidewatchError, errors } from './errors.js';
 import { defaultOf, type JsonSchema, type OptionSpec, type OptionSpecs, type OptionValues } from './option.js';
+import { isSimpleSchema, simpleSchemaProblems } from './option-schema.js';
 import type { ServiceKey } from './services.js';
 import type { TidewatchCore } from './tidewatch.js';
 
@@ -79,13 +80,41 @@ function describe(errs: ErrorObject[] | null | undefined): string {
     .join('; ');
 }
 
+const simple = new WeakMap<OptionSpecs, boolean>();
+
+/** Whether every declaration's schema is one core/option-schema.ts checks (the builders' own shapes). */
+function allSimple(specs: OptionSpecs): boolean {
+  let answer = simple.get(specs);
+  if (answer === undefined) {
+    answer = Object.values(specs).every((s) => isSimpleSchema(s.schema));
+    simple.set(specs, answer);
+  }
+  return answer;
+}
+
+/** The same answer ajv gives for the declarations' own schemas, without loading it (docs/performance.md#memory). */
+function simpleProblems(specs: OptionSpecs, value: Record<string, unknown>): string {
+  const problems: string[] = [];
+  for (const [key, given] of Object.entries(value)) {
+    const s = specs[key];
+    if (!Object.hasOwn(specs, key) || s === undefined) problems.push(`unknown option ${JSON.stringify(key)}`);
+    else if (given !== undefined) problems.push(...simpleSchemaProblems(s.schema, given, key));
+  }
+  return problems.join('; ');
+}
+
 /** Checks typed options against the declarations and fills every default; throws TW_ERR_PLUGIN_OPTIONS. */
 export function resolvePluginOptions<O extends object>(plugin: TidewatchPlugin<O>, given: unknown): O {
   const value = given ?? {};
   if (typeof value !== 'object' || Array.isArray(value)) throw errors.pluginOptions(plugin.name, 'options must be an object');
   const specs = plugin.options ?? {};
-  const validate = validatorFor(specs);
-  if (!validate(value)) throw errors.pluginOptions(plugin.name, describe(validate.errors));
+  if (allSimple(specs)) {
+    const problems = simpleProblems(specs, value as Record<string, unknown>);
+    if (problems) throw errors.pluginOptions(plugin.name, problems);
+  } else {
+    const validate = validatorFor(specs);
+    if (!validate(value)) throw errors.pluginOptions(plugin.name, describe(validate.errors));
+  }
   const out: Record<string, unknown> = {};
   for (const [key, s] of Object.entries(specs)) {
     const v = (value as Record<string, unknown>)[key];
