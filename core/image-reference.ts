@@ -96,9 +96,17 @@ export function parseImageReference(reference: string, options: { defaultTag?: b
   return outcome;
 }
 
+// Parsed references are shared and frozen: each one's repository name is made once (docs/performance.md).
+const repositoryNames = new WeakMap<ImageReference, string>();
+
 /** `registry/repository` without tag or digest, e.g. `docker.io/library/nginx`. */
 export function repositoryName(ref: ImageReference): string {
-  return `${ref.registry}/${ref.repository}`;
+  let name = repositoryNames.get(ref);
+  if (name === undefined) {
+    name = `${ref.registry}/${ref.repository}`;
+    if (Object.isFrozen(ref)) repositoryNames.set(ref, name);
+  }
+  return name;
 }
 
 /** The full normalised reference, e.g. `docker.io/library/nginx:latest`. */

@@ -17,24 +17,42 @@ import type { RegistryClient } from './client.js';
 
 export const SOURCE = REGISTRY_PATH;
 
+interface RepoDigest {
+  readonly repository: string | undefined;
+  readonly digest: string;
+}
+
 /** `repo@sha256:…` → its repository (normalised) and digest. */
-function splitRepoDigest(entry: string): { repository: string | undefined; digest: string } | undefined {
+function splitRepoDigest(entry: string): RepoDigest | undefined {
   const at = entry.lastIndexOf('@');
   if (at === -1) return undefined;
   const parsed = tryParseImageReference(entry);
   return { repository: parsed ? repositoryName(parsed) : undefined, digest: entry.slice(at + 1) };
 }
 
+// The targets of one image share its RepoDigests array (the runtime hands the same one to each): it is
+// split once per image, not once per container and question (docs/performance.md).
+const splitDigests = new WeakMap<readonly string[], readonly RepoDigest[]>();
+
+function repoDigestsOf(repoDigests: readonly string[]): readonly RepoDigest[] {
+  let entries = splitDigests.get(repoDigests);
+  if (!entries) {
+    entries = repoDigests.map(splitRepoDigest).filter((e) => e !== undefined);
+    splitDigests.set(repoDigests, entries);
+  }
+  return entries;
+}
+
 /** The digest the running image has in the target's own repository, else any recorded one. */
 export function currentDigestOf(repoDigests: readonly string[], ref: ImageReference): string | undefined {
-  const entries = repoDigests.map(splitRepoDigest).filter((e) => e !== undefined);
+  const entries = repoDigestsOf(repoDigests);
   const own = repositoryName(ref);
   return (entries.find((e) => e.repository === own) ?? entries[0])?.digest;
 }
 
 /** Whether any recorded digest equals the registry's (the image may have been pulled under another name). */
 export function matchesRemote(repoDigests: readonly string[], remote: string): boolean {
-  return repoDigests.some((entry) => splitRepoDigest(entry)?.digest === remote);
+  return repoDigestsOf(repoDigests).some((entry) => entry.digest === remote);
 }
 
 // References are parsed once and shared (the core memoises them): the key is made once per reference
