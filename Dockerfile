@@ -59,6 +59,7 @@ HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
 # Node is PID 1 on purpose: the service handles SIGTERM itself (docs/stopping.md) and starts no
 # child processes that would need reaping.
 STOPSIGNAL SIGTERM
-# --optimize-for-size: V8 keeps its young generation and code small, about 8 MB less idle memory for a
-# service that mostly waits (docs/performance.md#memory).
-ENTRYPOINT ["node", "--optimize-for-size", "/app/bin/tidewatch.js"]
+# --max-semi-space-size=2: V8's young generation stays at 2 MB a half instead of 16, which keeps an idle
+# process and one after a check of 1000 containers within their memory budgets; --optimize-for-size did
+# the same but made a check twice as expensive in CPU (docs/performance.md#memory).
+ENTRYPOINT ["node", "--max-semi-space-size=2", "/app/bin/tidewatch.js"]
