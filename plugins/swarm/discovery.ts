@@ -1,9 +1,9 @@
-// Discovery: each engine is asked whether it is a Swarm manager (GET /info); the services of each swarm are
+// Discovery: each engine is asked whether it is a Swarm manager (GET /swarm); the services of each swarm are
 // listed once, on the first of its managers among the configured engines (two engines may be managers of one
 // swarm: its cluster id tells). An engine that does not answer is logged and left out: its containers' own
 // errors come from the docker runtime, and no service is ever updated through an engine that is down.
 import { errorMessage, type EngineApi, type Logger, type Target } from '../../core/index.js';
-import type { SwarmInfo, SwarmService } from './engine-types.js';
+import type { SwarmCluster, SwarmService } from './engine-types.js';
 import { serviceTarget } from './target.js';
 
 export interface ServiceDiscovery {
@@ -13,13 +13,27 @@ export interface ServiceDiscovery {
   readonly announce?: (targets: readonly Target[]) => void;
 }
 
-/** The swarm's cluster id when the engine is a manager of it, else undefined. */
+/**
+ * Answers of GET /swarm from an engine that manages no swarm: 503 from Docker outside a swarm or on a worker,
+ * 404 from Podman, which has no Swarm API (docs/podman.md).
+ */
+const NOT_A_MANAGER = new Set([503, 404]);
+
+/**
+ * The swarm's cluster id when the engine is a manager of it, else undefined. Asked with GET /swarm, which only
+ * a manager answers: GET /info would tell too, but the engine counts every container and image for it, on
+ * every run of every plain Docker host (docs/swarm.md).
+ */
 export async function managedCluster(engine: EngineApi, signal?: AbortSignal): Promise<string | undefined> {
-  const info = await engine.request<SwarmInfo>('GET', '/info', signal ? { signal } : {});
-  const swarm = info.Swarm;
-  if (swarm?.LocalNodeState !== 'active' || swarm.ControlAvailable !== true) return undefined;
-  // A manager always reports its cluster; the engine's host stands in should one not.
-  return swarm.Cluster?.ID || engine.host;
+  let swarm: SwarmCluster;
+  try {
+    swarm = await engine.request<SwarmCluster>('GET', '/swarm', signal ? { signal } : {});
+  } catch (err) {
+    if (NOT_A_MANAGER.has((err as { statusCode?: unknown }).statusCode as number)) return undefined;
+    throw err;
+  }
+  // A manager always names its cluster; the engine's host stands in should one not.
+  return swarm.ID || engine.host;
 }
 
 export async function discoverServices(engines: readonly EngineApi[], options: ServiceDiscovery): Promise<Target[]> {

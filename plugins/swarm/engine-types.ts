@@ -1,13 +1,9 @@
-// The parts of the Engine API's Swarm objects this runtime reads (Engine API: GET /info, /services,
+// The parts of the Engine API's Swarm objects this runtime reads (Engine API: GET /swarm, /services,
 // /services/{id}, /tasks). Everything else in a service spec is carried through untouched on update.
 
-export interface SwarmInfo {
-  readonly Swarm?: {
-    readonly LocalNodeState?: string;
-    /** True on a manager: only managers answer /services. */
-    readonly ControlAvailable?: boolean;
-    readonly Cluster?: { readonly ID?: string };
-  };
+/** GET /swarm, which only a manager answers: the cluster it manages. */
+export interface SwarmCluster {
+  readonly ID?: string;
 }
 
 export interface ContainerSpec {
