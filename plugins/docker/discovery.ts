@@ -25,6 +25,8 @@ export interface DiscoveryOptions {
    * beside the container list instead of after it (a fleet's shape rarely changes between runs).
    */
   readonly manyImagesLastTime?: boolean;
+  /** IMAGE_LIST_FROM unless a test says otherwise. */
+  readonly imageListFrom?: number;
   /** Receives each image's targets as soon as they are complete (the core's `ctx.announce`). */
   readonly announce?: (targets: readonly Target[]) => void;
   /** Told this process's container once the list is read, before anything is announced. */
@@ -33,10 +35,11 @@ export interface DiscoveryOptions {
 
 /**
  * From this many distinct images on, one image list answers for all of them instead of an inspect each:
- * one request in place of hundreds, on the engine as in this process (docs/performance.md#the-check-pipeline).
- * Below it the inspects are cheaper than listing every image a host keeps.
+ * one request in place of hundreds, on the engine as in this process. Below it the inspects win: the list
+ * costs the engine as much as every image the host keeps, and each inspect lets its image's registry
+ * request start at once (docs/performance.md#the-check-pipeline).
  */
-export const IMAGE_LIST_FROM = 16;
+export const IMAGE_LIST_FROM = 100;
 
 /** Every task container of a Swarm service carries it: Swarm owns those, the swarm runtime updates the service (docs/swarm.md). */
 export const SWARM_TASK_LABEL = 'com.docker.swarm.service.id';
@@ -182,7 +185,7 @@ async function discover(
   });
 
   const targets = new Array<Target | undefined>(containers.length);
-  const imageList = byImage.size >= IMAGE_LIST_FROM ? await (imagesAhead ?? imagesById(docker, signal)) : undefined;
+  const imageList = byImage.size >= (options.imageListFrom ?? IMAGE_LIST_FROM) ? await (imagesAhead ?? imagesById(docker, signal)) : undefined;
   await mapBounded([...byImage], options.inspectConcurrency, async ([imageId, group]) => {
     const [image, configImages] = await Promise.all([
       // An image the list did not show (pulled or removed since) is inspected on its own.

@@ -11,7 +11,9 @@ import type { EngineClient } from '../../../plugins/docker/engine-client.js';
 import { pullImage, pushImage, runContainer } from '../../helpers/images.js';
 import { scenario } from '../../helpers/scenarios.js';
 
-const OPTIONS: DiscoveryOptions = { includeStopped: false, includeRestarting: false, useComposeDependsOn: true, inspectConcurrency: 4 };
+// A fleet of IMAGE_LIST_FROM images would make this test slow: the threshold is lowered for it.
+const LIST_FROM = 16;
+const OPTIONS: DiscoveryOptions = { includeStopped: false, includeRestarting: false, useComposeDependsOn: true, inspectConcurrency: 4, imageListFrom: LIST_FROM };
 
 /** The real client, counting the image calls discovery makes; `hide` drops one image from the list's answer. */
 function counting(client: EngineClient, hide?: string) {
@@ -52,7 +54,7 @@ t.test('one image list answers for many distinct images, with the facts an inspe
   const s = await scenario(t, 'docker-image-list');
   if (!s) return;
   const { env, engine, prefix } = s;
-  const count = IMAGE_LIST_FROM;
+  const count = LIST_FROM;
   const images = await mapBounded(Array.from({ length: count }, (_, i) => i), 4, async (i) => {
     const image = await pushImage({ registry: env.registry, repo: `${prefix}/img${i}`, marker: `list-${i}`, labels: { 'org.example.index': String(i) } });
     await pullImage(engine, image.ref);
@@ -100,4 +102,13 @@ t.test('one image list answers for many distinct images, with the facts an inspe
   t.same(ahead.calls.order, ['images', 'containers'], 'the image list first, not after the container list');
   t.equal(ahead.calls.lists, 1);
   t.same(early.map((target) => [target.name, target.repoDigests, target.imageLabels]), targets.map((target) => [target.name, target.repoDigests, target.imageLabels]));
+
+  // At the default threshold these few images are inspected one by one, and no list is read.
+  const inspected = counting(client);
+  const { imageListFrom: _lowered, ...defaults } = OPTIONS;
+  const one = ours((await discoverContainers(inspected.client, defaults, undefined)).targets);
+  t.ok(IMAGE_LIST_FROM > count + 1, 'the default threshold is above this fleet');
+  if (inspected.calls.lists === 0) t.ok(inspected.calls.inspects.filter((id) => expected.has(id)).length === count, 'each of these images inspected');
+  else t.ok(inspected.calls.lists === 1, 'the engine holds many images from other tests: one list then');
+  t.same(one.map((target) => [target.name, target.repoDigests, target.imageLabels]), targets.map((target) => [target.name, target.repoDigests, target.imageLabels]));
 });
