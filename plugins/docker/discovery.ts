@@ -21,10 +21,10 @@ export interface DiscoveryOptions {
   /** The engine's name every target carries (docs/hosts.md). */
   readonly host?: string;
   /**
-   * The engine's last discovery saw at least IMAGE_LIST_FROM distinct images: the image list is asked for
-   * beside the container list instead of after it (a fleet's shape rarely changes between runs).
+   * How many distinct images the engine's last discovery saw: from the threshold on, the image list is asked
+   * for beside the container list instead of after it (a fleet's shape rarely changes between runs).
    */
-  readonly manyImagesLastTime?: boolean;
+  readonly imagesLastTime?: number;
   /** IMAGE_LIST_FROM unless a test says otherwise. */
   readonly imageListFrom?: number;
   /** Receives each image's targets as soon as they are complete (the core's `ctx.announce`). */
@@ -164,7 +164,8 @@ async function discover(
 ): Promise<Discovery> {
   // Every container, whatever its state: link aliases of containers outside the watched states still
   // name the links of those inside (an inspect would show them too).
-  const imagesAhead = options.manyImagesLastTime ? imagesById(docker, signal) : undefined;
+  const listFrom = options.imageListFrom ?? IMAGE_LIST_FROM;
+  const imagesAhead = (options.imagesLastTime ?? 0) >= listFrom ? imagesById(docker, signal) : undefined;
   // Not wanted after all (the fleet shrank), or the container list failed first: never an unhandled rejection.
   imagesAhead?.catch(() => undefined);
   const entries = await docker.listContainers({ all: true, signal });
@@ -185,7 +186,7 @@ async function discover(
   });
 
   const targets = new Array<Target | undefined>(containers.length);
-  const imageList = byImage.size >= (options.imageListFrom ?? IMAGE_LIST_FROM) ? await (imagesAhead ?? imagesById(docker, signal)) : undefined;
+  const imageList = byImage.size >= listFrom ? await (imagesAhead ?? imagesById(docker, signal)) : undefined;
   await mapBounded([...byImage], options.inspectConcurrency, async ([imageId, group]) => {
     const [image, configImages] = await Promise.all([
       // An image the list did not show (pulled or removed since) is inspected on its own.

@@ -4,7 +4,7 @@
 // had at its last discovery are reported with the engine's error.
 import { errorMessage, readLabel, type Logger, type RunContext, type Target } from '../../core/index.js';
 import { createDockerClient } from './client.js';
-import { IMAGE_LIST_FROM, discoverContainers, type DiscoveryOptions, type ListedContainer } from './discovery.js';
+import { discoverContainers, type DiscoveryOptions, type ListedContainer } from './discovery.js';
 import type { EngineSpec } from './hosts.js';
 import type { ResolvedDockerOptions } from './options.js';
 import { repairInterrupted } from './repair.js';
@@ -71,7 +71,7 @@ export interface EnginesDiscovery {
   readonly down: ReadonlyMap<string, string>;
 }
 
-export interface DiscoverAllOptions extends Omit<DiscoveryOptions, 'listed' | 'announce' | 'host' | 'manyImagesLastTime'> {
+export interface DiscoverAllOptions extends Omit<DiscoveryOptions, 'listed' | 'announce' | 'host' | 'imagesLastTime'> {
   readonly ctx: RunContext;
   /** The run's scope once every engine has listed its containers (or failed): before anything is announced. */
   readonly scopeFound: (scope: string) => void;
@@ -104,7 +104,7 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
           {
             ...options,
             host: engine.host,
-            manyImagesLastTime: new Set(engine.lastKnown.map((target) => target.imageId)).size >= IMAGE_LIST_FROM,
+            imagesLastTime: new Set(engine.lastKnown.map((target) => target.imageId)).size,
             listed: own.resolve,
             announce: (batch) => void allListed.then(() => ctx.announce(batch)),
           },

@@ -98,7 +98,7 @@ t.test('one image list answers for many distinct images, with the facts an inspe
 
   // The engine's last discovery saw many images: the image list is asked for beside the container list.
   const ahead = counting(client);
-  const early = ours((await discoverContainers(ahead.client, { ...OPTIONS, manyImagesLastTime: true }, undefined)).targets);
+  const early = ours((await discoverContainers(ahead.client, { ...OPTIONS, imagesLastTime: LIST_FROM }, undefined)).targets);
   t.same(ahead.calls.order, ['images', 'containers'], 'the image list first, not after the container list');
   t.equal(ahead.calls.lists, 1);
   t.same(early.map((target) => [target.name, target.repoDigests, target.imageLabels]), targets.map((target) => [target.name, target.repoDigests, target.imageLabels]));
