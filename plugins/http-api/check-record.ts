@@ -16,12 +16,14 @@ export interface Placement {
   host?: string;
 }
 
-/** The target's `kind` and `host`, each only when set: a single-engine Docker setup's records stay as they were. */
-export function placement(target: Target): Placement {
-  const result: Placement = {};
-  if (target.kind) result.kind = target.kind;
-  if (target.host) result.host = target.host;
-  return result;
+/**
+ * The target's `kind` and `host`, each only when set, written into `into` (a new object by default): a record
+ * built field by field takes them without a spread of a copy.
+ */
+export function placement(target: Target, into: Placement = {}): Placement {
+  if (target.kind) into.kind = target.kind;
+  if (target.host) into.host = target.host;
+  return into;
 }
 
 /** JSON schema properties of `placement`, for every record schema that carries it. */
@@ -103,8 +105,7 @@ export function checkRecord(result: CheckResult): CheckRecord {
     update_source: source,
     timestamp: result.checkedAt.toISOString(),
   };
-  if (target.kind) record.kind = target.kind;
-  if (target.host) record.host = target.host;
+  placement(target, record);
   if (staleness.error) record.error = staleness.error;
   const gitRepo = staleness.git?.repo ?? readLabel(target.labels, 'git.repo');
   const gitRef = staleness.git?.ref ?? readLabel(target.labels, 'git.ref');
