@@ -1,6 +1,7 @@
 // Discovery from the container list: the list carries every fact a target needs (name, labels, image,
 // image id, state, network mode; link aliases show up as names of the linked containers), so a run
-// inspects only each distinct image, plus the rare container whose list entry hides its image name.
+// inspects only each distinct image, plus the rare container whose list entry hides its image name, and
+// not even those when the engine reported no image change since the last discovery (image-facts-cache.ts).
 // Targets are announced per image as soon as that image is inspected, so the run checks them while the
 // other images are still being inspected (docs/performance.md#the-check-pipeline).
 import { setMaxListeners } from 'node:events';
@@ -9,6 +10,7 @@ import type { EngineClient } from './engine-client.js';
 import { isSelfLabelled, mapBounded, type Target } from '../../core/index.js';
 import { containerDirectory, dependenciesOf, type DependencyFacts } from './dependencies.js';
 import { isNotFound } from './engine-errors.js';
+import type { ImageFactsCache } from './image-facts-cache.js';
 import { containerIdFromHostname } from './self-container.js';
 import { containerName, imageFactsOfInspect, imageFactsOfListEntry, toTarget, type ContainerFacts, type ImageFacts } from './target.js';
 
@@ -27,6 +29,8 @@ export interface DiscoveryOptions {
   readonly imagesLastTime?: number;
   /** IMAGE_LIST_FROM unless a test says otherwise. */
   readonly imageListFrom?: number;
+  /** The engine's image facts from earlier discoveries, reused while its event stream is open (image-facts-cache.ts). */
+  readonly imageFacts?: ImageFactsCache;
   /** Receives each image's targets as soon as they are complete (the core's `ctx.announce`). */
   readonly announce?: (targets: readonly Target[]) => void;
   /** Told this process's container once the list is read, before anything is announced. */
@@ -165,7 +169,11 @@ async function discover(
   // Every container, whatever its state: link aliases of containers outside the watched states still
   // name the links of those inside (an inspect would show them too).
   const listFrom = options.imageListFrom ?? IMAGE_LIST_FROM;
-  const imagesAhead = (options.imagesLastTime ?? 0) >= listFrom ? imagesById(docker, signal) : undefined;
+  const { imageFacts } = options;
+  imageFacts?.watch();
+  // Asked for ahead only when the cache will not answer for most of the images seen last time.
+  const uncachedLastTime = (options.imagesLastTime ?? 0) - (imageFacts?.live ? imageFacts.size : 0);
+  const imagesAhead = uncachedLastTime >= listFrom ? imagesById(docker, signal) : undefined;
   // Not wanted after all (the fleet shrank), or the container list failed first: never an unhandled rejection.
   imagesAhead?.catch(() => undefined);
   const entries = await docker.listContainers({ all: true, signal });
@@ -186,13 +194,18 @@ async function discover(
   });
 
   const targets = new Array<Target | undefined>(containers.length);
-  const imageList = byImage.size >= listFrom ? await (imagesAhead ?? imagesById(docker, signal)) : undefined;
+  const lease = imageFacts?.lease();
+  let uncached = 0;
+  for (const imageId of byImage.keys()) if (!lease?.get(imageId)) uncached++;
+  const imageList = uncached >= listFrom ? await (imagesAhead ?? imagesById(docker, signal)) : undefined;
   await mapBounded([...byImage], options.inspectConcurrency, async ([imageId, group]) => {
+    const cached = lease?.get(imageId);
     const [image, configImages] = await Promise.all([
       // An image the list did not show (pulled or removed since) is inspected on its own.
-      imageList?.get(imageId) ?? inspectImage(docker, imageId, signal),
+      cached ?? imageList?.get(imageId) ?? inspectImage(docker, imageId, signal),
       Promise.all(group.map(({ container }) => (container.imageNameHidden ? configImageOf(docker, container.id, signal) : container.configImage))),
     ]);
+    if (image && !cached) lease?.set(imageId, image);
     const batch: Target[] = [];
     group.forEach(({ container, index }, i) => {
       const configImage = configImages[i];
@@ -210,5 +223,6 @@ async function discover(
     });
     options.announce?.(batch);
   });
+  lease?.commit();
   return { targets: targets.filter((t): t is Target => t !== undefined), ownId };
 }

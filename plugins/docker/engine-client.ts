@@ -1,6 +1,7 @@
 // The Engine calls the docker runtime makes, as methods named after the Engine API's own operations
 // (and dockerode's, whose types describe the answers). Every call is one request on the engine's
 // keep-alive transport; nothing is loaded beyond Node's http (docs/performance.md#memory).
+import type http from 'node:http';
 import type Docker from 'dockerode';
 import { parseImageReference, registryAuthHeader, type EngineApi, type EngineRequestOptions, type RegistryAuth } from '../../core/index.js';
 import { EngineTransport, type EngineTransportOptions } from './engine-transport.js';
@@ -69,6 +70,15 @@ export class EngineClient implements EngineApi {
   /** The top-level images (`GET /images/json`): ids, repo digests and labels of every image in one answer. */
   listImages(options: { signal?: AbortSignal } = {}): Promise<Docker.ImageInfo[]> {
     return this.request('GET', '/images/json', { signal: options.signal });
+  }
+
+  /**
+   * The Engine's image events from `sinceSeconds` (Unix time) on, as a stream that stays open
+   * (`GET /events`), on a connection of its own so that it never holds one of the pool's.
+   */
+  imageEvents(sinceSeconds: number): Promise<http.IncomingMessage> {
+    const query = { since: sinceSeconds, filters: JSON.stringify({ type: ['image'] }) };
+    return this.#transport.open('GET', '/events', { query, agent: false });
   }
 
   async createContainer(options: Docker.ContainerCreateOptions): Promise<ContainerHandle> {

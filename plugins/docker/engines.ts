@@ -6,6 +6,7 @@ import { errorMessage, readLabel, type Logger, type RunContext, type Target } fr
 import { createDockerClient } from './client.js';
 import { discoverContainers, type DiscoveryOptions, type ListedContainer } from './discovery.js';
 import type { EngineSpec } from './hosts.js';
+import { ImageFactsCache } from './image-facts-cache.js';
 import type { ResolvedDockerOptions } from './options.js';
 import { repairInterrupted } from './repair.js';
 import { createRuntime, type DockerRuntime } from './runtime.js';
@@ -20,6 +21,8 @@ export interface Engine {
   readonly repaired: boolean;
   /** The targets of the last discovery that reached the engine (reported with its error while it is down). */
   lastKnown: readonly Target[];
+  /** Image facts reused between discoveries while the engine reports image changes (not on Podman, docs/podman.md). */
+  readonly imageFacts: ImageFactsCache;
 }
 
 export function createEngine(
@@ -49,6 +52,7 @@ export function createEngine(
     // A failed repair is tried again by the next discovery.
     repair: () => (repairing ??= repairOnce().finally(() => (repairing = undefined))),
     lastKnown: [],
+    imageFacts: new ImageFactsCache(docker),
   };
 }
 
@@ -71,7 +75,7 @@ export interface EnginesDiscovery {
   readonly down: ReadonlyMap<string, string>;
 }
 
-export interface DiscoverAllOptions extends Omit<DiscoveryOptions, 'listed' | 'announce' | 'host' | 'imagesLastTime'> {
+export interface DiscoverAllOptions extends Omit<DiscoveryOptions, 'listed' | 'announce' | 'host' | 'imagesLastTime' | 'imageFacts'> {
   readonly ctx: RunContext;
   /** The run's scope once every engine has listed its containers (or failed): before anything is announced. */
   readonly scopeFound: (scope: string) => void;
@@ -99,12 +103,14 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
       const own = listed[index] as Deferred<ListedContainer | undefined>;
       try {
         if (!engine.repaired) await engine.repair();
+        const podman = await engine.runtime.isPodman();
         const found = await discoverContainers(
           engine.runtime.docker,
           {
             ...options,
             host: engine.host,
             imagesLastTime: new Set(engine.lastKnown.map((target) => target.imageId)).size,
+            imageFacts: podman ? undefined : engine.imageFacts,
             listed: own.resolve,
             announce: (batch) => void allListed.then(() => ctx.announce(batch)),
           },

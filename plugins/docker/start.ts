@@ -61,6 +61,9 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
     createEngine(spec, options, specs.length === 1 ? logger : logger.child({ host: spec.host }), () => ownId),
   );
 
+  core.onClose(() => {
+    for (const engine of engines) engine.imageFacts.close();
+  });
   for (const engine of engines) {
     core.health.addReadinessCheck(readinessName(engine, engines), (signal) => pingEngine(engine.runtime.docker, signal));
   }

@@ -7,48 +7,13 @@ import t from 'tap';
 import { mapBounded, type Target } from '../../../core/index.js';
 import { createDockerClient } from '../../../plugins/docker/client.js';
 import { IMAGE_LIST_FROM, discoverContainers, type DiscoveryOptions } from '../../../plugins/docker/discovery.js';
-import type { EngineClient } from '../../../plugins/docker/engine-client.js';
+import { countingEngine as counting } from '../../helpers/counting-engine.js';
 import { pullImage, pushImage, runContainer } from '../../helpers/images.js';
 import { scenario } from '../../helpers/scenarios.js';
 
 // A fleet of IMAGE_LIST_FROM images would make this test slow: the threshold is lowered for it.
 const LIST_FROM = 16;
 const OPTIONS: DiscoveryOptions = { includeStopped: false, includeRestarting: false, useComposeDependsOn: true, inspectConcurrency: 4, imageListFrom: LIST_FROM };
-
-/** The real client, counting the image calls discovery makes; `hide` drops one image from the list's answer. */
-function counting(client: EngineClient, hide?: string) {
-  const calls = { lists: 0, inspects: [] as string[], order: [] as string[] };
-  const listContainers: EngineClient['listContainers'] = (options) => {
-    calls.order.push('containers');
-    return client.listContainers(options);
-  };
-  const listImages: EngineClient['listImages'] = async (options) => {
-    calls.lists++;
-    calls.order.push('images');
-    return (await client.listImages(options)).filter((image) => image.Id !== hide);
-  };
-  const getImage: EngineClient['getImage'] = (name) => {
-    const handle = client.getImage(name);
-    return {
-      ...handle,
-      inspect: (options) => {
-        calls.inspects.push(name);
-        return handle.inspect(options);
-      },
-    };
-  };
-  const proxy = new Proxy(client, {
-    get: (target, key) => {
-      if (key === 'listImages') return listImages;
-      if (key === 'listContainers') return listContainers;
-      if (key === 'getImage') return getImage;
-      const value: unknown = Reflect.get(target, key, target);
-      // The client's methods reach its private transport: they run on the client itself.
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  return { client: proxy, calls };
-}
 
 t.test('one image list answers for many distinct images, with the facts an inspect gives', async (t) => {
   const s = await scenario(t, 'docker-image-list');
