@@ -9,6 +9,7 @@ import https from 'node:https';
 import { TidewatchError } from '../../core/index.js';
 import { Limiter } from './limiter.js';
 import { RateLimitError, RateLimiter, isRateLimited, type RateLimitOptions } from './rate-limit.js';
+import { RequestCut, cutOnAbort } from './request-cut.js';
 
 export type HeaderMap = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -120,14 +121,15 @@ export class RegistryTransport {
   }
 
   /** One request on the agents; resolves with the answer's head, the body left to read. */
-  #exchange(url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<Response> {
+  #exchange(url: URL, method: string, headers: Record<string, string>, body: string | undefined, cut: RequestCut): Promise<Response> {
     const client = url.protocol === 'https:' ? https : http;
     if (body !== undefined) headers = { ...headers, 'content-length': String(Buffer.byteLength(body)) };
     return new Promise((resolve, reject) => {
-      const request = client.request(url, { method, headers, agent: this.#agentFor(url), signal }, (response) =>
+      const request = client.request(url, { method, headers, agent: this.#agentFor(url) }, (response) =>
         resolve({ statusCode: response.statusCode ?? 0, headers: response.headers, body: response }),
       );
       request.on('error', reject);
+      cut.attach(request);
       request.end(body);
     });
   }
@@ -197,22 +199,19 @@ export class RegistryTransport {
     headers: Record<string, string>,
     body: string | undefined,
   ): Promise<RegistryReply> {
-    // One controller for the caller's signal and the timeout: AbortSignal.timeout and AbortSignal.any
-    // cost more per request than the HEAD they guard (docs/performance.md).
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.#options.timeoutMs);
-    const cancel = () => controller.abort();
-    req.signal?.addEventListener('abort', cancel, { once: true });
-    if (req.signal?.aborted) cancel();
+    // One guard for the caller's signal and the timeout (request-cut.ts says why not a signal per request).
+    const cut = new RequestCut();
+    const timer = setTimeout(() => cut.cut('timeout'), this.#options.timeoutMs);
+    const unfollow = req.signal ? cutOnAbort(req.signal, cut) : undefined;
     try {
-      return await this.#read(req, url, method, headers, body, controller.signal);
+      return await this.#read(req, url, method, headers, body, cut);
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason;
-      if (controller.signal.aborted) throw new RegistryError(`${method} ${url.href} timed out after ${this.#options.timeoutMs} ms`);
+      if (cut.why === 'timeout') throw new RegistryError(`${method} ${url.href} timed out after ${this.#options.timeoutMs} ms`);
       throw err;
     } finally {
       clearTimeout(timer);
-      req.signal?.removeEventListener('abort', cancel);
+      unfollow?.();
     }
   }
 
@@ -222,15 +221,15 @@ export class RegistryTransport {
     method: RegistryRequest['method'],
     headers: Record<string, string>,
     body: string | undefined,
-    signal: AbortSignal,
+    cut: RequestCut,
   ): Promise<RegistryReply> {
     const emit = (code: string) => this.#options.onRequest?.({ registry: req.registry, method, code });
     let response: Response;
     try {
-      response = await this.#exchange(url, method, { 'user-agent': this.#options.userAgent ?? 'Tidewatch', ...headers }, body, signal);
+      response = await this.#exchange(url, method, { 'user-agent': this.#options.userAgent ?? 'Tidewatch', ...headers }, body, cut);
     } catch (err) {
       emit('error');
-      if (signal.aborted) throw err;
+      if (cut.why) throw err;
       throw new RegistryError(`${method} ${url.href} failed: ${err instanceof Error ? err.message : String(err)}`);
     }
     emit(String(response.statusCode));
@@ -244,7 +243,7 @@ export class RegistryTransport {
         data = await readBody(response.body, ok ? (req.maxBodyBytes ?? MANIFEST_MAX_BYTES) : ERROR_BODY_BYTES, !ok);
       }
     } catch (err) {
-      if (signal.aborted) throw err;
+      if (cut.why) throw err;
       if (err instanceof RegistryError) throw new RegistryError(`${method} ${url.href}: ${err.message}`);
       throw new RegistryError(`${method} ${url.href} failed reading the body: ${err instanceof Error ? err.message : String(err)}`);
     }

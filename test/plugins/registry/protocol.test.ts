@@ -135,6 +135,21 @@ t.test('requests in flight never exceed `concurrency`', async (t) => {
   t.ok(reg.maxInFlight >= 2, 'and the bound is actually used');
 });
 
+t.test('a request that outlasts the request timeout fails with the timeout, and the next one is asked', async (t) => {
+  const reg = await new FakeRegistry({ delayMs: 2000 }).start();
+  t.teardown(() => reg.close());
+  const d = reg.push('demo/slow', 'latest');
+  const h = await harness([target('slow', `${reg.host}/demo/slow:latest`, [`${reg.host}/demo/slow@${d}`])], { requestTimeoutMs: 200 });
+  t.teardown(() => h.tw.close());
+  const started = Date.now();
+  const report = await h.check();
+  t.ok(Date.now() - started < 1500, 'did not wait for the slow registry');
+  t.match(report.results[0]?.staleness.error, /timed out after 200 ms/);
+  const again = await h.check();
+  t.match(again.results[0]?.staleness.error, /timed out after 200 ms/, 'each run asks again and times out on its own');
+  t.equal(reg.manifestRequests(), 2);
+});
+
 t.test('an aborted run stops waiting', async (t) => {
   const reg = await new FakeRegistry({ delayMs: 2000 }).start();
   t.teardown(() => reg.close());
