@@ -76,9 +76,9 @@ export class EngineClient implements EngineApi {
    * The Engine's image events from `sinceSeconds` (Unix time) on, as a stream that stays open
    * (`GET /events`), on a connection of its own so that it never holds one of the pool's.
    */
-  imageEvents(sinceSeconds: number): Promise<http.IncomingMessage> {
+  imageEvents(sinceSeconds: number, signal?: AbortSignal): Promise<http.IncomingMessage> {
     const query = { since: sinceSeconds, filters: JSON.stringify({ type: ['image'] }) };
-    return this.#transport.open('GET', '/events', { query, agent: false });
+    return this.#transport.open('GET', '/events', { query, agent: false, signal });
   }
 
   async createContainer(options: Docker.ContainerCreateOptions): Promise<ContainerHandle> {

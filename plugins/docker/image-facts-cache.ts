@@ -37,6 +37,8 @@ export class ImageFactsCache {
   #entries = new Map<string, Entry>();
   #stream: http.IncomingMessage | undefined;
   #opening: Promise<void> | undefined;
+  /** Ends a stream still opening (an engine or proxy that never answers) when the cache is closed. */
+  readonly #closing = new AbortController();
   /** Bumped by every event and every end of the stream: a lease taken before may not store anything. */
   #generation = 0;
   #closed = false;
@@ -61,7 +63,7 @@ export class ImageFactsCache {
     if (this.#closed || this.#stream || this.#opening) return;
     const since = Math.floor(this.#now() / 1000) - REPLAY_SECONDS;
     this.#opening = this.#docker
-      .imageEvents(since)
+      .imageEvents(since, this.#closing.signal)
       .then((stream) => this.#attach(stream))
       .catch(() => this.#invalidate())
       .finally(() => (this.#opening = undefined));
@@ -118,6 +120,7 @@ export class ImageFactsCache {
 
   close(): void {
     this.#closed = true;
+    this.#closing.abort();
     this.#stream?.destroy();
     this.#stream = undefined;
     this.#invalidate();

@@ -77,6 +77,25 @@ t.test('facts are reused only while the stream is open, and any event drops them
   cache.close();
 });
 
+t.test('closing the cache ends a stream that is still opening', async (t) => {
+  let opening: AbortSignal | undefined;
+  const client = {
+    imageEvents: (_since: number, signal?: AbortSignal) =>
+      new Promise<http.IncomingMessage>((_resolve, reject) => {
+        opening = signal;
+        signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+      }),
+  } as unknown as EngineClient;
+  const cache = new ImageFactsCache(client);
+  cache.watch();
+  await tick();
+  t.equal(opening?.aborted, false, 'the stream is opening');
+  cache.close();
+  t.equal(opening?.aborted, true, 'close() gives up on it');
+  await tick();
+  t.notOk(cache.live);
+});
+
 t.test('a stream that fails to open is tried again by the next discovery', async (t) => {
   const e = engine();
   const cache = new ImageFactsCache(e.client);
