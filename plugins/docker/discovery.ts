@@ -172,7 +172,7 @@ async function discover(
   const { imageFacts } = options;
   imageFacts?.watch();
   // Asked for ahead only when the cache will not answer for most of the images seen last time.
-  const uncachedLastTime = (options.imagesLastTime ?? 0) - (imageFacts?.live ? imageFacts.size : 0);
+  const uncachedLastTime = (options.imagesLastTime ?? 0) - (imageFacts?.reusable ?? 0);
   const imagesAhead = uncachedLastTime >= listFrom ? imagesById(docker, signal) : undefined;
   // Not wanted after all (the fleet shrank), or the container list failed first: never an unhandled rejection.
   imagesAhead?.catch(() => undefined);
@@ -195,11 +195,15 @@ async function discover(
 
   const targets = new Array<Target | undefined>(containers.length);
   const lease = imageFacts?.lease();
-  let uncached = 0;
-  for (const imageId of byImage.keys()) if (!lease?.get(imageId)) uncached++;
-  const imageList = uncached >= listFrom ? await (imagesAhead ?? imagesById(docker, signal)) : undefined;
+  // What the cache answers, looked up once: only the other images are listed or inspected.
+  const known = new Map<string, ImageFacts>();
+  for (const imageId of byImage.keys()) {
+    const facts = lease?.get(imageId);
+    if (facts) known.set(imageId, facts);
+  }
+  const imageList = byImage.size - known.size >= listFrom ? await (imagesAhead ?? imagesById(docker, signal)) : undefined;
   await mapBounded([...byImage], options.inspectConcurrency, async ([imageId, group]) => {
-    const cached = lease?.get(imageId);
+    const cached = known.get(imageId);
     const [image, configImages] = await Promise.all([
       // An image the list did not show (pulled or removed since) is inspected on its own.
       cached ?? imageList?.get(imageId) ?? inspectImage(docker, imageId, signal),

@@ -58,6 +58,20 @@ export class ImageFactsCache {
     return this.#entries.size;
   }
 
+  /** How many images a discovery starting now could reuse: none without the stream, none too old. */
+  get reusable(): number {
+    if (!this.live) return 0;
+    const oldest = this.#oldest();
+    let count = 0;
+    for (const entry of this.#entries.values()) if (entry.at >= oldest) count++;
+    return count;
+  }
+
+  /** Facts read before this are inspected again. */
+  #oldest(): number {
+    return this.#now() - IMAGE_FACTS_MAX_AGE_MS;
+  }
+
   /** Opens the event stream unless it is open or opening; never waits, never throws (a failure is retried next time). */
   watch(): void {
     if (this.#closed || this.#stream || this.#opening) return;
@@ -98,7 +112,7 @@ export class ImageFactsCache {
   lease(): ImageFactsLease | undefined {
     if (!this.live) return undefined;
     const generation = this.#generation;
-    const oldest = this.#now() - IMAGE_FACTS_MAX_AGE_MS;
+    const oldest = this.#oldest();
     const current = this.#entries;
     const used = new Map<string, Entry>();
     return {

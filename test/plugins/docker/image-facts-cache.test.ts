@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { setImmediate as tick } from 'node:timers/promises';
 import t from 'tap';
 import type { EngineClient } from '../../../plugins/docker/engine-client.js';
-import { ImageFactsCache } from '../../../plugins/docker/image-facts-cache.js';
+import { IMAGE_FACTS_MAX_AGE_MS, ImageFactsCache } from '../../../plugins/docker/image-facts-cache.js';
 import type { ImageFacts } from '../../../plugins/docker/target.js';
 
 const FACTS: ImageFacts = { RepoDigests: ['registry.example/app@sha256:1'], labels: {} };
@@ -47,6 +47,7 @@ t.test('facts are reused only while the stream is open, and any event drops them
   t.ok(cache.live);
   await filled(cache);
   t.equal(cache.lease()?.get('sha256:a'), FACTS, 'reused by the next discovery');
+  t.equal(cache.reusable, 1, 'counted as reusable while fresh');
 
   (e.streams[0] as PassThrough).write('{"Type":"image","Action":"pull"}\n');
   await tick();
@@ -75,6 +76,21 @@ t.test('facts are reused only while the stream is open, and any event drops them
   t.equal(e.streams.length, 2, 'the next discovery opens a new stream');
   t.ok(cache.live);
   cache.close();
+});
+
+t.test('facts older than the maximum age are neither reused nor counted as reusable', async (t) => {
+  const e = engine();
+  let now = 1_700_000_000_000;
+  const cache = new ImageFactsCache(e.client, () => now);
+  cache.watch();
+  await tick();
+  await filled(cache);
+  t.equal(cache.reusable, 1);
+  now += IMAGE_FACTS_MAX_AGE_MS + 1;
+  t.equal(cache.reusable, 0, 'too old to count: a big fleet asks for its image list early again');
+  t.equal(cache.lease()?.get('sha256:a'), undefined, 'too old to reuse');
+  cache.close();
+  t.equal(cache.reusable, 0, 'nothing is reusable without the stream');
 });
 
 t.test('closing the cache ends a stream that is still opening', async (t) => {
