@@ -5,6 +5,8 @@ export interface HistoryEntry {
   readonly runId: string;
   readonly kind: RunKind;
   readonly targeted: boolean;
+  /** Who started the run (`RunContext.trigger`). */
+  readonly trigger: string;
   readonly startedAt: Date;
   readonly finishedAt: Date;
   readonly summary: UpdateSummary;

@@ -38,6 +38,7 @@ export function createRunContext(
     runId,
     kind,
     targeted: isTargeted(filters),
+    trigger: request.trigger ?? 'embed',
     filters,
     signal,
     stopping,

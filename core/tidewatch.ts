@@ -235,6 +235,7 @@ class TidewatchEngine implements Tidewatch {
         runId: ctx.runId,
         kind,
         targeted: ctx.targeted,
+        trigger: ctx.trigger,
         startedAt: ctx.startedAt,
         finishedAt: new Date(),
         summary,

@@ -155,7 +155,7 @@ export interface RunRequest {
   readonly signal?: AbortSignal;
   /** Run id to use (the HTTP API hands out the id before the run starts). */
   readonly runId?: string;
-  /** Who asked: `api`, `schedule`, `startup`, `embed`… for logs only. */
+  /** Who asked: `api`, `schedule`, `startup`, `mqtt`, `webhook:<receiver>`…; `embed` when absent (`RunContext.trigger`). */
   readonly trigger?: string;
 }
 
@@ -164,6 +164,11 @@ export interface RunContext {
   readonly runId: string;
   readonly kind: ContextKind;
   readonly targeted: boolean;
+  /**
+   * Who started the run (`RunRequest.trigger`): `schedule`, `api`, `startup`, `mqtt`, `webhook:<receiver>`…;
+   * `embed` when the caller named none. Events, history and the audit trail carry it.
+   */
+  readonly trigger: string;
   readonly filters: RunFilters;
   readonly signal: AbortSignal;
   /**

@@ -31,6 +31,7 @@ export interface HistoryView {
   run_id: string;
   kind: string;
   targeted: boolean;
+  trigger: string;
   started_at: string;
   finished_at: string;
   summary: HistoryEntry['summary'];
@@ -42,6 +43,7 @@ function view(entry: HistoryEntry): HistoryView {
     run_id: entry.runId,
     kind: entry.kind,
     targeted: entry.targeted,
+    trigger: entry.trigger,
     started_at: entry.startedAt.toISOString(),
     finished_at: entry.finishedAt.toISOString(),
     summary: entry.summary,
@@ -57,6 +59,7 @@ const entrySchema = {
     run_id: { type: 'string' },
     kind: { type: 'string', enum: ['update', 'check'] },
     targeted: { type: 'boolean' },
+    trigger: { type: 'string', description: 'who started the run: schedule, api, startup, mqtt, webhook:<receiver>, embed…' },
     started_at: { type: 'string', format: 'date-time' },
     finished_at: { type: 'string', format: 'date-time' },
     summary: summarySchema,
