@@ -16,6 +16,7 @@ export interface HistoryEntry {
 
 export class RunHistory {
   readonly #entries: HistoryEntry[] = [];
+  readonly #listeners: ((entry: HistoryEntry) => void)[] = [];
   readonly capacity: number;
 
   constructor(capacity = 500) {
@@ -23,6 +24,21 @@ export class RunHistory {
   }
 
   add(entry: HistoryEntry): void {
+    this.#keep(entry);
+    for (const listener of this.#listeners) listener(entry);
+  }
+
+  /** Entries saved by an earlier process (docs/state.md), oldest first; listeners are not told. */
+  restore(entries: readonly HistoryEntry[]): void {
+    for (const entry of entries) this.#keep(entry);
+  }
+
+  /** `listener` hears of every entry added from now on (the state store saves them). */
+  subscribe(listener: (entry: HistoryEntry) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  #keep(entry: HistoryEntry): void {
     this.#entries.push(entry);
     if (this.#entries.length > this.capacity) this.#entries.splice(0, this.#entries.length - this.capacity);
   }

@@ -50,6 +50,26 @@ export type {
   ServiceKey,
   Services,
 } from './services.js';
+export { ROLLBACKS, STATE_STORE } from './services.js';
+export type { Rollbacks } from './services.js';
+export { openStateStore, containerKey } from './state-store.js';
+export type { StateStoreOptions } from './state-store.js';
+export { writeFileAtomic, readJsonFile } from './atomic-file.js';
+export { bareDigest, repoDigest } from './repo-digest.js';
+export type {
+  AuditAction,
+  AuditEntry,
+  AuditImage,
+  AuditQuery,
+  AuditRecord,
+  ContainerKey,
+  Hold,
+  LastCheck,
+  PreviousImage,
+  RetainedImage,
+  RollbackOutcome,
+  StateStore,
+} from './state.js';
 export { GIT_PATH, REGISTRY_PATH, STAGES, isGitWatched } from './watch-split.js';
 export type { WatchClaim } from './watch-split.js';
 

@@ -4,6 +4,7 @@
 // Each key has one provider: a second one is an error, never a silent replacement; a plugin that lists a
 // key in `requires` fails start-up when nothing provides it (docs/plugins.md#services).
 import { errors } from './errors.js';
+import type { ContainerKey, RollbackOutcome, StateStore } from './state.js';
 
 /** A typed key: `defineService<LocalImages>('local-images')`. */
 export interface ServiceKey<T> {
@@ -120,3 +121,15 @@ export interface DockerEngines {
   list(): readonly EngineApi[];
 }
 export const DOCKER_ENGINES: ServiceKey<DockerEngines> = defineService<DockerEngines>('docker-engines');
+
+/** The one state store (docs/state.md): last checks, history, audit trail, holds. Provided by the state plugin. */
+export const STATE_STORE: ServiceKey<StateStore> = defineService<StateStore>('state-store');
+
+/** Rollback on demand and holds (docs/state.md#rollback-on-demand). Provided by the state plugin. */
+export interface Rollbacks {
+  /** Puts the container back on the image it ran before its last update, as a targeted update run. */
+  rollback(key: ContainerKey, options?: { trigger?: string; signal?: AbortSignal; runId?: string }): Promise<RollbackOutcome>;
+  /** Lifts a hold; false when the container was not held. */
+  release(key: ContainerKey): boolean;
+}
+export const ROLLBACKS: ServiceKey<Rollbacks> = defineService<Rollbacks>('rollbacks');

@@ -7,6 +7,7 @@ import { stripSlash } from './option-parsers.js';
 
 const group = 'Update behaviour';
 const selection = 'Container selection';
+const state = 'State';
 
 export const SHARED_OPTIONS = Object.freeze({
   // The selection filters, read by the docker and swarm runtimes alike (containers and services).
@@ -37,5 +38,10 @@ export const SHARED_OPTIONS = Object.freeze({
   labelTakePrecedence: option.boolean({
     flag: 'label-take-precedence', group,
     description: 'Let the monitor-only and no-pull labels override the global options.',
+  }),
+  // The one data directory every plugin that keeps state reads (docs/state.md); empty: memory only.
+  dataDir: option.string({
+    flag: 'data-dir', valueName: '<dir>', default: '', group: state,
+    description: 'Where Tidewatch keeps its state across restarts (last checks, history, audit trail, holds); empty: memory only.',
   }),
 });

@@ -78,6 +78,11 @@ export interface Staleness {
    * yet): the target is reported stale and the run counts it skipped with this reason, asking no runtime.
    */
   readonly notApplicable?: string;
+  /**
+   * A local image to run as it is, never pulled (rollback on demand, docs/state.md#rollback-on-demand): the
+   * runtime creates the new container on this image id and keeps the target's image reference as its name.
+   */
+  readonly targetImageId?: string;
 }
 
 export interface GitStaleness {

@@ -1,4 +1,4 @@
-// The built-in plugins, in tap order: the runtimes first (docker, then swarm for the services on its engines),
+// The built-in plugins, in tap order: the state store (docs/state.md) first, then the runtimes (docker, then swarm for the services on its engines),
 // third-party plugins next (a third-party source may claim its own watch path before the built-in ones look), then the Git source, no-pull, the registry
 // source, cooldown, notifications (after any third-party plugin that adds a scheme), Home Assistant over MQTT
 // (an observer, off without --mqtt-url), and last the HTTP API, which serves what the others provide. Each
@@ -12,10 +12,13 @@ import { mqttPlugin } from '../plugins/mqtt/index.js';
 import { noPullPlugin } from '../plugins/no-pull/index.js';
 import { notifyPlugin } from '../plugins/notify/index.js';
 import { registryPlugin } from '../plugins/registry/index.js';
+import { statePlugin } from '../plugins/state/index.js';
 import { swarmPlugin } from '../plugins/swarm/index.js';
 
 export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = []): TidewatchPlugin<object>[] {
   return [
+    // First: every other plugin finds the state store (docs/state.md) when it is applied.
+    statePlugin,
     dockerPlugin,
     swarmPlugin,
     ...thirdParty,

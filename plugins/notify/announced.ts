@@ -1,12 +1,16 @@
 // What has been announced, so a pending update is announced once per new image, not on every run
-// (docs/notifications.md#no-repeats). Kept in a small JSON file under --data-dir so a restart does not
-// announce it again; written atomically (a temporary file renamed over the old one). A file that cannot
-// be read or written costs only the memory across restarts: it is logged, never fatal.
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { errorMessage, type Logger } from '../../core/index.js';
+// (docs/notifications.md#no-repeats). Kept in `notify-announced.json` under --data-dir (docs/state.md) so a
+// restart does not announce it again, written atomically (core's writeFileAtomic: never half-written);
+// without a data directory it is kept in memory only. The file of earlier versions,
+// `tidewatch-announced.json` in the data directory (or the working directory when none was set), is read
+// once when the new one does not exist yet. A file that cannot be read or written costs only the memory
+// across restarts: it is logged (an unreadable one moved aside), never fatal.
+import { join } from 'node:path';
+import { errorMessage, readJsonFile, writeFileAtomic, type Logger } from '../../core/index.js';
 
-export const ANNOUNCED_FILE = 'tidewatch-announced.json';
+export const ANNOUNCED_FILE = 'notify-announced.json';
+/** Where versions before docs/state.md kept it: read once for compatibility. */
+export const LEGACY_ANNOUNCED_FILE = 'tidewatch-announced.json';
 
 interface AnnouncedFile {
   readonly version: 1;
@@ -14,26 +18,38 @@ interface AnnouncedFile {
   readonly announced: Record<string, string>;
 }
 
+function isAnnouncedFile(value: unknown): value is AnnouncedFile {
+  const v = value as Partial<AnnouncedFile> | null;
+  return typeof v === 'object' && v !== null && typeof v.announced === 'object' && v.announced !== null;
+}
+
 export class AnnouncedUpdates {
-  readonly #file: string;
+  readonly #file: string | undefined;
   readonly #logger: Logger;
   readonly #announced = new Map<string, string>();
   /** Changed since the last save: a run that changes nothing writes nothing. */
   #dirty = false;
   #writing: Promise<void> = Promise.resolve();
 
-  private constructor(file: string, logger: Logger) {
+  private constructor(file: string | undefined, logger: Logger) {
     this.#file = file;
     this.#logger = logger;
   }
 
   static async open(dataDir: string, logger: Logger): Promise<AnnouncedUpdates> {
-    const store = new AnnouncedUpdates(join(dataDir || process.cwd(), ANNOUNCED_FILE), logger);
-    await store.#load();
+    const store = new AnnouncedUpdates(dataDir ? join(dataDir, ANNOUNCED_FILE) : undefined, logger);
+    const current = store.#file ? await readJsonFile(store.#file, logger, isAnnouncedFile) : undefined;
+    const loaded = current ?? (await readJsonFile(join(dataDir || process.cwd(), LEGACY_ANNOUNCED_FILE), logger, isAnnouncedFile));
+    for (const [name, latest] of Object.entries(loaded?.announced ?? {})) {
+      if (typeof latest === 'string') store.#announced.set(name, latest);
+    }
+    // Read from the old file: written to the new one at the next save.
+    if (!current && loaded) store.#dirty = true;
     return store;
   }
 
-  get file(): string {
+  /** The file under the data directory, undefined when kept in memory only. */
+  get file(): string | undefined {
     return this.#file;
   }
 
@@ -55,44 +71,17 @@ export class AnnouncedUpdates {
 
   /** Writes the file; concurrent saves are serialised, the last state wins. */
   save(): Promise<void> {
-    if (!this.#dirty) return this.#writing;
+    const file = this.#file;
+    if (!this.#dirty || !file) return this.#writing;
     this.#dirty = false;
     const body: AnnouncedFile = { version: 1, announced: Object.fromEntries(this.#announced) };
     this.#writing = this.#writing.then(async () => {
       try {
-        await mkdir(dirname(this.#file), { recursive: true });
-        const temporary = `${this.#file}.${process.pid}.tmp`;
-        try {
-          await writeFile(temporary, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
-          await rename(temporary, this.#file);
-        } catch (err) {
-          await rm(temporary, { force: true }).catch(() => undefined);
-          throw err;
-        }
+        await writeFileAtomic(file, `${JSON.stringify(body, null, 2)}\n`);
       } catch (err) {
-        this.#logger.warn({ file: this.#file, err: errorMessage(err) }, 'could not save what was announced; a restart may repeat it');
+        this.#logger.warn({ file, err: errorMessage(err) }, 'could not save what was announced; a restart may repeat it');
       }
     });
     return this.#writing;
-  }
-
-  async #load(): Promise<void> {
-    let text: string;
-    try {
-      text = await readFile(this.#file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-        this.#logger.warn({ file: this.#file, err: errorMessage(err) }, 'could not read what was announced');
-      }
-      return;
-    }
-    try {
-      const parsed = JSON.parse(text) as Partial<AnnouncedFile>;
-      for (const [name, latest] of Object.entries(parsed.announced ?? {})) {
-        if (typeof latest === 'string') this.#announced.set(name, latest);
-      }
-    } catch (err) {
-      this.#logger.warn({ file: this.#file, err: errorMessage(err) }, 'ignoring an unreadable announcements file');
-    }
   }
 }

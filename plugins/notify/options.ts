@@ -1,6 +1,6 @@
 // The notify plugin's options: Watchtower's notification flags and variables (docs/notifications.md),
 // declared once here. The legacy `--notifications` kinds and their old options are converted to URLs.
-import { option, type OptionValues } from '../../core/index.js';
+import { SHARED_OPTIONS, option, type OptionValues } from '../../core/index.js';
 
 const group = 'Notifications';
 const str = (flag: string, description: string, extra: { default?: string; watchtowerEnv?: string } = {}) =>
@@ -48,10 +48,7 @@ export const notifyOptions = {
     flag: 'porcelain', short: 'P', values: ['', 'v1', 'json'], default: '', valueName: '<v1|json>', group,
     description: 'Write a machine-readable report of every run to stdout (v1 or json).',
   }),
-  dataDir: option.string({
-    flag: 'data-dir', valueName: '<dir>', default: '', group,
-    description: 'Where Tidewatch keeps what it announced, so a restart does not repeat it (default: the working directory).',
-  }),
+  dataDir: SHARED_OPTIONS.dataDir,
   notifications: option.list({
     flag: 'notifications', short: 'n', valueName: '<types>', group,
     description: 'Deprecated notification types (email, slack, msteams, gotify), converted to URLs.',

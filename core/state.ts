@@ -1,0 +1,121 @@
+// What Tidewatch remembers between runs and across restarts (docs/state.md): each container's last check,
+// the run history, the audit trail of every change, the image each updated container ran before (for
+// rollback on demand), holds after a rollback, and the previous images cleanup keeps for a while. One store
+// holds it all, reached through the STATE_STORE service; with no data directory it lives in memory only.
+import type { HistoryEntry } from './history.js';
+import type { UpdateReport } from './types.js';
+
+/** An image as the audit trail names it: reference, registry digest (empty when unknown), local id. */
+export interface AuditImage {
+  readonly image: string;
+  readonly digest: string;
+  readonly image_id: string;
+}
+
+export type AuditAction = 'update' | 'rollback' | 'restart' | 'repair';
+
+/** One change Tidewatch made, as `GET /v1/audit` shows it (docs/state.md#the-audit-trail). */
+export interface AuditEntry {
+  readonly id: string;
+  /** RFC 3339. */
+  readonly time: string;
+  readonly action: AuditAction;
+  readonly container: string;
+  readonly host?: string;
+  /** Who started the run (`RunContext.trigger`); `startup` for a start-up repair. */
+  readonly trigger: string;
+  /** The run's id; empty for a start-up repair. */
+  readonly run_id: string;
+  readonly from?: AuditImage;
+  readonly to?: AuditImage;
+  /** `updated`, `rolled_back`, `restarted`, `restored`, `removed`, `failed`… */
+  readonly outcome: string;
+  readonly error?: string;
+}
+
+/** What an audit writer gives; the store adds `id` and `time`. */
+export type AuditRecord = Omit<AuditEntry, 'id' | 'time'> & { readonly time?: string };
+
+export interface AuditQuery {
+  readonly container?: string;
+  /** Epoch milliseconds, inclusive. */
+  readonly since?: number;
+  readonly until?: number;
+  /** The newest N of what matched. */
+  readonly limit?: number;
+}
+
+/** A container's last check, whichever run made it. */
+export interface LastCheck {
+  readonly name: string;
+  readonly host?: string;
+  /** Stale, and the check itself did not fail. */
+  readonly updateAvailable: boolean;
+  /** Bare `sha256:…`, empty when the source named none. */
+  readonly latestDigest: string;
+  /** RFC 3339. */
+  readonly checkedAt: string;
+}
+
+/** The image a container ran before its last update: where a rollback takes it back to. */
+export interface PreviousImage {
+  readonly image: string;
+  readonly imageId: string;
+  readonly digest: string;
+  /** RFC 3339: when the update replaced it. */
+  readonly replacedAt: string;
+}
+
+/** A rolled-back container is not put back on the image it was rolled back from (docs/state.md#holds). */
+export interface Hold {
+  readonly imageId: string;
+  /** Bare registry digest of that image; empty when unknown. */
+  readonly digest: string;
+  readonly image: string;
+  /** RFC 3339. */
+  readonly since: string;
+}
+
+/** A replaced image cleanup keeps until `until` so that a rollback can still use it. */
+export interface RetainedImage {
+  readonly imageId: string;
+  readonly imageName: string;
+  readonly host: string;
+  /** RFC 3339. */
+  readonly until: string;
+}
+
+/** Names a container across replacements: its name and, with several engines, its engine. */
+export interface ContainerKey {
+  readonly name: string;
+  readonly host?: string;
+}
+
+export interface StateStore {
+  /** The data directory, or undefined when the state lives in memory only. */
+  readonly dir: string | undefined;
+  /** The last check of a container by its runtime id (a replaced container starts unchecked). */
+  lastCheck(id: string): LastCheck | undefined;
+  recordCheck(id: string, check: LastCheck): void;
+  previousImage(key: ContainerKey): PreviousImage | undefined;
+  setPreviousImage(key: ContainerKey, previous: PreviousImage | undefined): void;
+  hold(key: ContainerKey): Hold | undefined;
+  setHold(key: ContainerKey, hold: Hold | undefined): void;
+  retainedImages(): readonly RetainedImage[];
+  setRetainedImages(images: readonly RetainedImage[]): void;
+  /** Run summaries as last saved, oldest first. */
+  history(): readonly HistoryEntry[];
+  recordHistory(entry: HistoryEntry): void;
+  /** Appends to the audit trail (durably when on disk); the oldest entries go past the bound. */
+  appendAudit(record: AuditRecord): Promise<AuditEntry>;
+  /** Matching audit entries, oldest first. */
+  audit(query?: AuditQuery): Promise<AuditEntry[]>;
+  /** Resolves once everything recorded so far is on disk. */
+  flush(): Promise<void>;
+}
+
+/** What a rollback on demand came to: no previous image known, that image gone, or the run's report. */
+export type RollbackOutcome =
+  | { readonly status: 'unknown' }
+  | { readonly status: 'gone'; readonly previous: PreviousImage }
+  | { readonly status: 'done'; readonly report: UpdateReport; readonly from: AuditImage; readonly to: AuditImage };

@@ -1,0 +1,77 @@
+// The audit trail of update runs (docs/state.md#the-audit-trail): after the run's cleanup (and the
+// runtime's end-of-run check, which may turn a result into `failed`), one entry per replacement, rollback
+// and dependent restart, with the previous image remembered for rollback on demand and holds set or ended.
+// Failed checks are not changes: only targets that reached the gates are written.
+import {
+  bareDigest,
+  errorMessage,
+  repoDigest,
+  type ApplyResult,
+  type AuditImage,
+  type AuditRecord,
+  type RunContext,
+  type Staleness,
+  type StateStore,
+  type TidewatchCore,
+} from '../../core/index.js';
+import type { SeenStaleness } from './hold-gate.js';
+import type { RollbackRuns } from './rollback.js';
+
+/** After every other cleanup tap (the runtimes' are at the default stage). */
+const AFTER_RUNTIMES = 1000;
+
+function recordOf(
+  store: StateStore,
+  rollbacks: RollbackRuns,
+  result: ApplyResult,
+  staleness: Staleness,
+  ctx: RunContext,
+): AuditRecord | undefined {
+  const { target } = result;
+  const key = { name: target.name, ...(target.host ? { host: target.host } : {}) };
+  const base = { container: target.name, ...(target.host ? { host: target.host } : {}), trigger: ctx.trigger, run_id: ctx.runId };
+  const from: AuditImage = { image: target.image, digest: repoDigest(target, staleness), image_id: result.oldImageId ?? target.imageId };
+  const previous = rollbacks.rollbackOf(ctx.runId, key);
+  const error = result.error === undefined ? {} : { error: result.error };
+  switch (result.outcome) {
+    case 'updated': {
+      const now = new Date().toISOString();
+      if (previous) {
+        // Held: no run puts it back on the image it was rolled back from (hold-gate.ts).
+        store.setHold(key, { imageId: from.image_id, digest: from.digest, image: target.image, since: now });
+        store.setPreviousImage(key, undefined);
+        const to = { image: previous.image, digest: previous.digest, image_id: result.newImageId ?? previous.imageId };
+        return { ...base, action: 'rollback', from, to, outcome: 'rolled_back' };
+      }
+      store.setPreviousImage(key, { image: target.image, imageId: from.image_id, digest: from.digest, replacedAt: now });
+      store.setHold(key, undefined);
+      const digest = staleness.latestDigest ? bareDigest(staleness.latestDigest) : '';
+      return { ...base, action: 'update', from, to: { image: target.image, digest, image_id: result.newImageId ?? '' }, outcome: 'updated' };
+    }
+    case 'restarted':
+      return { ...base, action: 'restart', from, outcome: 'restarted' };
+    case 'failed':
+      if (previous) return { ...base, action: 'rollback', from, outcome: 'failed', ...error };
+      return { ...base, action: 'update', from, outcome: result.rolledBack ? 'rolled_back' : 'failed', ...error };
+    default:
+      return undefined;
+  }
+}
+
+export function tapAudit(core: TidewatchCore, store: StateStore, rollbacks: RollbackRuns, seen: SeenStaleness): void {
+  core.hooks.cleanup.tapPromise({ name: 'state', stage: AFTER_RUNTIMES }, async (results, ctx) => {
+    const candidates = seen.get(ctx);
+    if (!candidates) return;
+    for (const result of results) {
+      const staleness = candidates.get(result.target.id);
+      if (!staleness) continue;
+      const record = recordOf(store, rollbacks, result, staleness, ctx);
+      if (!record) continue;
+      try {
+        await store.appendAudit(record);
+      } catch (err) {
+        ctx.logger.error({ container: result.target.name, err: errorMessage(err) }, 'could not write the audit trail');
+      }
+    }
+  });
+}

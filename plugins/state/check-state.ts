@@ -1,0 +1,35 @@
+// Each container's last check, from every run's report (docs/state.md#last-checks): a check run's results,
+// an update run's checks; a container an update replaced is recorded under its new id as up to date.
+import { bareDigest, type CheckResult, type EventPayloads, type StateStore } from '../../core/index.js';
+
+function lastCheckOf({ target, staleness, checkedAt }: CheckResult) {
+  return {
+    name: target.name,
+    ...(target.host ? { host: target.host } : {}),
+    updateAvailable: staleness.stale && !staleness.error,
+    latestDigest: staleness.latestDigest ? bareDigest(staleness.latestDigest) : '',
+    checkedAt: checkedAt.toISOString(),
+  };
+}
+
+export function recordChecks(store: StateStore, data: EventPayloads['run_report']): void {
+  if (data.kind === 'check') {
+    for (const result of data.report.results) store.recordCheck(result.target.id, lastCheckOf(result));
+    return;
+  }
+  const { checks, results, finishedAt } = data.report;
+  const byId = new Map(checks.map((check) => [check.target.id, check]));
+  for (const check of checks) store.recordCheck(check.target.id, lastCheckOf(check));
+  for (const result of results) {
+    if (result.outcome !== 'updated' || !result.newContainerId) continue;
+    const check = byId.get(result.target.id);
+    const latestDigest = check?.staleness.latestDigest ? bareDigest(check.staleness.latestDigest) : '';
+    store.recordCheck(result.newContainerId, {
+      name: result.target.name,
+      ...(result.target.host ? { host: result.target.host } : {}),
+      updateAvailable: false,
+      latestDigest,
+      checkedAt: finishedAt.toISOString(),
+    });
+  }
+}

@@ -1,0 +1,37 @@
+// Holds (docs/state.md#holds): a rolled-back container is not put back on the image it was rolled back
+// from. The gate skips it with a reason while the newest image is still that one; a newer image ends the
+// hold. It also remembers each candidate's staleness for the audit trail (audit-taps.ts).
+import { STAGES, bareDigest, type Hold, type RunContext, type Staleness, type StateStore, type TidewatchCore } from '../../core/index.js';
+import type { RollbackRuns } from './rollback.js';
+
+export type SeenStaleness = WeakMap<RunContext, Map<string, Staleness>>;
+
+/** True when the newest image the check found is the held one (or the check cannot tell). */
+export function isHeldImage(hold: Hold, staleness: Staleness): boolean {
+  if (staleness.latestDigest) return bareDigest(staleness.latestDigest) === hold.digest;
+  if (staleness.latestImageId) return staleness.latestImageId === hold.imageId;
+  return true;
+}
+
+export function holdReason(hold: Hold, name: string): string {
+  return `held after a rollback from ${hold.digest || hold.imageId}: POST /v1/release?container=${name} lifts the hold`;
+}
+
+export function tapHoldGate(core: TidewatchCore, store: StateStore, rollbacks: RollbackRuns): SeenStaleness {
+  const seen: SeenStaleness = new WeakMap();
+  core.hooks.gate.tapPromise({ name: 'state', stage: STAGES.gate.defer }, async (target, staleness, ctx) => {
+    let map = seen.get(ctx);
+    if (!map) seen.set(ctx, (map = new Map()));
+    map.set(target.id, staleness);
+    // A dependent restarted on its own image is not an update: its hold stays as it is.
+    if (ctx.kind !== 'update' || !staleness.stale || rollbacks.isRollbackRun(ctx.runId)) return undefined;
+    const key = { name: target.name, ...(target.host ? { host: target.host } : {}) };
+    const hold = store.hold(key);
+    if (!hold) return undefined;
+    if (isHeldImage(hold, staleness)) return { reason: holdReason(hold, target.name), by: 'state' };
+    store.setHold(key, undefined);
+    ctx.logger.info({ container: target.name }, 'hold ended: a newer image than the one rolled back from');
+    return undefined;
+  });
+  return seen;
+}

@@ -1,0 +1,26 @@
+// The state plugin's start-up (docs/state.md): open the store, give the core's history what was saved,
+// and tap the runs: checks as each run reports them, changes once a run's cleanup is done, holds at the
+// gate, rollbacks at the staleness check.
+import { ROLLBACKS, STATE_STORE, openStateStore, type TidewatchCore } from '../../core/index.js';
+import { tapAudit } from './audit-taps.js';
+import { recordChecks } from './check-state.js';
+import { tapHoldGate } from './hold-gate.js';
+import { RollbackRuns } from './rollback.js';
+
+export async function applyState(core: TidewatchCore, dataDir: string): Promise<void> {
+  const logger = core.logger.child({ plugin: 'state' });
+  const store = await openStateStore({ dir: dataDir || undefined, logger });
+  core.services.provide(STATE_STORE, store);
+  core.history.restore(store.history());
+  core.history.subscribe((entry) => store.recordHistory(entry));
+  core.hooks.event.tap('state', (event) => {
+    if (event.type === 'run_report') recordChecks(store, event.data);
+  });
+  const rollbacks = new RollbackRuns(core, store);
+  core.services.provide(ROLLBACKS, rollbacks);
+  rollbacks.tap();
+  const seen = tapHoldGate(core, store, rollbacks);
+  tapAudit(core, store, rollbacks, seen);
+  core.onClose(() => store.flush());
+  if (store.dir) logger.info({ dir: store.dir }, 'state kept in the data directory');
+}

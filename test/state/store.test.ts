@@ -1,0 +1,78 @@
+// The state store on disk (docs/state.md): a reopened store reads what was saved, a corrupt snapshot is
+// moved aside with one warning, a torn audit line is cut, and the audit trail stays bounded.
+import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { openStateStore } from '../../core/index.js';
+import { memoryLogger } from '../helpers/memory-logger.js';
+
+async function tempDir(t: { teardown(fn: () => unknown): void }): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'tw-state-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const check = { name: 'web', updateAvailable: true, latestDigest: 'sha256:aa', checkedAt: '2026-01-01T00:00:00.000Z' };
+
+t.test('what is recorded survives a reopen', async (t) => {
+  const dir = await tempDir(t);
+  const store = await openStateStore({ dir });
+  store.recordCheck('id1', check);
+  store.setHold({ name: 'web' }, { imageId: 'sha256:old', digest: 'sha256:d', image: 'r/web:1', since: check.checkedAt });
+  store.setPreviousImage({ name: 'web', host: 'unix:///a' }, { image: 'r/web:1', imageId: 'sha256:p', digest: '', replacedAt: check.checkedAt });
+  await store.appendAudit({ action: 'update', container: 'web', trigger: 'api', run_id: 'r1', outcome: 'updated' });
+  await store.flush();
+  const again = await openStateStore({ dir });
+  t.same(again.lastCheck('id1'), check);
+  t.match(again.hold({ name: 'web' }), { imageId: 'sha256:old' });
+  t.match(again.previousImage({ name: 'web', host: 'unix:///a' }), { imageId: 'sha256:p' });
+  t.equal(again.previousImage({ name: 'web' }), undefined, 'keyed by engine too');
+  t.match(await again.audit(), [{ action: 'update', container: 'web', trigger: 'api', run_id: 'r1', id: String, time: String }]);
+});
+
+t.test('a corrupt snapshot is moved aside with one warning; the store starts empty', async (t) => {
+  const dir = await tempDir(t);
+  await writeFile(join(dir, 'state.json'), '{"version":1,"checks":{');
+  const logger = memoryLogger();
+  const store = await openStateStore({ dir, logger });
+  t.equal(store.lastCheck('id1'), undefined);
+  const files = await readdir(dir);
+  t.ok(files.some((f) => f.startsWith('state.json.corrupt-')), `moved aside: ${files.join(' ')}`);
+  t.equal(logger.lines.filter((l) => l.level === 'warn').length, 1, 'one warning');
+});
+
+t.test('a torn last audit line is cut; the entries before it stay', async (t) => {
+  const dir = await tempDir(t);
+  const store = await openStateStore({ dir });
+  await store.appendAudit({ action: 'update', container: 'a', trigger: 'api', run_id: 'r', outcome: 'updated' });
+  await appendFile(join(dir, 'audit.jsonl'), '{"id":"x","time":"2026');
+  const again = await openStateStore({ dir });
+  await again.appendAudit({ action: 'restart', container: 'b', trigger: 'api', run_id: 'r', outcome: 'restarted' });
+  t.same((await again.audit()).map((e) => e.container), ['a', 'b']);
+  t.notOk((await readFile(join(dir, 'audit.jsonl'), 'utf8')).includes('"x"'), 'the torn entry is gone');
+});
+
+t.test('the audit trail keeps the newest entries past its bound; queries filter and limit', async (t) => {
+  const dir = await tempDir(t);
+  const store = await openStateStore({ dir, auditCapacity: 10 });
+  for (let i = 0; i < 25; i++) {
+    await store.appendAudit({ action: 'update', container: `c${i % 2}`, trigger: 'api', run_id: String(i), outcome: 'updated', time: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString() });
+  }
+  const all = await store.audit();
+  t.ok(all.length >= 10 && all.length <= 11, `bounded: ${all.length}`);
+  t.equal(all.at(-1)?.run_id, '24', 'newest last');
+  t.same((await store.audit({ container: 'c0', limit: 2 })).map((e) => e.run_id), ['22', '24']);
+  t.same((await store.audit({ since: Date.UTC(2026, 0, 1, 0, 23) })).map((e) => e.run_id), ['23', '24']);
+  const lines = (await readFile(join(dir, 'audit.jsonl'), 'utf8')).split('\n').filter(Boolean);
+  t.equal(lines.length, all.length, 'the file itself was trimmed');
+});
+
+t.test('without a data directory nothing is written', async (t) => {
+  const store = await openStateStore();
+  t.equal(store.dir, undefined);
+  store.recordCheck('id', check);
+  await store.appendAudit({ action: 'update', container: 'a', trigger: 'api', run_id: 'r', outcome: 'updated' });
+  t.same(store.lastCheck('id'), check);
+  t.equal((await store.audit()).length, 1);
+});
