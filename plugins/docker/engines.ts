@@ -8,7 +8,7 @@ import { discoverContainers, type DiscoveryOptions, type ListedContainer } from 
 import type { EngineSpec } from './hosts.js';
 import { ImageFactsCache } from './image-facts-cache.js';
 import type { ResolvedDockerOptions } from './options.js';
-import { repairInterrupted } from './repair.js';
+import { repairInterrupted, type RepairReport } from './repair.js';
 import { createRuntime, type DockerRuntime } from './runtime.js';
 
 export interface Engine {
@@ -30,6 +30,7 @@ export function createEngine(
   options: ResolvedDockerOptions,
   logger: Logger,
   ownId: () => string | undefined,
+  onRepaired?: (report: RepairReport) => Promise<void>,
 ): Engine {
   const docker = createDockerClient({ host: spec.host, tlsVerify: spec.tlsVerify, certPath: spec.certPath, apiVersion: options.apiVersion });
   const runtime = createRuntime(docker, options, logger, ownId);
@@ -42,6 +43,7 @@ export function createEngine(
       logger.warn({ ...report }, 'repaired what an interrupted update left behind');
     }
     if (report.problems.length > 0) logger.error({ problems: report.problems }, 'could not repair everything');
+    await onRepaired?.(report);
   };
   return {
     host: spec.host,

@@ -60,6 +60,10 @@ export const dockerOptions = {
   cleanup: option.boolean({
     flag: 'cleanup', short: 'c', group: behaviour, description: 'Remove the old image after a successful update.',
   }),
+  rollbackRetentionMs: option.duration({
+    flag: 'rollback-retention', default: 168 * 3_600_000, group: behaviour,
+    description: 'With --cleanup, how long an updated container\'s previous image is kept for a rollback (docs/state.md).',
+  }),
   removeVolumes: option.boolean({
     flag: 'remove-volumes', group: behaviour, description: "Remove the old container's anonymous volumes.",
   }),

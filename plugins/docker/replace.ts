@@ -93,8 +93,10 @@ async function newImage(
   request: ReplaceRequest,
   imageName: string,
 ): Promise<{ id: string; labels: Record<string, string> }> {
-  if (await needsPull(rt.docker, request.plan)) await request.pull(imageName);
-  const image = await rt.docker.getImage(imageName).inspect();
+  // A rollback runs a local image as it is, never pulled (docs/state.md#rollback-on-demand).
+  const pinned = request.plan.restartOnly ? undefined : request.plan.staleness.targetImageId;
+  if (!pinned && (await needsPull(rt.docker, request.plan))) await request.pull(imageName);
+  const image = await rt.docker.getImage(pinned ?? imageName).inspect();
   return { id: image.Id, labels: image.Config.Labels ?? {} };
 }
 
@@ -136,10 +138,16 @@ async function createLike(
   return created.id;
 }
 
-/** The new container, under its staging name while the old one still runs. */
-async function stageContainer(rt: DockerRuntime, subject: Subject): Promise<string> {
+/**
+ * The new container, under its staging name while the old one still runs. On `pinnedImageId` (a rollback)
+ * it runs that image id, with Watchtower's zodiac label keeping its image name, as `recreateOld` does.
+ */
+async function stageContainer(rt: DockerRuntime, subject: Subject, pinnedImageId?: string): Promise<string> {
   const defaults = await imageDefaults(rt.docker, subject.info.Image);
   const name = stagingName(subject.aside.originalName, subject.info.Id);
+  if (pinnedImageId) {
+    return createLike(rt, subject.info, defaults, pinnedImageId, name, { [ZODIAC_IMAGE_LABEL]: subject.imageName });
+  }
   return createLike(rt, subject.info, defaults, subject.imageName, name);
 }
 
@@ -235,7 +243,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
   if (request.signal.aborted) return abandon({ outcome: 'skipped', reason: 'cancelled: Tidewatch is stopping' });
   let newId: string;
   try {
-    newId = await stageContainer(rt, subject);
+    newId = await stageContainer(rt, subject, plan.restartOnly ? undefined : plan.staleness.targetImageId);
   } catch (err) {
     return abandon({ outcome: 'failed', error: `creating the new container: ${errorMessage(err)}`, rolledBack: true });
   }

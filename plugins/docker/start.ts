@@ -6,6 +6,7 @@ import {
   LOCAL_IMAGES,
   PULL_CREDENTIALS,
   STAGES,
+  STATE_STORE,
   errorMessage,
   type LocalImages,
   type RunContext,
@@ -16,6 +17,7 @@ import { pingEngine } from './client.js';
 import { createEngine, discoverAll, type Engine } from './engines.js';
 import { engineSpecs } from './hosts.js';
 import { localImages } from './local-images.js';
+import { auditRepair } from './repair-audit.js';
 import type { DockerOptionValues, ResolvedDockerOptions } from './options.js';
 import { detectOwnContainerId } from './self-container.js';
 import { effectiveScope, selectDockerTargets } from './selection.js';
@@ -58,7 +60,9 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
   // hostname when the files say nothing.
   let ownId = options.selfContainerId ?? (await detectOwnContainerId());
   const engines = specs.map((spec) =>
-    createEngine(spec, options, specs.length === 1 ? logger : logger.child({ host: spec.host }), () => ownId),
+    createEngine(spec, options, specs.length === 1 ? logger : logger.child({ host: spec.host }), () => ownId, (report) =>
+      auditRepair(core.services.get(STATE_STORE), report, spec.host, logger),
+    ),
   );
 
   core.onClose(() => {

@@ -2,11 +2,12 @@
 // target's staleness check), apply for Docker targets, and after the run (the core runs cleanup after a
 // cancelled run too): restoring anything an aborted or partial run left aside, the running-before,
 // running-after invariant, post-check hooks, and image cleanup.
-import { STAGES, errorMessage, type ApplyResult, type RunContext, type Target, type TidewatchCore, type UpdatePlan } from '../../core/index.js';
+import { STAGES, STATE_STORE, errorMessage, type ApplyResult, type RunContext, type Target, type TidewatchCore, type UpdatePlan } from '../../core/index.js';
 import { restoreAll } from './aside.js';
 import { inspectOrUndefined } from './container-ops.js';
 import { enforceRunning, type Violation } from './invariant.js';
 import { removeReplacedImages } from './image-cleanup.js';
+import { retainImages } from './image-retention.js';
 import { runHook, type HookPhase } from './lifecycle-hooks.js';
 import { monitorOnlyGate } from './monitor-only.js';
 import { PullSlots, pullForRun } from './pull.js';
@@ -134,7 +135,9 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
       for (const target of state.checkedTargets.values()) await runCheckHook(rt, target, 'post-check', ctx);
     }
     if (options.cleanup) {
-      const images = await removeReplacedImages(rt.docker, state.replacedImages, ctx.logger, await rt.isPodman());
+      const store = core.services.get(STATE_STORE);
+      const due = store && options.rollbackRetentionMs > 0 ? retainImages(store, state.replacedImages, host, options.rollbackRetentionMs) : state.replacedImages;
+      const images = await removeReplacedImages(rt.docker, due, ctx.logger, await rt.isPodman());
       if (images.length > 0) core.emit('image_cleanup', { run_id: ctx.runId, images });
     }
   });
