@@ -52,6 +52,18 @@ export function containerKey(key: ContainerKey): string {
   return key.host ? `${key.host}|${key.name}` : key.name;
 }
 
+/**
+ * The stored key of `key` in `map`: exact, or, when no engine was named (`POST /v1/rollback?container=web`),
+ * the one entry of that name on whichever engine.
+ */
+function storedKey(map: ReadonlyMap<string, unknown>, key: ContainerKey): string {
+  const exact = containerKey(key);
+  if (key.host || map.has(exact)) return exact;
+  const suffix = `|${key.name}`;
+  const found = [...map.keys()].filter((k) => k.endsWith(suffix));
+  return found.length === 1 ? (found[0] as string) : exact;
+}
+
 export interface StateStoreOptions {
   /** The data directory; without it nothing is written. */
   readonly dir?: string;
@@ -101,22 +113,22 @@ class Store implements StateStore {
   }
 
   previousImage(key: ContainerKey): PreviousImage | undefined {
-    return this.#previous.get(containerKey(key));
+    return this.#previous.get(storedKey(this.#previous, key));
   }
 
   setPreviousImage(key: ContainerKey, previous: PreviousImage | undefined): void {
     if (previous) this.#previous.set(containerKey(key), previous);
-    else if (!this.#previous.delete(containerKey(key))) return;
+    else if (!this.#previous.delete(storedKey(this.#previous, key))) return;
     this.#changed();
   }
 
   hold(key: ContainerKey): Hold | undefined {
-    return this.#holds.get(containerKey(key));
+    return this.#holds.get(storedKey(this.#holds, key));
   }
 
   setHold(key: ContainerKey, hold: Hold | undefined): void {
     if (hold) this.#holds.set(containerKey(key), hold);
-    else if (!this.#holds.delete(containerKey(key))) return;
+    else if (!this.#holds.delete(storedKey(this.#holds, key))) return;
     this.#changed();
   }
 

@@ -2,9 +2,9 @@
 // left out rather than sent empty, as the spec says "present only when known"; the strings the spec
 // types as always present (`digest`, `latest_image_id`, `latest_digest`) are empty when unknown.
 import {
+  bareDigest,
   readLabel,
-  repositoryName,
-  tryParseImageReference,
+  repoDigest,
   type CheckResult,
   type Staleness,
   type Target,
@@ -52,31 +52,13 @@ export interface CheckRecord extends Placement {
   current_image_version?: string;
   current_revision?: string;
   timestamp: string;
+  /** Present (true) only while the container is held after a rollback (docs/state.md#holds). */
+  held?: boolean;
 }
 
-/** `repo@sha256:…` → `sha256:…` (the registry sends and compares the bare digest). */
-function bareDigest(value: string): string {
-  const at = value.lastIndexOf('@');
-  return at === -1 ? value : value.slice(at + 1);
-}
-
-/**
- * The repo digest of the running image: the RepoDigests entry of the image's own repository (an
- * image pushed to two registries has one entry per registry), else the first one, else empty
- * (a local build has none).
- */
+/** The repo digest of the running image (core's `repoDigest`, docs/state.md). */
 export function currentDigest(target: Target, staleness?: Staleness): string {
-  if (staleness?.currentDigest) return bareDigest(staleness.currentDigest);
-  const wanted = tryParseImageReference(target.image);
-  if (wanted) {
-    for (const entry of target.repoDigests) {
-      const at = entry.lastIndexOf('@');
-      const repo = at === -1 ? undefined : tryParseImageReference(entry.slice(0, at));
-      if (repo && repositoryName(repo) === repositoryName(wanted)) return bareDigest(entry);
-    }
-  }
-  const first = target.repoDigests[0];
-  return first === undefined ? '' : bareDigest(first);
+  return repoDigest(target, staleness);
 }
 
 /** Record fields read from the image's OCI labels (full label names, made once: docs/performance.md). */
@@ -146,5 +128,17 @@ export const checkRecordSchema = {
     current_image_version: { type: 'string', description: 'org.opencontainers.image.version of the running image' },
     current_revision: { type: 'string', description: 'org.opencontainers.image.revision of the running image' },
     timestamp: { type: 'string', format: 'date-time', description: 'When this container was checked' },
+    held: { type: 'boolean', description: 'Present (true) while the container is held after a rollback: no update run re-applies the image it was rolled back from' },
   },
 } as const;
+
+/** Something that knows holds (the state store). */
+interface Holds {
+  hold(key: { name: string; host?: string }): unknown;
+}
+
+/** Sets `held: true` on `record` when `holds` says the target is held (docs/state.md#holds). */
+export function withHold<R extends { held?: boolean }>(record: R, target: Target, holds: Holds | undefined): R {
+  if (holds?.hold({ name: target.name, ...(target.host ? { host: target.host } : {}) })) record.held = true;
+  return record;
+}

@@ -1,20 +1,33 @@
-// What the last /v1/check found for each container, so GET /v1/containers/details can say `stale` for real
-// (docs/http-api.md#containers-details) instead of Watchtower's always-false. Keyed by container id: a
-// replaced container has a new id and starts unchecked, which is right, since it runs the newer image.
-import type { CheckResult } from '../../core/index.js';
+// What the last check found for each container, so GET /v1/containers and /v1/containers/details can say
+// it (docs/http-api.md#containers). With the state plugin (docs/state.md) that is the state store, fed by
+// every run and kept across restarts; without it (an embedder that left it out), this in-memory map of
+// what /v1/check found. Keyed by container id: a replaced container has a new id and starts unchecked.
+import type { CheckResult, ContainerKey, Hold, StateStore } from '../../core/index.js';
 
 export interface LastCheck {
   /** The check record's `update_available`: stale, and the check itself did not fail. */
   readonly stale: boolean;
   readonly checkedAt: Date;
+  /** Bare `sha256:…`, empty when the source named none. */
+  readonly latestDigest: string;
+}
+
+/** What the container routes read: the last check of a container and its hold. */
+export interface KnownState {
+  get(id: string): LastCheck | undefined;
+  hold(key: ContainerKey): Hold | undefined;
+  /** True when /v1/check must record its results here (no state store does it). */
+  readonly recordsItself: boolean;
+  record(results: readonly CheckResult[]): void;
 }
 
 /** Enough for any real host; the oldest answers go first, so the map cannot grow without bound. */
 export const LAST_CHECKS_CAPACITY = 10_000;
 
-export class LastChecks {
+export class LastChecks implements KnownState {
   readonly #byId = new Map<string, LastCheck>();
   readonly #capacity: number;
+  readonly recordsItself = true;
 
   constructor(capacity = LAST_CHECKS_CAPACITY) {
     this.#capacity = capacity;
@@ -25,7 +38,8 @@ export class LastChecks {
     for (const { target, staleness, checkedAt } of results) {
       // Re-inserting moves the entry to the end: eviction drops the answers not refreshed for longest.
       this.#byId.delete(target.id);
-      this.#byId.set(target.id, { stale: staleness.stale && !staleness.error, checkedAt });
+      const latestDigest = staleness.latestDigest ? staleness.latestDigest.slice(staleness.latestDigest.lastIndexOf('@') + 1) : '';
+      this.#byId.set(target.id, { stale: staleness.stale && !staleness.error, checkedAt, latestDigest });
     }
     for (const id of this.#byId.keys()) {
       if (this.#byId.size <= this.#capacity) break;
@@ -36,4 +50,21 @@ export class LastChecks {
   get(id: string): LastCheck | undefined {
     return this.#byId.get(id);
   }
+
+  hold(): Hold | undefined {
+    return undefined;
+  }
+}
+
+/** The state store as the routes read it; the state plugin records every run into it. */
+export function storeState(store: StateStore): KnownState {
+  return {
+    recordsItself: false,
+    record: () => undefined,
+    get(id) {
+      const last = store.lastCheck(id);
+      return last && { stale: last.updateAvailable, checkedAt: new Date(last.checkedAt), latestDigest: last.latestDigest };
+    },
+    hold: (key) => store.hold(key),
+  };
 }

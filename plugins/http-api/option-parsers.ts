@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { splitCommaOrSpace, type Parser, TidewatchError } from '../../core/index.js';
 
 export const ENDPOINTS = [
+  'audit',
   'check',
   'config',
   'containers',
@@ -13,6 +14,7 @@ export const ENDPOINTS = [
   'history',
   'images',
   'metrics',
+  'rollback',
   'swagger',
   'update',
 ] as const;

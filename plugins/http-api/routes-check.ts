@@ -3,14 +3,17 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { formatGoDuration } from '../../core/index.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
-import { checkRecord, checkRecordSchema } from './check-record.js';
+import { checkRecord, checkRecordSchema, withHold } from './check-record.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
-import type { LastChecks } from './last-checks.js';
+import type { KnownState } from './last-checks.js';
 import { filterQuerySchema, parseTimeout, runFilters, timeoutQuerySchema, type Query } from './query.js';
 import { RunDeadline } from './run-deadline.js';
 
-/** `lastChecks`, when /v1/containers/details is enabled, keeps each container's answer for its `stale`. */
-export function checkRoutes(ctx: RouteContext, lastChecks?: LastChecks): FastifyPluginAsync {
+/**
+ * `known` keeps each container's answer for the container lists (a state store records it itself) and says
+ * which containers are held after a rollback (docs/state.md#holds).
+ */
+export function checkRoutes(ctx: RouteContext, known?: KnownState): FastifyPluginAsync {
   const { core, options } = ctx;
   const guard = requireMainGuard(ctx);
   const maximum = formatGoDuration(options.checkTimeoutMs);
@@ -56,10 +59,10 @@ export function checkRoutes(ctx: RouteContext, lastChecks?: LastChecks): Fastify
         const run = core.check({ filters, signal: deadline.signal, trigger: 'api' });
         // A run abandoned at the deadline still settles later; its outcome is the core's to log, and its
         // answers are as real as a timely run's.
-        run.then((report) => lastChecks?.record(report.results)).catch(() => undefined);
+        if (known?.recordsItself) run.then((report) => known.record(report.results)).catch(() => undefined);
         try {
           const report = await deadline.race(run);
-          const containers = report.results.map(checkRecord);
+          const containers = report.results.map((result) => withHold(checkRecord(result), result.target, known));
           return envelope({ containers, count: containers.length });
         } finally {
           deadline.dispose();

@@ -6,9 +6,9 @@ import { parseBoolLabel, readLabel, type Target } from '../../core/index.js';
 import { currentDigest, placement, placementProperties, type Placement } from './check-record.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
-import type { LastChecks } from './last-checks.js';
+import type { KnownState } from './last-checks.js';
 import type { Query } from './query.js';
-import { exactFilter, exactFilterQuerySchema } from './routes-containers.js';
+import { exactFilter, exactFilterQuerySchema, lastCheckProperties, withLastCheck } from './routes-containers.js';
 
 export interface ContainerDetailsView extends Placement {
   name: string;
@@ -23,6 +23,9 @@ export interface ContainerDetailsView extends Placement {
   stale: boolean;
   scope: string;
   checked_at?: string;
+  update_available?: boolean;
+  latest_digest?: string;
+  held?: boolean;
 }
 
 const detailsSchema = {
@@ -41,11 +44,11 @@ const detailsSchema = {
     enabled: { type: 'boolean', description: 'Not opted out by the enable label (opted-out containers are not listed)' },
     stale: { type: 'boolean', description: 'The last /v1/check of this container found an update; false until one has' },
     scope: { type: 'string', description: 'The scope label, empty when unscoped' },
-    checked_at: { type: 'string', format: 'date-time', description: 'When that check ran (present only once checked)' },
+    ...lastCheckProperties,
   },
 } as const;
 
-export function detailsView(target: Target, lastChecks: LastChecks): ContainerDetailsView {
+export function detailsView(target: Target, lastChecks: KnownState): ContainerDetailsView {
   const last = lastChecks.get(target.id);
   const view: ContainerDetailsView = {
     name: target.name,
@@ -61,11 +64,10 @@ export function detailsView(target: Target, lastChecks: LastChecks): ContainerDe
     stale: last?.stale ?? false,
     scope: readLabel(target.labels, 'scope') ?? '',
   };
-  if (last) view.checked_at = last.checkedAt.toISOString();
-  return view;
+  return withLastCheck(view, target, lastChecks);
 }
 
-export function containerDetailsRoutes(ctx: RouteContext, lastChecks: LastChecks): FastifyPluginAsync {
+export function containerDetailsRoutes(ctx: RouteContext, lastChecks: KnownState): FastifyPluginAsync {
   const { core } = ctx;
   const guard = requireMainGuard(ctx);
   return async (app) => {
@@ -76,8 +78,8 @@ export function containerDetailsRoutes(ctx: RouteContext, lastChecks: LastChecks
         schema: {
           summary: 'Monitored containers with their flags',
           description:
-            'The containers a run would consider, with their labels read as flags and `stale` from the last /v1/check ' +
-            'of each (no new check is made).',
+            'The containers a run would consider, with their labels read as flags and `stale` from the last check ' +
+            'of each, by any run (no new check is made).',
           tags: ['containers'],
           security: MAIN_SECURITY,
           querystring: exactFilterQuerySchema,

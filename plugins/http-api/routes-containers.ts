@@ -2,10 +2,19 @@
 // `name` and `image` are exact (unlike the run filters); no match is `[]`, never Watchtower's `null`.
 import type { FastifyPluginAsync } from 'fastify';
 import { parseBoolLabel, readLabel, type Target } from '../../core/index.js';
-import { currentDigest, placement, placementProperties, type Placement } from './check-record.js';
+import { currentDigest, placement, placementProperties, withHold, type Placement } from './check-record.js';
+import type { KnownState } from './last-checks.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 import { queryValues, type Query } from './query.js';
+
+/** The last check's fields of both container lists (docs/state.md#last-checks), each present only once checked. */
+export const lastCheckProperties = {
+  update_available: { type: 'boolean', description: 'What the last check of this container found (present only once checked)' },
+  latest_digest: { type: 'string', description: 'Newest registry digest the last check found, empty when unknown (present only once checked)' },
+  checked_at: { type: 'string', format: 'date-time', description: 'When the last check ran, RFC 3339 (present only once checked)' },
+  held: { type: 'boolean', description: 'Present (true) while the container is held after a rollback' },
+} as const;
 
 const containerSchema = {
   type: 'object',
@@ -22,6 +31,7 @@ const containerSchema = {
     monitor_only: { type: 'boolean', description: 'From the monitor-only label' },
     no_pull: { type: 'boolean', description: 'From the no-pull label' },
     scope: { type: 'string', description: 'The scope label, empty when unscoped' },
+    ...lastCheckProperties,
   },
 } as const;
 
@@ -58,6 +68,26 @@ export interface ContainerView extends Placement {
   monitor_only: boolean;
   no_pull: boolean;
   scope: string;
+  update_available?: boolean;
+  latest_digest?: string;
+  checked_at?: string;
+  held?: boolean;
+}
+
+
+/** Adds the last check and the hold of `target` to a container view. */
+export function withLastCheck<V extends Pick<ContainerView, 'update_available' | 'latest_digest' | 'checked_at' | 'held'>>(
+  view: V,
+  target: Target,
+  known: KnownState | undefined,
+): V {
+  const last = known?.get(target.id);
+  if (last) {
+    view.update_available = last.stale;
+    view.latest_digest = last.latestDigest;
+    view.checked_at = last.checkedAt.toISOString();
+  }
+  return withHold(view, target, known);
 }
 
 /** `watchPath` is the core's: the target's watch path (docs/plugins.md#the-watch-split). */
@@ -77,7 +107,7 @@ export function containerView(target: Target, watchPath: (target: Target) => str
   };
 }
 
-export function containerRoutes(ctx: RouteContext): FastifyPluginAsync {
+export function containerRoutes(ctx: RouteContext, known?: KnownState): FastifyPluginAsync {
   const { core } = ctx;
   const guard = requireMainGuard(ctx);
   return async (app) => {
@@ -87,7 +117,7 @@ export function containerRoutes(ctx: RouteContext): FastifyPluginAsync {
         onRequest: guard.hook,
         schema: {
           summary: 'List monitored containers',
-          description: 'The containers a run would consider, without checking them.',
+          description: 'The containers a run would consider, without checking them, with what the last check of each found (kept across restarts with --data-dir).',
           tags: ['containers'],
           security: MAIN_SECURITY,
           querystring: exactFilterQuerySchema,
@@ -105,7 +135,7 @@ export function containerRoutes(ctx: RouteContext): FastifyPluginAsync {
       },
       async (request) => {
         const targets = exactFilter(await core.targets({ trigger: 'api' }), request.query as Query);
-        const containers = targets.map((target) => containerView(target, (t) => core.watchPath(t)));
+        const containers = targets.map((target) => withLastCheck(containerView(target, (t) => core.watchPath(t)), target, known));
         return envelope({ containers, count: containers.length });
       },
     );

@@ -11,7 +11,7 @@ import { summarySchema } from './routes-update.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 
-function parseTime(query: Query, name: string): number | undefined {
+export function parseTime(query: Query, name: string): number | undefined {
   const value = querySingle(query, name);
   if (value === undefined) return undefined;
   if (value === '') throw httpErrors.badQuery(name, 'empty value');
@@ -20,7 +20,7 @@ function parseTime(query: Query, name: string): number | undefined {
   return ms;
 }
 
-function parseLimit(query: Query): number | undefined {
+export function parseLimit(query: Query): number | undefined {
   const value = querySingle(query, 'limit');
   if (value === undefined) return undefined;
   if (!/^\d{1,9}$/.test(value)) throw httpErrors.badQuery('limit', `expected a non-negative integer, got ${JSON.stringify(value)}`);

@@ -5,7 +5,7 @@ import { TidewatchError } from '../../core/index.js';
 import { readFileSync } from 'node:fs';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
-import type { TidewatchCore } from '../../core/index.js';
+import { STATE_STORE, type TidewatchCore } from '../../core/index.js';
 import { TokenGuard } from './auth.js';
 import { ProxyTrust } from './client-ip.js';
 import type { RouteContext } from './context.js';
@@ -18,12 +18,14 @@ import { EventHub } from './event-hub.js';
 import type { ApiMetrics } from './metrics.js';
 import { checkRoutes } from './routes-check.js';
 import { configRoutes } from './routes-config.js';
-import { LastChecks } from './last-checks.js';
+import { LastChecks, storeState, type KnownState } from './last-checks.js';
 import { containerDetailsRoutes } from './routes-container-details.js';
 import { containerRoutes } from './routes-containers.js';
 import { eventRoutes } from './routes-events.js';
 import { healthRoutes } from './routes-health.js';
 import { historyRoutes } from './routes-history.js';
+import { auditRoutes } from './routes-audit.js';
+import { rollbackRoutes } from './routes-rollback.js';
 import { imageRoutes } from './routes-images.js';
 import { statusRoutes } from './routes-status.js';
 import { updateRoutes } from './routes-update.js';
@@ -37,8 +39,8 @@ interface EventConsumers {
   readonly hub?: EventHub;
   readonly metrics?: ApiMetrics;
   readonly starts?: RunStarts;
-  /** Each container's last check answer, for /v1/containers/details. */
-  readonly lastChecks?: LastChecks;
+  /** Each container's last check answer and hold, for the container lists (docs/state.md). */
+  readonly known?: KnownState;
 }
 
 /** One endpoint name that enables several routes (`metrics`, `containers`). */
@@ -56,7 +58,7 @@ function together(...modules: FastifyPluginAsync[]): FastifyPluginAsync {
 async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: EventConsumers, routes: RouteTable): Promise<FastifyPluginAsync | undefined> {
   switch (endpoint) {
     case 'check':
-      return checkRoutes(ctx, consumers.lastChecks);
+      return checkRoutes(ctx, consumers.known);
     case 'update':
       return updateRoutes(ctx, consumers.starts as RunStarts);
     case 'events':
@@ -64,13 +66,17 @@ async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: Eve
     case 'metrics':
       return together((await import('./routes-metrics.js')).metricsRoutes(ctx, consumers.metrics as ApiMetrics), statusRoutes(ctx));
     case 'containers':
-      return together(containerRoutes(ctx), containerDetailsRoutes(ctx, consumers.lastChecks as LastChecks));
+      return together(containerRoutes(ctx, consumers.known), containerDetailsRoutes(ctx, consumers.known as KnownState));
     case 'images':
       return imageRoutes(ctx);
     case 'config':
       return configRoutes(ctx);
     case 'history':
       return historyRoutes(ctx);
+    case 'audit':
+      return auditRoutes(ctx);
+    case 'rollback':
+      return rollbackRoutes(ctx);
     case 'swagger':
       return (await import('./swagger.js')).swaggerRoutes(ctx.proxies, routes);
     case 'dashboard':
@@ -78,6 +84,13 @@ async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: Eve
     case 'health':
       return undefined;
   }
+}
+
+/** The state store when the state plugin provides it (docs/state.md), else what /v1/check finds, in memory. */
+function knownState(core: TidewatchCore, enabled: ReadonlySet<Endpoint>): KnownState | undefined {
+  const store = core.services.get(STATE_STORE);
+  if (store) return storeState(store);
+  return enabled.has('containers') ? new LastChecks() : undefined;
 }
 
 function tlsOptions(options: ResolvedHttpApiOptions): { cert: Buffer; key: Buffer } | undefined {
@@ -116,7 +129,7 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
     hub: enabled.has('events') ? new EventHub({ logger, pingIntervalMs: options.eventsPingIntervalMs }) : undefined,
     metrics: enabled.has('metrics') ? new (await import('./metrics.js')).ApiMetrics() : undefined,
     starts: enabled.has('update') ? new RunStarts() : undefined,
-    lastChecks: enabled.has('containers') ? new LastChecks() : undefined,
+    known: knownState(core, enabled),
   };
   let closed = false;
   // One tap for the server's lifetime; the hook cannot be untapped, so a closed server ignores it.

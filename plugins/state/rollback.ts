@@ -42,7 +42,9 @@ export class RollbackRuns implements Rollbacks {
   /** The previous image this run puts `key` back on, when it is a rollback of that container. */
   rollbackOf(runId: string, key: ContainerKey): PreviousImage | undefined {
     const pending = this.#pending.get(runId);
-    return pending && pending.key === containerKey(key) ? pending.previous : undefined;
+    if (!pending) return undefined;
+    // Asked by name alone, it matches that container on whichever engine.
+    return pending.key === containerKey(key) || pending.key === key.name ? pending.previous : undefined;
   }
 
   /** The staleness answer of a rollback run: before every source, from what the store remembers. */

@@ -1,0 +1,134 @@
+// POST /v1/rollback and POST /v1/release (docs/http-api.md#post-v1rollback, docs/state.md#rollback-on-demand),
+// both under the endpoint name `rollback`. A rollback is a targeted update run (it waits for the update lock)
+// that puts the container back on the image it ran before its last update, through the runtime's one safe
+// replacement: 200 with the update result plus `container`, `from` and `to`; 404 when no previous image is
+// known, 409 when it is no longer present locally. Release lifts the hold a rollback leaves.
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsync } from 'fastify';
+import { ROLLBACKS, formatGoDuration, type ContainerKey } from '../../core/index.js';
+import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
+import { envelope, envelopeProperties, errorResponse } from './envelope.js';
+import { httpErrors } from './errors.js';
+import { parseTimeout, querySingle, type Query } from './query.js';
+import { summarySchema } from './routes-update.js';
+import { RunDeadline } from './run-deadline.js';
+
+const imageSchema = {
+  type: 'object',
+  required: ['image', 'digest', 'image_id'],
+  properties: { image: { type: 'string' }, digest: { type: 'string' }, image_id: { type: 'string' } },
+} as const;
+
+const containerQuery = {
+  type: 'object',
+  required: ['container'],
+  properties: {
+    container: { type: 'string', minLength: 1, description: 'Exact container name' },
+    host: { type: 'string', description: 'The engine, as configured with --host (with several engines)' },
+  },
+} as const;
+
+function keyOf(query: Query): ContainerKey {
+  const name = querySingle(query, 'container');
+  if (!name) throw httpErrors.badQuery('container', 'a container name is required');
+  const host = querySingle(query, 'host');
+  return { name, ...(host ? { host } : {}) };
+}
+
+export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
+  const { core, options } = ctx;
+  const guard = requireMainGuard(ctx);
+  return async (app) => {
+    app.post(
+      '/v1/rollback',
+      {
+        onRequest: guard.hook,
+        schema: {
+          summary: 'Roll a container back',
+          description:
+            'Puts the container back on the image it ran before its last update, as a targeted update (waits for a ' +
+            'running update). If that image fails to start, the current container stays. The container is then held.',
+          tags: ['updates'],
+          security: MAIN_SECURITY,
+          querystring: containerQuery,
+          response: {
+            200: {
+              description: 'The rollback run completed (summary.failed says whether the previous image failed to start)',
+              type: 'object',
+              required: ['summary', 'container', 'from', 'to', 'api_version', 'timestamp'],
+              properties: {
+                summary: summarySchema,
+                timing: {
+                  type: 'object',
+                  properties: { duration_ms: { type: 'integer' }, duration: { type: 'string' } },
+                },
+                container: { type: 'string' },
+                from: imageSchema,
+                to: imageSchema,
+                ...envelopeProperties,
+              },
+            },
+            400: errorResponse('No container named'),
+            401: errorResponse('Missing or invalid token'),
+            404: errorResponse('No previous image is known for this container'),
+            409: errorResponse('The previous image is no longer present locally'),
+            503: errorResponse('Timed out waiting for the update lock'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const key = keyOf(request.query as Query);
+        const rollbacks = core.services.get(ROLLBACKS);
+        if (!rollbacks) throw httpErrors.noPreviousImage(key.name);
+        const begun = process.hrtime.bigint();
+        const deadline = new RunDeadline('update', parseTimeout(undefined, options.updateTimeoutMs), reply);
+        // Once asked, a rollback goes on if the client leaves; the update timeout still cancels a wait for the lock.
+        deadline.detachClient();
+        try {
+          const outcome = await deadline.race(rollbacks.rollback(key, { trigger: 'api', signal: deadline.signal, runId: randomUUID() }));
+          if (outcome.status === 'unknown') throw httpErrors.noPreviousImage(key.name);
+          if (outcome.status === 'gone') throw httpErrors.previousImageGone(key.name, outcome.previous.imageId);
+          const ns = process.hrtime.bigint() - begun;
+          return envelope({
+            summary: outcome.report.summary,
+            timing: { duration_ms: Number(ns / 1_000_000n), duration: formatGoDuration(Number(ns) / 1e6) },
+            container: key.name,
+            from: outcome.from,
+            to: outcome.to,
+          });
+        } finally {
+          deadline.dispose();
+        }
+      },
+    );
+
+    app.post(
+      '/v1/release',
+      {
+        onRequest: guard.hook,
+        schema: {
+          summary: 'Release a held container',
+          description: 'Lifts the hold a rollback left: the next update run may apply the newest image again.',
+          tags: ['updates'],
+          security: MAIN_SECURITY,
+          querystring: containerQuery,
+          response: {
+            200: {
+              description: 'Released (released: false when it was not held)',
+              type: 'object',
+              required: ['container', 'released', 'api_version', 'timestamp'],
+              properties: { container: { type: 'string' }, released: { type: 'boolean' }, ...envelopeProperties },
+            },
+            400: errorResponse('No container named'),
+            401: errorResponse('Missing or invalid token'),
+          },
+        },
+      },
+      async (request) => {
+        const key = keyOf(request.query as Query);
+        const released = core.services.get(ROLLBACKS)?.release(key) ?? false;
+        return envelope({ container: key.name, released });
+      },
+    );
+  };
+}
