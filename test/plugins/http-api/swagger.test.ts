@@ -46,6 +46,7 @@ t.test('every enabled route, its parameters, responses and both security schemes
     '/livez',
     '/readyz',
     '/startupz',
+    '/v1/audit',
     '/v1/check',
     '/v1/config',
     '/v1/containers',
@@ -54,6 +55,8 @@ t.test('every enabled route, its parameters, responses and both security schemes
     '/v1/history',
     '/v1/images',
     '/v1/metrics',
+    '/v1/release',
+    '/v1/rollback',
     '/v1/status',
     '/v1/update',
   ]);
