@@ -296,7 +296,7 @@ t.test('cross-option rules', async (t) => {
   e = configError(t, () => run(['--http-api-tls-cert', 'c.pem', '--http-api-tls-key', 'nope.pem'], {}, dir));
   t.match(e.message, /--http-api-tls-key .*ENOENT/);
 
-  for (const ep of ['update', 'check', 'metrics', 'containers', 'config', 'history', 'images']) {
+  for (const ep of ['update', 'check', 'metrics', 'containers', 'config', 'history', 'images', 'audit', 'rollback']) {
     e = configError(t, () => run(['--http-api-endpoints', ep]));
     t.match(e.message, /^--http-api-token \(TIDEWATCH_HTTP_API_TOKEN\) is required/, ep);
     t.equal(e.option, 'http-api-token');
@@ -310,7 +310,7 @@ t.test('cross-option rules', async (t) => {
 
 t.test('--http-api-endpoints', async (t) => {
   const tokens = { TIDEWATCH_HTTP_API_TOKEN: 'a', TIDEWATCH_HTTP_API_EVENTS_TOKEN: 'b' };
-  const all = ['check', 'config', 'containers', 'dashboard', 'events', 'health', 'history', 'images', 'metrics', 'swagger', 'update'];
+  const all = ['audit', 'check', 'config', 'containers', 'dashboard', 'events', 'health', 'history', 'images', 'metrics', 'rollback', 'swagger', 'update'];
   t.same(run(['--http-api-endpoints', 'all'], tokens).config.httpApiEndpoints, all);
   t.same(run([], { ...tokens, WATCHTOWER_HTTP_API_ENDPOINTS: 'ALL' }).config.httpApiEndpoints, all);
   t.same(run(['--http-api-endpoints', 'Update, check  update'], tokens).config.httpApiEndpoints, ['check', 'update']);
