@@ -16,6 +16,8 @@ export interface LastCheck {
 export interface KnownState {
   get(id: string): LastCheck | undefined;
   hold(key: ContainerKey): Hold | undefined;
+  /** True when the image the container ran before its last update is known (a rollback can use it). */
+  canRollBack(key: ContainerKey): boolean;
   /** True when /v1/check must record its results here (no state store does it). */
   readonly recordsItself: boolean;
   record(results: readonly CheckResult[]): void;
@@ -54,6 +56,10 @@ export class LastChecks implements KnownState {
   hold(): Hold | undefined {
     return undefined;
   }
+
+  canRollBack(): boolean {
+    return false;
+  }
 }
 
 /** The state store as the routes read it; the state plugin records every run into it. */
@@ -66,5 +72,6 @@ export function storeState(store: StateStore): KnownState {
       return last && { stale: last.updateAvailable, checkedAt: new Date(last.checkedAt), latestDigest: last.latestDigest };
     },
     hold: (key) => store.hold(key),
+    canRollBack: (key) => store.previousImage(key) !== undefined,
   };
 }

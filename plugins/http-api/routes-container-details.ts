@@ -26,6 +26,7 @@ export interface ContainerDetailsView extends Placement {
   update_available?: boolean;
   latest_digest?: string;
   held?: boolean;
+  rollback_available?: boolean;
 }
 
 const detailsSchema = {

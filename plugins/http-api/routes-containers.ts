@@ -14,6 +14,7 @@ export const lastCheckProperties = {
   latest_digest: { type: 'string', description: 'Newest registry digest the last check found, empty when unknown (present only once checked)' },
   checked_at: { type: 'string', format: 'date-time', description: 'When the last check ran, RFC 3339 (present only once checked)' },
   held: { type: 'boolean', description: 'Present (true) while the container is held after a rollback' },
+  rollback_available: { type: 'boolean', description: 'Present (true) when the image it ran before its last update is known: POST /v1/rollback can use it' },
 } as const;
 
 const containerSchema = {
@@ -72,11 +73,12 @@ export interface ContainerView extends Placement {
   latest_digest?: string;
   checked_at?: string;
   held?: boolean;
+  rollback_available?: boolean;
 }
 
 
 /** Adds the last check and the hold of `target` to a container view. */
-export function withLastCheck<V extends Pick<ContainerView, 'update_available' | 'latest_digest' | 'checked_at' | 'held'>>(
+export function withLastCheck<V extends Pick<ContainerView, 'update_available' | 'latest_digest' | 'checked_at' | 'held' | 'rollback_available'>>(
   view: V,
   target: Target,
   known: KnownState | undefined,
@@ -87,6 +89,7 @@ export function withLastCheck<V extends Pick<ContainerView, 'update_available' |
     view.latest_digest = last.latestDigest;
     view.checked_at = last.checkedAt.toISOString();
   }
+  if (known?.canRollBack({ name: target.name, ...(target.host ? { host: target.host } : {}) })) view.rollback_available = true;
   return withHold(view, target, known);
 }
 

@@ -64,6 +64,7 @@ async function signIn(token, eventsToken) {
   $('app').hidden = false;
   $('logout').hidden = false;
   state.containers = res.body.containers;
+  seedChecks();
   fillScopes();
   render();
   void openFeed();
@@ -118,19 +119,31 @@ function row(c) {
   const busy = state.updating.has(c.name);
   const update = busy ? 'updating…' : r ? (r.error ? 'error' : r.update_available ? 'available' : 'up to date') : '';
   const updateClass = r && !r.error ? (r.update_available ? 'update-yes' : 'update-no') : '';
-  const flags = [c.monitor_only && 'monitor-only', c.no_pull && 'no-pull', c.scope && `scope ${c.scope}`]
+  const flags = [c.monitor_only && 'monitor-only', c.no_pull && 'no-pull', c.scope && `scope ${c.scope}`, c.held && 'held']
     .filter(Boolean)
     .map((f) => `<span class="flag">${esc(f)}</span>`)
     .join('');
   const current = r?.update_source === 'git' ? r.current_revision || '' : r?.digest || c.digest;
   const latest = r ? (r.update_source === 'git' ? r.git_commit : r.latest_digest) : '';
   return `<tr data-name="${esc(c.name)}" class="${r?.update_available ? 'stale' : ''}">
-<td data-label="Name" class="name">${esc(c.name)}</td><td data-label="Image" class="image">${esc(c.image)}</td><td data-label="State">${esc(c.state)}</td><td data-label="Source">${esc(r?.update_source ?? c.update_source)}</td>
+<td data-label="Name" class="name" data-timeline="${esc(c.name)}">${esc(c.name)}</td><td data-label="Image" class="image">${esc(c.image)}</td><td data-label="State">${esc(c.state)}</td><td data-label="Source">${esc(r?.update_source ?? c.update_source)}</td>
 ${digestCell('Current', current)}${digestCell('Latest', latest)}
 <td data-label="Update" class="${updateClass}${r?.error ? ' err' : ''}" title="${esc(r?.error ?? '')}">${esc(r?.error ? `error: ${r.error}` : update)}</td>
 <td data-label="Flags">${flags}</td><td data-label="Checked">${esc(entry ? when(entry.at) : '')}</td><td data-label="Links">${links(r)}</td>
-<td data-label="Actions"><button type="button" data-check="${esc(c.name)}">Check</button> <button type="button" data-update="${esc(c.name)}" ${r?.update_available && !busy ? '' : 'disabled'}>Update</button></td>
+<td data-label="Actions">${actions(c, r, busy)}</td>
 </tr>`;
+}
+
+// A monitor-only container is never updated (docs/dashboard.md): it has no Update or Rollback button.
+function actions(c, r, busy) {
+  const out = [`<button type="button" data-check="${esc(c.name)}">Check</button>`];
+  if (!c.monitor_only) {
+    out.push(`<button type="button" data-update="${esc(c.name)}" ${r?.update_available && !busy && !c.held ? '' : 'disabled'}>Update</button>`);
+    // Only where the service knows the image it ran before its last update (docs/state.md).
+    if (c.rollback_available) out.push(`<button type="button" data-rollback="${esc(c.name)}" ${busy ? 'disabled' : ''}>Rollback</button>`);
+  }
+  if (c.held) out.push(`<button type="button" data-release="${esc(c.name)}">Release</button>`);
+  return out.join(' ');
 }
 
 function render() {
@@ -157,6 +170,64 @@ function fillScopes() {
 async function refreshContainers() {
   const res = await api('GET', '/v1/containers');
   if (res.status === 200) state.containers = res.body.containers;
+  seedChecks();
+}
+
+/**
+ * The last check of each container as /v1/containers says it (kept by the service across restarts,
+ * docs/state.md): shown until this tab has a newer check record of its own.
+ */
+function seedChecks() {
+  for (const c of state.containers) {
+    if (!c.checked_at) continue;
+    const mine = state.checks.get(c.name);
+    if (mine && Date.parse(mine.at) >= Date.parse(c.checked_at) && mine.record.image_id === c.image_id) continue;
+    const record = { name: c.name, image_id: c.image_id, digest: c.digest, update_source: c.update_source, update_available: c.update_available, latest_digest: c.latest_digest };
+    state.checks.set(c.name, { record, at: c.checked_at });
+  }
+}
+
+async function rollback(name) {
+  if (!(await confirmDialog(`Roll ${name} back to the image it ran before its last update?`, 'Rollback'))) return;
+  showMessage('');
+  state.updating.add(name);
+  state.ownRun = true;
+  render();
+  const res = await api('POST', `/v1/rollback?container=${encodeURIComponent(name)}`);
+  state.updating.delete(name);
+  state.ownRun = false;
+  await refreshContainers();
+  render();
+  if (res.status !== 200) showMessage(errorText(res));
+  else if (res.body.summary.failed > 0) showMessage(`The previous image of ${name} did not start: the current one still runs.`);
+  else showMessage(`${name} rolled back to ${short(res.body.to.digest) || short(res.body.to.image_id)}; it is held until released.`);
+  if (state.timeline === name) void loadTimeline(name);
+}
+
+async function release(name) {
+  const res = await api('POST', `/v1/release?container=${encodeURIComponent(name)}`);
+  if (res.status !== 200) showMessage(errorText(res));
+  await refreshContainers();
+  render();
+}
+
+/** The audit trail of one container, newest first (docs/state.md#the-audit-trail). */
+async function loadTimeline(name) {
+  state.timeline = name;
+  $('timeline-title').textContent = `Timeline of ${name}`;
+  const res = await api('GET', `/v1/audit?container=${encodeURIComponent(name)}&limit=50`);
+  const list = $('timeline');
+  if (res.status !== 200) {
+    list.innerHTML = `<li>${esc(errorText(res))}</li>`;
+    return;
+  }
+  const image = (i) => (i ? esc(short(i.digest) || short(i.image_id)) : '');
+  list.innerHTML =
+    res.body.entries
+      .slice()
+      .reverse()
+      .map((e) => `<li class="audit-${esc(e.outcome)}"><span class="type">${esc(e.action)}</span> ${esc(e.outcome)} ${image(e.from)}${e.to ? ` → ${image(e.to)}` : ''} <small>${esc(new Date(e.time).toLocaleString())} · ${esc(e.trigger)}</small>${e.error ? ` <span class="err">${esc(e.error)}</span>` : ''}</li>`)
+      .join('') || '<li>No changes recorded yet.</li>';
 }
 
 // ---------------------------------------------------------------- actions
@@ -279,6 +350,9 @@ async function openFeed() {
       if (type.startsWith('update_')) render();
       if (type === 'scan_completed' || type === 'scan_failed') {
         void loadHistory();
+        if (state.timeline) void loadTimeline(state.timeline);
+        // Any run (the scheduler's too) leaves its checks in /v1/containers: show them.
+        if (!state.ownRun) void refreshContainers().then(render);
         // A run that replaced containers (from here, the scheduler or anyone else) changed digests:
         // reload the list, and re-check when this tab has check results that are now out of date.
         if (runsWithUpdates.delete(data.run_id)) void afterOutsideUpdate();
@@ -349,10 +423,14 @@ document.querySelector('#containers thead').addEventListener('click', (event) =>
   render();
 });
 $('containers').tBodies[0].addEventListener('click', (event) => {
+  const cell = event.target.closest('[data-timeline]');
+  if (cell) void loadTimeline(cell.dataset.timeline);
   const button = event.target.closest('button');
   if (!button) return;
   if (button.dataset.check) void check(button.dataset.check);
   if (button.dataset.update) void update(button.dataset.update);
+  if (button.dataset.rollback) void rollback(button.dataset.rollback);
+  if (button.dataset.release) void release(button.dataset.release);
   if (button.dataset.copy) void navigator.clipboard?.writeText(button.dataset.copy);
 });
 
