@@ -3,7 +3,11 @@
 // 1000 containers; wall time of `tidewatch --help` and from spawn to the first 200 of `/startupz`.
 //
 //   bash scripts/test-env.sh up && npm run build
-//   npm run bench:memory -- [--containers 1000] [--images 50] [--runs 5]
+//   npm run bench:memory -- [--containers 1000] [--images 50] [--runs 5] [--only state]
+//
+// With state (docs/state.md): idle RSS and spawn to /startupz with a data directory holding 1,000
+// containers' last checks and 10,000 audit entries, against the same without --data-dir, alternated in
+// the same run. Targets: within 10 MB and within 0.2 s. `--only state` measures that alone.
 //
 // Targets: idle RSS <= 60 MB (default plugins), <= 80 MB (all endpoints), <= 100 MB after the checks;
 // --help <= 0.25 s. Idle is measured once the process has settled: IDLE_AFTER_MS after start-up, when V8's
@@ -17,10 +21,12 @@ import type { TestEnv } from '../test/helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, testPrefix, type PushedImage } from '../test/helpers/images.js';
 import { BIN, NODE_FLAGS, REPO_ROOT, call, runBinary, startService } from '../test/helpers/service.js';
 import { argument, median, sleep } from './cli.js';
+import { bigStateDir } from './state-fixture.js';
 
 const CONTAINERS = Number(argument('containers', '1000'));
 const IMAGES = Number(argument('images', '50'));
 const RUNS = Number(argument('runs', '5'));
+const ONLY = argument('only', '');
 const TOKEN = 'bench-memory-token-0123456789';
 const MB = 1024 * 1024;
 const IDLE_AFTER_MS = 15_000;
@@ -71,8 +77,8 @@ async function idleDefault(): Promise<Idle> {
   }
 }
 
-async function idleAllEndpoints(): Promise<Idle> {
-  const service = await startService(['--host', env.dockerHost, '--http-api-endpoints', 'all', '--http-api-token', TOKEN, '--http-api-events-token', `${TOKEN}-events`, '--no-startup-message', `${prefix}-.*`]);
+async function idleAllEndpoints(extra: string[] = []): Promise<Idle> {
+  const service = await startService(['--host', env.dockerHost, '--http-api-endpoints', 'all', '--http-api-token', TOKEN, '--http-api-events-token', `${TOKEN}-events`, '--no-startup-message', ...extra, `${prefix}-.*`]);
   try {
     return await idleOf(service.child.pid as number);
   } finally {
@@ -88,9 +94,9 @@ async function helpWall(): Promise<number> {
 }
 
 /** From spawn to the first 200 of /startupz (the port is learnt from the listening log line). */
-async function startupWall(): Promise<number> {
+async function startupWall(extra: string[] = []): Promise<number> {
   const started = performance.now();
-  const service = await startService(['--host', env.dockerHost, '--http-api-endpoints', 'all', '--http-api-token', TOKEN, '--http-api-events-token', `${TOKEN}-events`, '--no-startup-message', `${prefix}-.*`]);
+  const service = await startService(['--host', env.dockerHost, '--http-api-endpoints', 'all', '--http-api-token', TOKEN, '--http-api-events-token', `${TOKEN}-events`, '--no-startup-message', ...extra, `${prefix}-.*`]);
   try {
     for (;;) {
       const res = await fetch(`${service.url}/startupz`).catch(() => undefined);
@@ -137,8 +143,38 @@ async function idleBareNode(): Promise<number> {
   }
 }
 
+/** The same service with and without a big state, alternated so that both see the same machine. */
+async function withState(): Promise<void> {
+  const dir = await bigStateDir();
+  const withDir = ['--data-dir', dir];
+  const startup = { without: [] as number[], with: [] as number[] };
+  const idle = { without: [] as number[], with: [] as number[] };
+  for (let i = 0; i < RUNS; i++) {
+    startup.without.push(await startupWall());
+    startup.with.push(await startupWall(withDir));
+    idle.without.push((await idleAllEndpoints()).settled);
+    idle.with.push((await idleAllEndpoints(withDir)).settled);
+  }
+  const line = (what: string, value: string) => console.log(`${what.padEnd(44)} ${value}`);
+  line('state: 1,000 containers, 10,000 audit entries', dir);
+  line('spawn to /startupz, without state, median', `${median(startup.without).toFixed(3)} s`);
+  line('spawn to /startupz, with state, median', `${median(startup.with).toFixed(3)} s`);
+  const slower = median(startup.with) - median(startup.without);
+  line('  difference', `${slower.toFixed(3)} s (target <= 0.2 s: ${slower <= 0.2 ? 'met' : 'NOT met'})`);
+  line('idle RSS, all endpoints, without state', `${median(idle.without).toFixed(1)} MB`);
+  line('idle RSS, all endpoints, with state', `${median(idle.with).toFixed(1)} MB`);
+  const more = median(idle.with) - median(idle.without);
+  line('  difference', `${more.toFixed(1)} MB (target <= 10 MB: ${more <= 10 ? 'met' : 'NOT met'})`);
+}
+
 async function main(): Promise<void> {
   console.log(`node ${process.version}, flags as the image runs it: ${NODE_FLAGS.join(' ') || '(none)'}`);
+  console.log(`load average at start: ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
+  if (ONLY === 'state') {
+    await withState();
+    console.log(`load average at the end: ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
+    return;
+  }
   const bare: number[] = [];
   const help: number[] = [];
   const startup: number[] = [];
@@ -164,6 +200,7 @@ async function main(): Promise<void> {
   console.log(`${'  ratio to the floor'.padEnd(44)} ${(settled(idle) / floor).toFixed(2)}x`);
   report(`idle RSS, all endpoints, median (${IDLE_AFTER_MS / 1000} s)`, settled(idleAll), 'MB', 80);
   console.log(`${'  2 s after start-up'.padEnd(44)} ${early(idleAll)} MB`);
+  await withState();
   try {
     const after = await afterChecks();
     report(`RSS after 3 checks of ${CONTAINERS} containers`, after.rss, 'MB', 100);
