@@ -15,6 +15,7 @@
 // figure 2 s after start-up is printed beside it. RSS after the checks is read 2 s after the last one.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import Docker from 'dockerode';
 import { mapBounded } from '../core/index.js';
 import type { TestEnv } from '../test/helpers/env.js';
@@ -165,6 +166,7 @@ async function withState(): Promise<void> {
   line('idle RSS, all endpoints, with state', `${median(idle.with).toFixed(1)} MB`);
   const more = median(idle.with) - median(idle.without);
   line('  difference', `${more.toFixed(1)} MB (target <= 10 MB: ${more <= 10 ? 'met' : 'NOT met'})`);
+  await rm(dir, { recursive: true, force: true });
 }
 
 async function main(): Promise<void> {
