@@ -9,7 +9,7 @@ import { httpErrors } from './errors.js';
 import { querySingle, type Query } from './query.js';
 import { parseLimit, parseTime } from './routes-history.js';
 
-const imageSchema = {
+export const imageSchema = {
   type: 'object',
   required: ['image', 'digest', 'image_id'],
   properties: {

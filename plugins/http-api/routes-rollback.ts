@@ -9,15 +9,10 @@ import { ROLLBACKS, formatGoDuration, type ContainerKey } from '../../core/index
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 import { httpErrors } from './errors.js';
+import { imageSchema } from './routes-audit.js';
 import { parseTimeout, querySingle, type Query } from './query.js';
 import { summarySchema } from './routes-update.js';
 import { RunDeadline } from './run-deadline.js';
-
-const imageSchema = {
-  type: 'object',
-  required: ['image', 'digest', 'image_id'],
-  properties: { image: { type: 'string' }, digest: { type: 'string' }, image_id: { type: 'string' } },
-} as const;
 
 const containerQuery = {
   type: 'object',
