@@ -59,6 +59,8 @@ t.test('the last check is in /v1/containers, and still there after a restart', a
 
   const second = await serve(t, s, dir);
   t.same((await containers(second)).get(app.name), checked, 'the same last check after a restart');
+  const history = (await call(`${second.url}/v1/history`, { token: TOKEN })).body as { entries: { kind: string; trigger: string }[] };
+  t.match(history.entries, [{ kind: 'check', trigger: 'api' }], 'the run history survives the restart too');
   const details = await call(`${second.url}/v1/containers/details`, { token: TOKEN });
   t.match((details.body as { containers: Container[] }).containers.find((c) => c.name === app.name), {
     stale: true, update_available: true, latest_digest: v2.digest, checked_at: checked?.checked_at,
@@ -155,4 +157,16 @@ t.test('cleanup keeps the previous image for --rollback-retention, then removes 
   await post(service, '/v1/update');
   const gone = await s.engine.getImage(v1Id).inspect().then(() => 200, (err: { statusCode?: number }) => err.statusCode);
   t.equal(gone, 404, 'removed by the first run after it');
+});
+
+t.test('an update whose new image exits at start is undone, and the audit trail says so', async (t) => {
+  const s = await scenario(t, 'e2e-state-autorollback');
+  if (!s) return;
+  const app = await runningOn(s, 'app');
+  await pushNext(s, app, { cmd: ['/bin/sh', '-c', 'exit 3'] });
+  const service = await serve(t, s, await tempDir(t, 'state'));
+  t.match((await post(service, '/v1/update')).body, { summary: { updated: 0, failed: 1 } });
+  const audit = (await call(`${service.url}/v1/audit?container=${app.name}`, { token: TOKEN })).body as { entries: unknown[] };
+  t.match(audit.entries, [{ action: 'update', outcome: 'rolled_back', trigger: 'api', error: String }]);
+  t.equal((await post(service, `/v1/rollback?container=${app.name}`)).status, 404, 'no update went through: nothing to roll back');
 });
