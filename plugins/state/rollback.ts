@@ -55,6 +55,11 @@ export class RollbackRuns implements Rollbacks {
       if (!previous) return undefined;
       const source = core.watchPath(target);
       if (target.imageId === previous.imageId) return { source, stale: false };
+      // Only a runtime that honours `targetImageId` may be asked (the Docker runtime); a Swarm service rolls
+      // back through Swarm itself (docs/swarm.md).
+      if (target.kind !== undefined && target.kind !== 'container') {
+        return { source, stale: true, notApplicable: `rollback on demand is for containers, not a ${target.kind}` };
+      }
       return { source, stale: true, latestImageId: previous.imageId, targetImageId: previous.imageId };
     });
   }

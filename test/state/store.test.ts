@@ -27,7 +27,10 @@ t.test('what is recorded survives a reopen', async (t) => {
   t.same(again.lastCheck('id1'), check);
   t.match(again.hold({ name: 'web' }), { imageId: 'sha256:old' });
   t.match(again.previousImage({ name: 'web', host: 'unix:///a' }), { imageId: 'sha256:p' });
-  t.equal(again.previousImage({ name: 'web' }), undefined, 'keyed by engine too');
+  t.equal(again.previousImage({ name: 'web', host: 'unix:///b' }), undefined, 'keyed by engine too');
+  t.match(again.previousImage({ name: 'web' }), { imageId: 'sha256:p' }, 'by name alone: the one of that name on any engine');
+  again.setPreviousImage({ name: 'web', host: 'unix:///c' }, { image: 'r/web:1', imageId: 'sha256:q', digest: '', replacedAt: check.checkedAt });
+  t.equal(again.previousImage({ name: 'web' }), undefined, 'two engines: the name alone is not enough');
   t.match(await again.audit(), [{ action: 'update', container: 'web', trigger: 'api', run_id: 'r1', id: String, time: String }]);
 });
 
