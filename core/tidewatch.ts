@@ -228,7 +228,7 @@ class TidewatchEngine implements Tidewatch {
     kind: RunKind,
     body: () => Promise<{ report: R; summary: UpdateReport['summary'] }>,
   ): Promise<R> {
-    this.emit('scan_started', { run_id: ctx.runId, kind, targeted: ctx.targeted });
+    this.emit('scan_started', { run_id: ctx.runId, kind, targeted: ctx.targeted, trigger: ctx.trigger });
     ctx.logger.info({ targeted: ctx.targeted }, `${kind} run started`);
     const record = (summary: UpdateReport['summary'], error?: string) =>
       this.history.add({
