@@ -2,7 +2,7 @@
 // `POST /v1/hooks/{receiver}` are served by the http-api plugin, but neither plugin imports the other. A
 // contributor registers a framework-neutral definition under `HTTP_ROUTES` while it is applied; the API
 // serves the definitions whose endpoint name is enabled in --http-api-endpoints when it builds its server
-// (it is applied last, docs/plugins.md#plugin-order), under its own rate limiter, body limit and error shape.
+// (it is applied last, server/builtins.ts), under its own rate limiter, body limit and error shape.
 import { TidewatchError } from './errors.js';
 import { defineService, type ServiceKey, type Services } from './services.js';
 
