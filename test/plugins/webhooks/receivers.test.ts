@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { parseReceivers } from '../../../plugins/webhooks/receivers.js';
+import { configView, resolveConfig } from '../../../server/config/index.js';
 import { runBinary } from '../../helpers/service.js';
 
 const ctx = { origin: 'flag' as const, cwd: process.cwd() };
@@ -50,4 +51,22 @@ t.test('the binary: a bad spec exits 2 with one line naming the option, the secr
   t.equal(env.code, 2);
   t.match(env.stderr, /TIDEWATCH_WEBHOOKS.*configured twice/);
   t.notMatch(env.stderr + env.stdout, /TOPSECRET9/);
+});
+
+t.test('the config file takes a webhooks: list; /v1/config shows <redacted>; flag beats variable beats file', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'tw-hooks-config-'));
+  const file = join(dir, 'tidewatch.yaml');
+  writeFileSync(file, 'webhooks:\n  - reg=distribution,token=FILESECRET1,action=update\n  - gh=github,secret=FILESECRET2\n');
+  const fromFile = resolveConfig({ argv: ['--config', file], env: {}, cwd: dir });
+  t.same(
+    (fromFile.config['webhook'] as { name: string; kind: string; action: string }[]).map((r) => [r.name, r.kind, r.action]),
+    [['reg', 'distribution', 'update'], ['gh', 'github', 'check']],
+  );
+  const view = configView(fromFile);
+  t.equal(view['webhook'], '<redacted>');
+  t.notMatch(JSON.stringify(view), /FILESECRET/);
+  const fromEnv = resolveConfig({ argv: ['--config', file], env: { TIDEWATCH_WEBHOOKS: 'a=quay,token=x;b=generic,token=y' }, cwd: dir });
+  t.same((fromEnv.config['webhook'] as { name: string }[]).map((r) => r.name), ['a', 'b'], 'the variable beats the file');
+  const fromFlags = resolveConfig({ argv: ['--config', file, '--webhook', 'c=harbor,token=z', '--webhook', 'd=dockerhub,token=w'], env: {}, cwd: dir });
+  t.same((fromFlags.config['webhook'] as { name: string }[]).map((r) => r.name), ['c', 'd'], 'repeated flags accumulate');
 });
