@@ -41,7 +41,7 @@ export interface EventPayloads {
    * Internal (not on the SSE stream): the whole report of a finished run, emitted just before its
    * `scan_completed`, for subscribers that need every target's result (notifiers, Home Assistant).
    */
-  run_report: { run_id: string } & ({ kind: 'check'; report: CheckReport } | { kind: 'update'; report: UpdateReport });
+  run_report: { run_id: string; trigger?: string } & ({ kind: 'check'; report: CheckReport } | { kind: 'update'; report: UpdateReport });
   /** Internal: one per notification delivery attempt's final result, for metrics (docs/notifications.md). */
   notification: { service: string; result: 'sent' | 'failed' };
   /** Internal: one per webhook request a known receiver answered, for metrics (docs/webhooks.md#metrics). */
