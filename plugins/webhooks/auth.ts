@@ -3,18 +3,12 @@
 // secret over the raw body (`X-Hub-Signature-256: sha256=<hex>`, GitHub's scheme). Both comparisons are
 // constant-time: tokens as SHA-256 digests (equal lengths whatever was sent), signatures as 32-byte digests.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { bearerToken } from '../../core/index.js';
 import type { WebhookReceiver } from './receivers.js';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
-/** The token an Authorization header carries: `Bearer <token>` (any case), or the raw value (Harbor's auth header). */
-export function bearerToken(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const value = header.trim();
-  const bearer = /^bearer\s+(.*)$/i.exec(value);
-  const token = bearer ? (bearer[1] as string).trim() : value;
-  return token === '' ? undefined : token;
-}
+export { bearerToken };
 
 export function tokenMatches(expected: string, candidate: string | undefined): boolean {
   // Hash even when nothing was sent, so a missing token costs what a wrong one costs.

@@ -77,16 +77,24 @@ function noPolls(t: Test, service: RunningService, events: Streamed[]): void {
   t.notMatch(JSON.stringify(service.logs), new RegExp(TOKEN), 'the token in no log line');
 }
 
-t.test('a push of a new image to a watched tag updates the container', async (t) => {
-  const s = await scenario(t, 'e2e-hooks-push');
-  if (!s) return;
+/** Tidewatch with the right token, its event stream, the notifying registry, and the app running v1. */
+async function watched(t: Test, label: string, index = false) {
+  const s = await scenario(t, label);
+  if (!s) return undefined;
   const port = await freePort();
   const service = await tidewatch(t, s, port, TOKEN);
   const stream = subscribe(service);
   t.teardown(() => stream.close());
   const registry = await registryFor(t, port);
-  const name = await runApp(s, await push(s, registry.registry, 'v1'));
+  const name = await runApp(s, await push(s, registry.registry, 'v1', index));
   await settle(stream.events);
+  return { s, service, stream, registry, name };
+}
+
+t.test('a push of a new image to a watched tag updates the container', async (t) => {
+  const w = await watched(t, 'e2e-hooks-push');
+  if (!w) return;
+  const { s, service, stream, registry, name } = w;
   const v2 = await push(s, registry.registry, 'v2');
   await waitFor(() => stream.events.find((e) => e.type === 'update_completed' && e.data['container'] === name), 30_000);
   const info = await s.engine.getContainer(name).inspect();
@@ -98,15 +106,9 @@ t.test('a push of a new image to a watched tag updates the container', async (t)
 });
 
 t.test('a multi-platform push and its .sig tag give exactly one run', async (t) => {
-  const s = await scenario(t, 'e2e-hooks-burst');
-  if (!s) return;
-  const port = await freePort();
-  const service = await tidewatch(t, s, port, TOKEN);
-  const stream = subscribe(service);
-  t.teardown(() => stream.close());
-  const registry = await registryFor(t, port);
-  const name = await runApp(s, await push(s, registry.registry, 'v1', true));
-  await settle(stream.events);
+  const w = await watched(t, 'e2e-hooks-burst', true);
+  if (!w) return;
+  const { s, service, stream, registry, name } = w;
   const before = stream.events.filter((e) => e.type === 'scan_started').length;
   const v2 = await push(s, registry.registry, 'v2', true);
   // A cosign-style signature: a manifest under the tag sha256-<hex of the index digest>.sig.

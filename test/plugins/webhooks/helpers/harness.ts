@@ -3,7 +3,7 @@
 import { createTidewatch, type Target, type Tidewatch, type TidewatchCore, type TidewatchEvent } from '../../../../core/index.js';
 import { createHttpApiPlugin, type HttpApiOptions } from '../../../../plugins/http-api/index.js';
 import { webhooksPlugin, type WebhookPluginOptions } from '../../../../plugins/webhooks/index.js';
-import { memoryLogger, stubPlugin, type LogLine, type StubWorld } from '../../http-api/helpers/harness.js';
+import { memoryLogger, sleep, stubPlugin, waitFor, type LogLine, type StubWorld } from '../../http-api/helpers/harness.js';
 
 export const MAIN_TOKEN = 'main-token-for-webhook-tests';
 
@@ -75,12 +75,4 @@ export async function startHooks(
   };
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-export async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not reached in time');
-    await sleep(10);
-  }
-}
+export { sleep, waitFor };
