@@ -34,16 +34,26 @@ export const webhookOptions = {
 
 export type WebhookPluginOptions = Partial<OptionValues<typeof webhookOptions>>;
 
-/** Whether --http-api-endpoints enables `hooks` (read from the applied options; the API is not imported). */
-function hooksEnabled(core: TidewatchCore): boolean {
+/** Another plugin's option value by its flag, read from the applied options (that plugin is not imported). */
+function optionValue(core: TidewatchCore, flag: string): { value: unknown; enabled: boolean } | undefined {
   for (const applied of core.options) {
     for (const [key, spec] of Object.entries(applied.specs)) {
-      if (spec.flag !== 'http-api-endpoints') continue;
-      const value = applied.values[key];
-      return applied.enabled && Array.isArray(value) && value.includes('hooks');
+      if (spec.flag === flag) return { value: applied.values[key], enabled: applied.enabled };
     }
   }
-  return false;
+  return undefined;
+}
+
+/** Whether --http-api-endpoints enables `hooks`. */
+function hooksEnabled(core: TidewatchCore): boolean {
+  const endpoints = optionValue(core, 'http-api-endpoints');
+  return endpoints !== undefined && endpoints.enabled && Array.isArray(endpoints.value) && endpoints.value.includes('hooks');
+}
+
+/** The global `--tag-policy` when a plugin declares it (docs/webhooks.md#which-containers), else `digest`. */
+function defaultTagPolicy(core: TidewatchCore): string {
+  const policy = optionValue(core, 'tag-policy')?.value;
+  return typeof policy === 'string' && policy !== '' ? policy : 'digest';
 }
 
 async function runJob(core: TidewatchCore, job: Job, signal: AbortSignal): Promise<void> {
@@ -51,7 +61,7 @@ async function runJob(core: TidewatchCore, job: Job, signal: AbortSignal): Promi
   const log = core.logger.child({ plugin: PLUGIN_NAME, receiver: receiver.name });
   const trigger = `webhook:${receiver.name}`;
   const targets = await core.targets({ trigger, signal });
-  const names = selectTargets(targets, batch, (t) => core.watchPath(t));
+  const names = selectTargets(targets, batch, (t) => core.watchPath(t), defaultTagPolicy(core));
   if (names.length === 0) {
     log.info({ repository: batch.repository }, 'webhook: no watched container on this repository');
     return;

@@ -1,7 +1,7 @@
 // Which watched targets a batch of hints concerns (docs/webhooks.md#which-containers): repositories are
 // compared as normalised registry host + path (core/image-reference.ts). A same-tag container needs the
-// pushed tag; a tag-policy container (label `tidewatch.tag.policy` other than `digest`) takes any tag of
-// its repository; a push known only by digest (a platform manifest) concerns every container of it.
+// pushed tag; a tag-policy container (label `tidewatch.tag.policy`, else `--tag-policy`: `patch`, `minor`
+// or `major`) takes any tag of its repository; a push known only by digest (a platform manifest) concerns every container of it.
 // Git-watched containers match a push to their `git.repo` on the ref they follow.
 import { GIT_PATH, readLabel, repositoryName, tryParseImageReference, type Target } from '../../core/index.js';
 import { normaliseGitRepo, type Hint } from './hints.js';
@@ -48,15 +48,19 @@ export function addHint(batch: Batch, hint: Hint): void {
   }
 }
 
-function hasTagPolicy(target: Target): boolean {
-  const policy = readLabel(target.labels, 'tag.policy')?.trim().toLowerCase();
-  return policy !== undefined && policy !== '' && policy !== 'digest';
+/** Policies that may move a container to another tag (docs/webhooks.md#which-containers); `digest` and `pin` never do. */
+const TAG_MOVING = new Set(['patch', 'minor', 'major']);
+
+/** The container's label `tidewatch.tag.policy`, else the global `--tag-policy` (`digest` when there is none). */
+function followsOtherTags(target: Target, defaultPolicy: string): boolean {
+  const policy = readLabel(target.labels, 'tag.policy')?.trim().toLowerCase() || defaultPolicy.toLowerCase();
+  return TAG_MOVING.has(policy);
 }
 
-function imageMatches(target: Target, batch: Batch): boolean {
+function imageMatches(target: Target, batch: Batch, defaultPolicy: string): boolean {
   const ref = tryParseImageReference(target.image);
   if (!ref || repositoryName(ref) !== batch.repository) return false;
-  if (hasTagPolicy(target) || batch.untagged) return true;
+  if (followsOtherTags(target, defaultPolicy) || batch.untagged) return true;
   return ref.tag !== undefined && batch.tags.has(ref.tag);
 }
 
@@ -77,11 +81,17 @@ function gitMatches(target: Target, batch: Batch): boolean {
   return refCandidates(refLabel).some((ref) => batch.refs.has(ref));
 }
 
-/** The names of the targets the batch concerns, each once. */
-export function selectTargets(targets: readonly Target[], batch: Batch, watchPath: (target: Target) => string): string[] {
+/** The names of the targets the batch concerns, each once; `defaultPolicy` is the global `--tag-policy`. */
+export function selectTargets(
+  targets: readonly Target[],
+  batch: Batch,
+  watchPath: (target: Target) => string,
+  defaultPolicy = 'digest',
+): string[] {
   const names = new Set<string>();
   for (const target of targets) {
-    const match = batch.kind === 'git' ? watchPath(target) === GIT_PATH && gitMatches(target, batch) : imageMatches(target, batch);
+    const match =
+      batch.kind === 'git' ? watchPath(target) === GIT_PATH && gitMatches(target, batch) : imageMatches(target, batch, defaultPolicy);
     if (match) names.add(target.name);
   }
   return [...names];

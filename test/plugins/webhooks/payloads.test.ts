@@ -20,7 +20,8 @@ const target = (name: string, image: string, labels: Record<string, string> = {}
 const TARGETS = [
   target('app', '127.0.0.1:5000/team/app:latest'),
   target('app-stable', '127.0.0.1:5000/team/app:stable'),
-  target('app-policy', '127.0.0.1:5000/team/app:1.2.0', { 'tidewatch.tag.policy': 'semver' }),
+  target('app-policy', '127.0.0.1:5000/team/app:1.2.0', { 'tidewatch.tag.policy': 'minor' }),
+  target('app-pinned', '127.0.0.1:5000/team/app:1.2.0', { 'tidewatch.tag.policy': 'pin' }),
   target('app-digest-policy', '127.0.0.1:5000/team/app:1.2.0', { 'tidewatch.tag.policy': 'digest' }),
   target('elsewhere', '127.0.0.2:5000/team/app:latest'),
   target('hub', 'svendowideit/testhook:latest'),
@@ -112,7 +113,7 @@ t.test('every kind, end to end through the server', async (t) => {
     const runs = h.runs().slice(before);
     t.equal(runs.length, 1, 'one run for the burst');
     await waitFor(() => h.checked(runs[0]!.run_id).length > 0);
-    t.same(h.checked(runs[0]!.run_id).sort(), ['app', 'app-digest-policy', 'app-policy', 'app-stable'], 'digest-only platform manifests concern every container of the repository');
+    t.same(h.checked(runs[0]!.run_id).sort(), ['app', 'app-digest-policy', 'app-pinned', 'app-policy', 'app-stable'], 'digest-only platform manifests concern every container of the repository');
   });
 
   await t.test('signature and attestation tags alone start nothing', async (t) => {
