@@ -1,0 +1,231 @@
+// Least privilege on the Docker socket (docs/security.md), through the built binary and a real filtering proxy:
+// Debian's haproxy configured as the docker-socket-proxy image configures it (test/helpers/socket-proxy.ts),
+// in front of the private engine. The proxy is built from the table of Engine calls in docs/security.md: with
+// exactly the documented switches a check, an update (cleanup, lifecycle hooks and a container on two networks
+// included) and a rollback pass, every call they make is in the table; with any one switch taken away, the
+// refusal is named (call and switch), never a stack trace.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { endpointTemplate, proxySwitches } from '../../plugins/docker/socket-proxy.js';
+import type { TestEnv } from '../helpers/env.js';
+import { pullImage, pushImage } from '../helpers/images.js';
+import { createNetworks, runOnNetworks } from '../helpers/networks.js';
+import { QUICK_STOP_CMD, pushNext, runningOn, scenario, type RunningOn, type Scenario } from '../helpers/scenarios.js';
+import { REPO_ROOT, call, runBinary, startService } from '../helpers/service.js';
+import { haproxyInstalled, startSocketProxy, type ProxiedRequest, type SocketProxy } from '../helpers/socket-proxy.js';
+
+interface DocumentedCall {
+  readonly mode: string;
+  readonly method: string;
+  readonly template: string;
+  readonly switches: readonly string[];
+  /** A call the mode does without (its `when` says "optional"). */
+  readonly optional: boolean;
+}
+
+/** The table "Engine endpoints per mode" of docs/security.md. */
+function documentedCalls(): DocumentedCall[] {
+  const text = readFileSync(join(REPO_ROOT, 'docs/security.md'), 'utf8');
+  const section = text.slice(text.indexOf('### Engine endpoints per mode'));
+  const rows = [...section.matchAll(/^\| (\w+) \| `([A-Z]+) (\S+)` \| ([A-Z_ +]+) \| ([^|]*) \|$/gm)];
+  return rows.map((m) => ({
+    mode: m[1] as string,
+    method: m[2] as string,
+    template: m[3] as string,
+    switches: (m[4] as string).split('+').map((s) => s.trim()),
+    optional: (m[5] as string).trim().startsWith('optional'),
+  }));
+}
+
+const CALLS = documentedCalls();
+
+/** The docker-socket-proxy switches the documented calls of `modes` need. */
+function switchesFor(modes: readonly string[]): Set<string> {
+  return new Set(CALLS.filter((c) => modes.includes(c.mode)).flatMap((c) => c.switches));
+}
+
+function documented(request: ProxiedRequest): DocumentedCall | undefined {
+  const template = endpointTemplate(request.path);
+  return CALLS.find((c) => c.method === request.method && c.template === template);
+}
+
+/** Every call the proxy saw is in the table under one of `modes`, and none was refused but GET /swarm outside Swarm. */
+function checkTraffic(t: Test, proxy: SocketProxy, modes: readonly string[]): void {
+  const seen = proxy.requests();
+  t.ok(seen.length > 0, 'the run went through the proxy');
+  const undocumented = seen.filter((r) => !documented(r)).map((r) => `${r.method} ${endpointTemplate(r.path)}`);
+  t.same([...new Set(undocumented)], [], 'every Engine call is listed in docs/security.md');
+  const outside = seen.filter((r) => documented(r) && !modes.includes((documented(r) as DocumentedCall).mode));
+  t.same([...new Set(outside.map((r) => `${r.method} ${endpointTemplate(r.path)}`))], modes.includes('swarm') ? [] : ['GET /swarm'], 'no call of another mode but the Swarm probe');
+  const refused = seen.filter((r) => r.status === 403 && !(r.method === 'GET' && endpointTemplate(r.path) === '/swarm'));
+  t.same(refused, [], 'nothing else refused');
+}
+
+const STACK = /^\s+at .+[:(]\d+:\d+\)?$/m;
+
+function noStackTrace(t: Test, output: string): void {
+  t.notMatch(output, STACK, 'no stack trace');
+  t.notMatch(output, /"stack":/, 'no stack in the JSON log');
+  t.notMatch(output, /<html>|Forbidden/, "not the proxy's HTML page");
+}
+
+async function proxy(t: Test, env: TestEnv, switches: Iterable<string>): Promise<SocketProxy> {
+  const started = await startSocketProxy(env.dockerSocket, switches);
+  t.teardown(() => started.stop());
+  return started;
+}
+
+/** Runs once through `host` (an update run unless `extra` says otherwise); JSON log lines and the exit code. */
+async function runOnce(s: Scenario, host: string, extra: string[] = []) {
+  const result = await runBinary(
+    ['--host', host, '--run-once', '--update-grace-period', '1s', '--stop-timeout', '5s', ...extra, `${s.prefix}-.*`],
+    {},
+    120_000,
+  );
+  const output = `${result.stdout}\n${result.stderr}`;
+  const finished = result.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .find((entry) => entry['msg'] === 'run-once finished');
+  return { code: result.code, output, finished };
+}
+
+/** The scenario's container: a pre-update hook (exec), on two networks (NETWORKS before API 1.44). */
+async function hookedOnTwoNetworks(t: Test, s: Scenario): Promise<RunningOn> {
+  const networks = [`${s.prefix}-front`, `${s.prefix}-back`];
+  await createNetworks(s.engine, networks, (fn) => t.teardown(fn));
+  const repo = `${s.prefix}/app`;
+  const image = await pushImage({ registry: s.env.registry, repo, marker: `${repo} v1`, cmd: QUICK_STOP_CMD });
+  await pullImage(s.engine, image.ref);
+  const name = `${s.prefix}-app`;
+  const container = await runOnNetworks(s.engine, {
+    name,
+    image: image.ref,
+    labels: { 'com.centurylinklabs.watchtower.lifecycle.pre-update': 'true' },
+    networks: [
+      { name: networks[0] as string, aliases: ['web'] },
+      { name: networks[1] as string, aliases: ['api'] },
+    ],
+  });
+  return { name, repo, image, container };
+}
+
+const UPDATE_MODES = ['check', 'update', 'cleanup', 'hooks'];
+const UPDATE_FLAGS = ['--cleanup', '--enable-lifecycle-hooks'];
+
+t.test('docs/security.md: the switches of each call are the ones a refusal names', async (t) => {
+  t.ok(CALLS.length >= 20, 'the table was read');
+  for (const mode of ['check', 'update', 'cleanup', 'hooks', 'swarm']) t.ok(CALLS.some((c) => c.mode === mode), `mode ${mode} listed`);
+  for (const c of CALLS) {
+    t.same(proxySwitches(c.method, c.template), c.switches, `${c.method} ${c.template}`);
+    t.equal(endpointTemplate(c.template.replace('{id}', 'abc123').replace('{name}', 'registry:5000/a/b:1')), c.template);
+  }
+  t.notOk([...switchesFor(['check'])].includes('POST'), 'checking needs no write at all');
+});
+
+t.test('monitor-only works through a read-only proxy (POST=0)', async (t) => {
+  if (!requireHaproxy(t)) return;
+  const s = await scenario(t, 'e2e-proxy-ro');
+  if (!s) return;
+  const running = await runningOn(s, 'app');
+  await pushNext(s, running);
+  const readOnly = await proxy(t, s.env, switchesFor(['check']));
+  t.notOk(readOnly.switches.has('POST'));
+
+  const run = await runOnce(s, readOnly.host, ['--monitor-only']);
+  t.equal(run.code, 0, run.output);
+  t.match(run.finished, { scanned: 1, updated: 0, failed: 0 });
+  noStackTrace(t, run.output);
+  t.equal((await s.engine.getContainer(running.name).inspect()).Id, running.container.id, 'the container was left as it was');
+  checkTraffic(t, readOnly, ['check']);
+  t.notOk(readOnly.requests().some((r) => r.method !== 'GET'), 'only GETs');
+});
+
+t.test('update, cleanup, hooks and rollback work through a proxy with exactly the documented switches', async (t) => {
+  if (!requireHaproxy(t)) return;
+  const s = await scenario(t, 'e2e-proxy-rw');
+  if (!s) return;
+  const running = await hookedOnTwoNetworks(t, s);
+  const v2 = await pushNext(s, running);
+  const exact = await proxy(t, s.env, switchesFor(UPDATE_MODES));
+
+  const run = await runOnce(s, exact.host, UPDATE_FLAGS);
+  t.equal(run.code, 0, run.output);
+  t.match(run.finished, { scanned: 1, updated: 1, failed: 0 });
+  noStackTrace(t, run.output);
+  const now = await s.engine.getContainer(running.name).inspect();
+  t.equal(now.Image, (await s.engine.getImage(v2.ref).inspect()).Id, 'the new image runs');
+  t.same(Object.keys(now.NetworkSettings.Networks).sort(), [`${s.prefix}-back`, `${s.prefix}-front`], 'on both networks');
+  await t.rejects(s.engine.getImage(running.image.configDigest).inspect(), { message: /no such image/i }, 'the old image was cleaned up');
+  checkTraffic(t, exact, UPDATE_MODES);
+  const calls = new Set(exact.requests().map((r) => `${r.method} ${endpointTemplate(r.path)}`));
+  for (const expected of ['POST /networks/{id}/connect', 'POST /exec/{id}/start', 'DELETE /images/{name}', 'POST /images/create']) {
+    t.ok(calls.has(expected), `the run made ${expected}`);
+  }
+
+  // A new image that exits at once: rolled back through the same proxy.
+  const before = now.Id;
+  await pushNext(s, running, { marker: `${running.repo} bad`, cmd: ['/bin/false'] });
+  const failed = await runOnce(s, exact.host, UPDATE_FLAGS);
+  t.match(failed.finished, { updated: 0, failed: 1 });
+  noStackTrace(t, failed.output);
+  const back = await s.engine.getContainer(running.name).inspect();
+  t.equal(back.Id, before, 'the container is back');
+  t.ok(back.State.Running, 'and running');
+  checkTraffic(t, exact, UPDATE_MODES);
+});
+
+t.test('each documented switch taken away: the refusal names the call and the switch, never a stack trace', async (t) => {
+  if (!requireHaproxy(t)) return;
+  const s = await scenario(t, 'e2e-proxy-deny');
+  if (!s) return;
+  const running = await hookedOnTwoNetworks(t, s);
+  const all = switchesFor(UPDATE_MODES);
+  // PING is the HTTP API's readiness alone: a run-once never pings (its own subtest below).
+  for (const missing of [...all].filter((name) => name !== 'PING').sort()) {
+    await t.test(`without ${missing}`, async (t) => {
+      await pushNext(s, running, { marker: `${running.repo} without ${missing}` });
+      const partial = await proxy(t, s.env, [...all].filter((name) => name !== missing));
+      const run = await runOnce(s, partial.host, UPDATE_FLAGS);
+      noStackTrace(t, run.output);
+      const refused = partial.requests().filter((r) => r.status === 403 && endpointTemplate(r.path) !== '/swarm');
+      t.ok(refused.length > 0, 'the proxy refused a call');
+      for (const r of refused) {
+        const doc = documented(r);
+        t.ok(doc?.switches.includes(missing), `${r.method} ${endpointTemplate(r.path)} is documented as needing ${missing}`);
+      }
+      const first = refused[0] as ProxiedRequest;
+      const needed = proxySwitches(first.method, endpointTemplate(first.path)).join(' and ');
+      const message = `the Docker socket proxy refused ${first.method} ${endpointTemplate(first.path)} (403): allow ${needed}`;
+      t.ok(run.output.includes(message), `the log says: ${message}`);
+      if (documented(first)?.optional) {
+        t.equal(run.code, 0, 'an optional call refused fails nothing');
+        t.match(run.finished, { updated: 1, failed: 0 });
+      } else {
+        t.ok(run.code !== 0 || (run.finished?.['failed'] as number) > 0, 'the run (or the update) failed');
+        t.notOk((run.finished?.['updated'] as number) > 0, 'nothing was updated');
+        const now = await s.engine.getContainer(running.name).inspect();
+        t.ok(now.State.Running, 'the container still runs');
+      }
+    });
+  }
+
+  await t.test('without PING', async (t) => {
+    const partial = await proxy(t, s.env, [...all].filter((name) => name !== 'PING'));
+    const service = await startService(['--host', partial.host, '--http-api-endpoints', 'health', `${s.prefix}-.*`]);
+    t.teardown(() => service.stop('SIGKILL'));
+    const res = await call(`${service.url}/readyz`);
+    t.equal(res.status, 503, 'not ready');
+    t.match(JSON.stringify(res.body), 'the Docker socket proxy refused GET /_ping (403): allow PING');
+    noStackTrace(t, service.stderr.join(''));
+  });
+});
+
+function requireHaproxy(t: Test): boolean {
+  if (haproxyInstalled()) return true;
+  if (process.env['CI'] === 'true') throw new Error('haproxy is not installed (bash scripts/test-env.sh up installs it): CI=true must not skip');
+  t.plan(0, 'haproxy is not installed');
+  return false;
+}
