@@ -7,9 +7,9 @@
 import Docker from 'dockerode';
 import t, { type Test } from 'tap';
 import { docker, requireDocker26, requireEnv, waitFor, type TestEnv } from '../helpers/env.js';
-import { pullImage, pushImage, removeContainers, removeImages, testPrefix } from '../helpers/images.js';
-import { apiVersionOf, createNetworks, runOnNetworks } from '../helpers/networks.js';
-import { QUICK_STOP_CMD, pushNext, type RunningOn, type Scenario } from '../helpers/scenarios.js';
+import { removeContainers, removeImages, testPrefix } from '../helpers/images.js';
+import { apiVersionOf, appOnTwoNetworks } from '../helpers/networks.js';
+import { pushNext, type RunningOn, type Scenario } from '../helpers/scenarios.js';
 import { call, runBinary, startService } from '../helpers/service.js';
 
 const TOKEN = 'e2e-engine-versions-token-0123';
@@ -62,24 +62,14 @@ interface Settings {
 
 /** A container on two networks with aliases, a static MAC address on the first and a published port. */
 async function networkedApp(t: Test, s: Scenario, mac: string): Promise<RunningOn & { settings: Settings }> {
-  const networks = [`${s.prefix}-front`, `${s.prefix}-back`];
-  await createNetworks(s.engine, networks, (fn) => t.teardown(fn));
-  const repo = `${s.prefix}/app`;
-  const image = await pushImage({ registry: s.env.registry, repo, marker: `${repo} v1`, cmd: QUICK_STOP_CMD });
-  await pullImage(s.engine, image.ref);
-  const name = `${s.prefix}-app`;
   // A port of its own per test (nothing listens: the engines run without the userland proxy).
   const port = String(20000 + Math.floor(Math.random() * 10000));
-  const container = await runOnNetworks(s.engine, {
-    name,
-    image: image.ref,
+  const app = await appOnTwoNetworks(s, (fn) => t.teardown(fn), {
     ports: { '8080/tcp': port },
-    networks: [
-      { name: networks[0] as string, aliases: ['web', 'www'], mac },
-      { name: networks[1] as string, aliases: ['api'] },
-    ],
+    front: { aliases: ['web', 'www'], mac },
+    back: { aliases: ['api'] },
   });
-  return { name, repo, image, container, settings: { networks, mac, port } };
+  return { ...app, settings: { networks: app.networks, mac, port } };
 }
 
 /** Every setting of `networkedApp` on the container now called `name`. */

@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { endpointTemplate, proxySwitches } from '../../plugins/docker/socket-proxy.js';
 import type { TestEnv } from '../helpers/env.js';
-import { pullImage, pushImage } from '../helpers/images.js';
-import { createNetworks, runOnNetworks } from '../helpers/networks.js';
-import { QUICK_STOP_CMD, pushNext, runningOn, scenario, type RunningOn, type Scenario } from '../helpers/scenarios.js';
+import { appOnTwoNetworks } from '../helpers/networks.js';
+import { pushNext, runningOn, scenario, type RunningOn, type Scenario } from '../helpers/scenarios.js';
 import { REPO_ROOT, call, runBinary, startService } from '../helpers/service.js';
 import { haproxyInstalled, startSocketProxy, type ProxiedRequest, type SocketProxy } from '../helpers/socket-proxy.js';
 
@@ -93,23 +92,12 @@ async function runOnce(s: Scenario, host: string, extra: string[] = []) {
 }
 
 /** The scenario's container: a pre-update hook (exec), on two networks (NETWORKS before API 1.44). */
-async function hookedOnTwoNetworks(t: Test, s: Scenario): Promise<RunningOn> {
-  const networks = [`${s.prefix}-front`, `${s.prefix}-back`];
-  await createNetworks(s.engine, networks, (fn) => t.teardown(fn));
-  const repo = `${s.prefix}/app`;
-  const image = await pushImage({ registry: s.env.registry, repo, marker: `${repo} v1`, cmd: QUICK_STOP_CMD });
-  await pullImage(s.engine, image.ref);
-  const name = `${s.prefix}-app`;
-  const container = await runOnNetworks(s.engine, {
-    name,
-    image: image.ref,
+function hookedOnTwoNetworks(t: Test, s: Scenario): Promise<RunningOn> {
+  return appOnTwoNetworks(s, (fn) => t.teardown(fn), {
     labels: { 'com.centurylinklabs.watchtower.lifecycle.pre-update': 'true' },
-    networks: [
-      { name: networks[0] as string, aliases: ['web'] },
-      { name: networks[1] as string, aliases: ['api'] },
-    ],
+    front: { aliases: ['web'] },
+    back: { aliases: ['api'] },
   });
-  return { name, repo, image, container };
 }
 
 const UPDATE_MODES = ['check', 'update', 'cleanup', 'hooks'];

@@ -2,6 +2,8 @@
 // address, published ports, several networks): scripts/test-env.sh runs every engine with --bridge=none and
 // --iptables=false, so the networks are internal bridges (no gateway, no NAT) and nothing leaves the machine.
 import type Docker from 'dockerode';
+import { pullImage, pushImage } from './images.js';
+import { QUICK_STOP_CMD, type RunningOn, type Scenario } from './scenarios.js';
 
 export interface NetworkSpec {
   readonly name: string;
@@ -20,12 +22,25 @@ export interface NetworkedRun {
   readonly ports?: Record<string, string>;
 }
 
-/** Creates internal bridge networks named `names`, removed again by `teardown`. */
+/** Removes the network and, first, every container still on it (a network in use cannot go). */
+async function removeNetwork(engine: Docker, name: string): Promise<void> {
+  const network = engine.getNetwork(name);
+  const info = (await network.inspect().catch(() => undefined)) as { Containers?: Record<string, unknown> } | undefined;
+  if (!info) return;
+  for (const id of Object.keys(info.Containers ?? {})) await engine.getContainer(id).remove({ force: true, v: true }).catch(() => undefined);
+  await network.remove();
+}
+
+/**
+ * Creates internal bridge networks named `names`, removed again by `teardown` with their containers. Every engine's
+ * bridges take their subnets from one pool of the machine's routes (31 networks for all the engines on it): none
+ * may be left behind.
+ */
 export async function createNetworks(engine: Docker, names: readonly string[], teardown: (fn: () => unknown) => void): Promise<void> {
-  for (const name of names) await engine.createNetwork({ Name: name, Driver: 'bridge', Internal: true });
   teardown(async () => {
-    for (const name of names) await engine.getNetwork(name).remove().catch(() => undefined);
+    for (const name of names) await removeNetwork(engine, name);
   });
+  for (const name of names) await engine.createNetwork({ Name: name, Driver: 'bridge', Internal: true });
 }
 
 /** The engine's API version as a number (1.41, 1.45). */
@@ -66,4 +81,37 @@ export async function runOnNetworks(engine: Docker, run: NetworkedRun): Promise<
   }
   await container.start();
   return container;
+}
+
+export interface TwoNetworksApp extends RunningOn {
+  /** `${prefix}-front`, `${prefix}-back` */
+  readonly networks: [string, string];
+}
+
+/**
+ * Pushes `${prefix}/app` (marker `v1`), pulls it and runs it as `${prefix}-app` on two new networks, `front` then
+ * `back`, with the endpoint settings given for each.
+ */
+export async function appOnTwoNetworks(
+  s: Scenario,
+  teardown: (fn: () => unknown) => void,
+  spec: { front: Omit<NetworkSpec, 'name'>; back: Omit<NetworkSpec, 'name'>; labels?: Record<string, string>; ports?: Record<string, string> },
+): Promise<TwoNetworksApp> {
+  const networks: [string, string] = [`${s.prefix}-front`, `${s.prefix}-back`];
+  await createNetworks(s.engine, networks, teardown);
+  const repo = `${s.prefix}/app`;
+  const image = await pushImage({ registry: s.env.registry, repo, marker: `${repo} v1`, cmd: QUICK_STOP_CMD });
+  await pullImage(s.engine, image.ref);
+  const name = `${s.prefix}-app`;
+  const container = await runOnNetworks(s.engine, {
+    name,
+    image: image.ref,
+    ...(spec.labels ? { labels: spec.labels } : {}),
+    ...(spec.ports ? { ports: spec.ports } : {}),
+    networks: [
+      { name: networks[0], ...spec.front },
+      { name: networks[1], ...spec.back },
+    ],
+  });
+  return { name, repo, image, container, networks };
 }
