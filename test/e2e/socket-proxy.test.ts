@@ -8,9 +8,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { endpointTemplate, proxySwitches } from '../../plugins/docker/socket-proxy.js';
-import type { TestEnv } from '../helpers/env.js';
+import { requireSwarm, swarmDocker, type TestEnv } from '../helpers/env.js';
+import { pushImage, removeContainers, testPrefix, type PushedImage } from '../helpers/images.js';
+import { createService, removeServices, serviceState, waitForTasks } from '../helpers/swarm.js';
 import { appOnTwoNetworks } from '../helpers/networks.js';
-import { pushNext, runningOn, scenario, type RunningOn, type Scenario } from '../helpers/scenarios.js';
+import { QUICK_STOP_CMD, pushNext, runningOn, scenario, type RunningOn, type Scenario } from '../helpers/scenarios.js';
 import { REPO_ROOT, call, runBinary, startService } from '../helpers/service.js';
 import { haproxyInstalled, startSocketProxy, type ProxiedRequest, type SocketProxy } from '../helpers/socket-proxy.js';
 
@@ -209,6 +211,65 @@ t.test('each documented switch taken away: the refusal names the call and the sw
     t.match(JSON.stringify(res.body), 'the Docker socket proxy refused GET /_ping (403): allow PING');
     noStackTrace(t, service.stderr.join(''));
   });
+});
+
+t.test('Swarm services through the proxy: updated with the documented switches; SWARM, SERVICES or TASKS taken away is named', async (t) => {
+  if (!requireHaproxy(t)) return;
+  const env = await requireSwarm(t);
+  if (!env) return;
+  const engine = swarmDocker(env);
+  const prefix = testPrefix('e2e-proxy-swarm');
+  t.teardown(async () => {
+    await removeServices(engine, prefix);
+    await removeContainers(engine, prefix);
+  });
+  const repo = `${prefix}/app`;
+  const pinned = (image: PushedImage) => `${image.ref}@${image.digest}`;
+  const v1 = await pushImage({ registry: env.registry, repo, marker: `${repo} v1`, cmd: QUICK_STOP_CMD });
+  const enabled = { 'tidewatch.enable': 'true' };
+  // Scaled to zero, a service never gets an update status: its update is followed by its tasks (GET /tasks).
+  const ids = {
+    web: await createService(engine, { name: `${prefix}-web`, image: pinned(v1), labels: enabled }),
+    idle: await createService(engine, { name: `${prefix}-idle`, image: pinned(v1), mode: { replicas: 0 }, labels: enabled }),
+  };
+  await waitForTasks(engine, ids.web, pinned(v1), 1);
+  const modes = ['check', 'swarm'];
+  const all = switchesFor(modes);
+  const run = (host: string) =>
+    runBinary(['--host', host, '--run-once', '--swarm-poll-interval', '250ms', `${prefix}-.*`], {}, 120_000).then((r) => ({
+      ...r,
+      output: `${r.stdout}\n${r.stderr}`,
+    }));
+
+  for (const missing of ['SWARM', 'SERVICES', 'TASKS']) {
+    await t.test(`without ${missing}`, async (t) => {
+      const before = await serviceState(engine, ids.idle);
+      await pushImage({ registry: env.registry, repo, marker: `${repo} without ${missing}`, cmd: QUICK_STOP_CMD });
+      const partial = await startSocketProxy(env.swarmDockerSocket, [...all].filter((name) => name !== missing));
+      t.teardown(() => partial.stop());
+      const result = await run(partial.host);
+      noStackTrace(t, result.output);
+      const refused = partial.requests().filter((r) => r.status === 403);
+      t.ok(refused.length > 0, 'the proxy refused a call');
+      const first = refused[0] as ProxiedRequest;
+      t.ok(documented(first)?.switches.includes(missing), `${first.method} ${endpointTemplate(first.path)} is documented as needing ${missing}`);
+      const message = `the Docker socket proxy refused ${first.method} ${endpointTemplate(first.path)} (403): allow ${missing}`;
+      t.ok(result.output.includes(message), `the log says: ${message}`);
+      if (missing === 'TASKS') t.not(result.code, 0, 'the idle service update is reported failed');
+      else t.equal((await serviceState(engine, ids.idle)).image, before.image, 'no service was updated');
+    });
+  }
+
+  const v2 = await pushImage({ registry: env.registry, repo, marker: `${repo} v2`, cmd: QUICK_STOP_CMD });
+  const exact = await startSocketProxy(env.swarmDockerSocket, all);
+  t.teardown(() => exact.stop());
+  const result = await run(exact.host);
+  t.equal(result.code, 0, result.output);
+  noStackTrace(t, result.output);
+  for (const id of [ids.web, ids.idle]) t.match((await serviceState(engine, id)).image, `@${v2.digest}`, 'the service runs the new digest');
+  checkTraffic(t, exact, modes);
+  const calls = new Set(exact.requests().map((r) => `${r.method} ${endpointTemplate(r.path)}`));
+  for (const expected of ['GET /swarm', 'GET /services', 'POST /services/{id}/update', 'GET /tasks']) t.ok(calls.has(expected), `the run made ${expected}`);
 });
 
 function requireHaproxy(t: Test): boolean {
