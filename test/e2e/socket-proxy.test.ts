@@ -93,10 +93,11 @@ async function runOnce(s: Scenario, host: string, extra: string[] = []) {
   return { code: result.code, output, finished };
 }
 
-/** The scenario's container: a pre-update hook (exec), on two networks (NETWORKS before API 1.44). */
+/** The scenario's container: a pre-update hook (exec), a stop signal, on two networks (NETWORKS before API 1.44). */
 function hookedOnTwoNetworks(t: Test, s: Scenario): Promise<RunningOn> {
   return appOnTwoNetworks(s, (fn) => t.teardown(fn), {
-    labels: { 'com.centurylinklabs.watchtower.lifecycle.pre-update': 'true' },
+    // A stop-signal label: the old container is stopped with kill and wait, not stop (docs/security.md).
+    labels: { 'com.centurylinklabs.watchtower.lifecycle.pre-update': 'true', 'com.centurylinklabs.watchtower.stop-signal': 'SIGTERM' },
     front: { aliases: ['web'] },
     back: { aliases: ['api'] },
   });
@@ -151,7 +152,7 @@ t.test('update, cleanup, hooks and rollback work through a proxy with exactly th
   await t.rejects(s.engine.getImage(running.image.configDigest).inspect(), { message: /no such image/i }, 'the old image was cleaned up');
   checkTraffic(t, exact, UPDATE_MODES);
   const calls = new Set(exact.requests().map((r) => `${r.method} ${endpointTemplate(r.path)}`));
-  for (const expected of ['POST /networks/{id}/connect', 'POST /exec/{id}/start', 'DELETE /images/{name}', 'POST /images/create']) {
+  for (const expected of ['POST /networks/{id}/connect', 'POST /exec/{id}/start', 'DELETE /images/{name}', 'POST /images/create', 'POST /containers/{id}/kill', 'POST /containers/{id}/wait']) {
     t.ok(calls.has(expected), `the run made ${expected}`);
   }
 
