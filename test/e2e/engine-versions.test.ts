@@ -1,7 +1,7 @@
 // The Docker users run: the same end-to-end scenarios on bookworm's Docker 20.10 (API 1.41) and on Debian
 // trixie's Docker 26.1 (API 1.45, scripts/test-env.sh), through the built binary. From API 1.44 on the engine
-// takes every network at create time and the MAC address per network endpoint (docs/compose.md lists what an
-// update keeps): an update must keep network aliases, a static MAC address, a published port and several
+// takes every network at create time and the MAC address per network endpoint (docs/compose.md#docker-versions):
+// an update must keep network aliases, a static MAC address, a published port and several
 // networks on both; a new image that exits is rolled back with all of them; a replacement killed halfway is
 // repaired by the next start.
 import Docker from 'dockerode';
