@@ -4,54 +4,33 @@
 // an update must keep network aliases, a static MAC address, a published port and several
 // networks on both; a new image that exits is rolled back with all of them; a replacement killed halfway is
 // repaired by the next start.
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import t, { type Test } from 'tap';
-import { docker, requireDocker26, requireEnv, waitFor, type TestEnv } from '../helpers/env.js';
-import { removeContainers, removeImages, testPrefix } from '../helpers/images.js';
+import { waitFor } from '../helpers/env.js';
 import { apiVersionOf, appOnTwoNetworks } from '../helpers/networks.js';
-import { pushNext, type RunningOn, type Scenario } from '../helpers/scenarios.js';
+import { docker26Scenario, mainScenario, pushNext, type EngineScenario, type RunningOn, type Scenario } from '../helpers/scenarios.js';
 import { call, runBinary, startService } from '../helpers/service.js';
 
 const TOKEN = 'e2e-engine-versions-token-0123';
 
 interface EngineUnderTest {
   readonly label: string;
-  /** The engine's scenario, or undefined when the test was skipped. */
-  pick(t: Test): Promise<{ env: TestEnv; engine: Docker; host: string } | undefined>;
+  /** A scenario on the engine, or undefined when the test was skipped. */
+  readonly scenario: (t: Test, label: string) => Promise<EngineScenario | undefined>;
   /** What the engine must speak: 20.10 is 1.41, 26.1 is 1.45. */
   readonly api: (version: number) => boolean;
 }
 
 const ENGINES: EngineUnderTest[] = [
-  {
-    label: 'Docker 20.10',
-    async pick(t) {
-      const env = await requireEnv(t);
-      return env && { env, engine: docker(env), host: env.dockerHost };
-    },
-    api: (v) => v === 1.41,
-  },
-  {
-    label: 'Docker 26',
-    async pick(t) {
-      const env = await requireDocker26(t);
-      return env && { env, engine: new Docker({ socketPath: env.docker26Socket }), host: env.docker26Host };
-    },
-    api: (v) => v >= 1.45,
-  },
+  { label: 'Docker 20.10', scenario: mainScenario, api: (v) => v === 1.41 },
+  { label: 'Docker 26', scenario: docker26Scenario, api: (v) => v >= 1.45 },
 ];
 
-/** A scenario on `under`'s engine: a unique prefix whose containers, images and networks go afterwards. */
-async function scenarioOn(t: Test, under: EngineUnderTest, label: string): Promise<(Scenario & { host: string }) | undefined> {
-  const picked = await under.pick(t);
-  if (!picked) return undefined;
-  const prefix = testPrefix(label);
-  t.teardown(async () => {
-    await removeContainers(picked.engine, prefix);
-    await removeImages(picked.engine, prefix);
-  });
-  t.ok(under.api(await apiVersionOf(picked.engine)), `${under.label} speaks its API version`);
-  return { env: picked.env, engine: picked.engine, prefix, host: picked.host };
+/** A scenario on `under`'s engine, which speaks the API version it should. */
+async function scenarioOn(t: Test, under: EngineUnderTest, label: string): Promise<EngineScenario | undefined> {
+  const s = await under.scenario(t, label);
+  if (s) t.ok(under.api(await apiVersionOf(s.engine)), `${under.label} speaks its API version`);
+  return s;
 }
 
 interface Settings {
@@ -90,7 +69,7 @@ async function assertSettings(t: Test, s: Scenario, name: string, settings: Sett
   return info;
 }
 
-function runOnce(s: Scenario & { host: string }) {
+function runOnce(s: EngineScenario) {
   return runBinary(['--host', s.host, '--run-once', '--update-grace-period', '1s', '--stop-timeout', '5s', `${s.prefix}-.*`], {}, 120_000);
 }
 
