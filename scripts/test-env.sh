@@ -521,10 +521,11 @@ docker26_unpacked() { [ -x "$D26_ROOT/usr/sbin/dockerd" ] && [ -x "$D26_ROOT/usr
 docker26_fetch() {
   docker26_unpacked && return 0
   [ "$(id -u)" -eq 0 ] || die "Docker 26 is not unpacked in $D26_CACHE and not root: cannot fetch it"
-  mkdir -p "$D26_CACHE/lists/partial" "$D26_CACHE/cache/archives/partial" "$D26_CACHE/debs"
+  mkdir -p "$D26_CACHE"
   exec 8>"$D26_CACHE/.lock"
   flock -w 600 8 || die "could not lock $D26_CACHE/.lock"
   if ! docker26_unpacked; then
+    mkdir -p "$D26_CACHE/lists/partial" "$D26_CACHE/cache/archives/partial" "$D26_CACHE/debs"
     # The system's own Debian mirror, with the trixie suite: the same archive, keyring and signatures.
     local mirror
     mirror=$(awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
@@ -544,6 +545,8 @@ docker26_fetch() {
     for deb in "$D26_CACHE"/debs/*.deb; do dpkg -x "$deb" "$D26_ROOT.tmp" || die "dpkg -x $deb failed"; done
     rm -rf "$D26_ROOT" && mv "$D26_ROOT.tmp" "$D26_ROOT"
     docker26_unpacked || die "the trixie packages hold no dockerd/containerd/containerd-shim-runc-v2"
+    # The unpacked tree is what is kept; the packages and lists are fetched again only if it goes.
+    rm -rf "$D26_CACHE/debs" "$D26_CACHE/lists" "$D26_CACHE/cache"
   fi
   exec 8>&-
 }
