@@ -36,19 +36,22 @@ async function scenarioOn(t: Test, under: EngineUnderTest, label: string): Promi
 interface Settings {
   readonly networks: string[];
   readonly mac: string;
+  /** From API 1.44 on a MAC address is an endpoint's: the second network has one of its own too. */
+  readonly backMac: string | undefined;
   readonly port: string;
 }
 
-/** A container on two networks with aliases, a static MAC address on the first and a published port. */
-async function networkedApp(t: Test, s: Scenario, mac: string): Promise<RunningOn & { settings: Settings }> {
+/** A container on two networks with aliases, a static MAC address on the first (API 1.44: on both) and a published port. */
+async function networkedApp(t: Test, s: Scenario, mac: (n: number) => string, n: number): Promise<RunningOn & { settings: Settings }> {
   // A port of its own per test (nothing listens: the engines run without the userland proxy).
   const port = String(20000 + Math.floor(Math.random() * 10000));
+  const backMac = (await apiVersionOf(s.engine)) >= 1.44 ? mac(n + 5) : undefined;
   const app = await appOnTwoNetworks(s, (fn) => t.teardown(fn), {
     ports: { '8080/tcp': port },
-    front: { aliases: ['web', 'www'], mac },
-    back: { aliases: ['api'] },
+    front: { aliases: ['web', 'www'], mac: mac(n) },
+    back: { aliases: ['api'], ...(backMac ? { mac: backMac } : {}) },
   });
-  return { ...app, settings: { networks: app.networks, mac, port } };
+  return { ...app, settings: { networks: app.networks, mac: mac(n), backMac, port } };
 }
 
 /** Every setting of `networkedApp` on the container now called `name`. */
@@ -60,6 +63,7 @@ async function assertSettings(t: Test, s: Scenario, name: string, settings: Sett
   t.ok(['web', 'www'].every((a) => networks[front]?.Aliases?.includes(a)), `aliases on ${front}`);
   t.ok(networks[back]?.Aliases?.includes('api'), `alias on ${back}`);
   t.equal(networks[front]?.MacAddress, settings.mac, 'the static MAC address');
+  if (settings.backMac) t.equal(networks[back]?.MacAddress, settings.backMac, `the static MAC address on ${back}`);
   t.same(
     (info.HostConfig.PortBindings as Record<string, { HostIp: string; HostPort: string }[]>)['8080/tcp'],
     [{ HostIp: '127.0.0.1', HostPort: settings.port }],
@@ -80,7 +84,7 @@ ENGINES.forEach((under, index) => {
   t.test(`${under.label}: an update keeps network aliases, a static MAC address, a published port and both networks`, async (t) => {
     const s = await scenarioOn(t, under, `e2e-ver${index}-upd`);
     if (!s) return;
-    const app = await networkedApp(t, s, mac(1));
+    const app = await networkedApp(t, s, mac, 1);
     const v2 = await pushNext(s, app);
     const run = await runOnce(s);
     t.equal(run.code, 0, run.stdout + run.stderr);
@@ -94,7 +98,7 @@ ENGINES.forEach((under, index) => {
   t.test(`${under.label}: a new image that exits is rolled back with every setting`, async (t) => {
     const s = await scenarioOn(t, under, `e2e-ver${index}-rb`);
     if (!s) return;
-    const app = await networkedApp(t, s, mac(2));
+    const app = await networkedApp(t, s, mac, 2);
     await pushNext(s, app, { marker: `${app.repo} bad`, cmd: ['/bin/false'] });
     const run = await runOnce(s);
     t.equal(run.code, 1, 'run-once exits 1: the update failed');
@@ -108,7 +112,7 @@ ENGINES.forEach((under, index) => {
   t.test(`${under.label}: a replacement killed halfway is repaired by the next start`, async (t) => {
     const s = await scenarioOn(t, under, `e2e-ver${index}-kill`);
     if (!s) return;
-    const app = await networkedApp(t, s, mac(3));
+    const app = await networkedApp(t, s, mac, 3);
     // The new container never becomes healthy within the grace period: the service sits in the proof.
     const hour = 3600 * 1_000_000_000;
     await pushNext(s, app, { healthcheck: { Test: ['CMD', '/bin/true'], Interval: hour, StartPeriod: hour } });

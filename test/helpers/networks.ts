@@ -49,9 +49,10 @@ export async function apiVersionOf(engine: Docker): Promise<number> {
 }
 
 /**
- * Creates and starts a container on its first network, connected to the others before it starts, the way
- * `docker run --network a --mac-address m` then `docker network connect b` does it. The MAC address goes where
- * the engine's API reads it: the container's config before API 1.44, the endpoint's from 1.44 on.
+ * Creates and starts a container on its networks the way the CLI does on the engine: before API 1.44 on the first
+ * (`docker run --network a --mac-address m`), connected to the others before it starts (`docker network connect`);
+ * from 1.44 on with every network at create time (`docker run --network name=a,mac-address=m --network b`), each
+ * endpoint with its own MAC address.
  */
 export async function runOnNetworks(engine: Docker, run: NetworkedRun): Promise<Docker.Container> {
   const [first, ...others] = run.networks;
@@ -73,9 +74,9 @@ export async function runOnNetworks(engine: Docker, run: NetworkedRun): Promise<
       NetworkMode: first.name,
       PortBindings: Object.fromEntries(Object.entries(ports).map(([port, host]) => [port, [{ HostIp: '127.0.0.1', HostPort: host }]])),
     },
-    NetworkingConfig: { EndpointsConfig: { [first.name]: endpoint(first) } },
+    NetworkingConfig: { EndpointsConfig: Object.fromEntries((perEndpointMac ? run.networks : [first]).map((n) => [n.name, endpoint(n)])) },
   });
-  for (const n of others) {
+  for (const n of perEndpointMac ? [] : others) {
     if (n.mac && !perEndpointMac) throw new Error('runOnNetworks: before API 1.44 only the first network takes a MAC address');
     await engine.getNetwork(n.name).connect({ Container: container.id, EndpointConfig: endpoint(n) });
   }
