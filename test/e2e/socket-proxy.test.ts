@@ -116,7 +116,7 @@ t.test('docs/security.md: the switches of each call are the ones a refusal names
   t.notOk([...switchesFor(['check'])].includes('POST'), 'checking needs no write at all');
 });
 
-t.test('monitor-only works through a read-only proxy (POST=0)', async (t) => {
+t.test('monitor-only and check-only work through a read-only proxy (POST=0)', async (t) => {
   if (!requireHaproxy(t)) return;
   const s = await scenario(t, 'e2e-proxy-ro');
   if (!s) return;
@@ -132,6 +132,17 @@ t.test('monitor-only works through a read-only proxy (POST=0)', async (t) => {
   t.equal((await s.engine.getContainer(running.name).inspect()).Id, running.container.id, 'the container was left as it was');
   checkTraffic(t, readOnly, ['check']);
   t.notOk(readOnly.requests().some((r) => r.method !== 'GET'), 'only GETs');
+
+  // Check-only: the HTTP API's check and readiness through the same proxy.
+  const token = 'e2e-socket-proxy-token-0123456789';
+  const service = await startService(['--host', readOnly.host, '--http-api-endpoints', 'check,health', '--http-api-token', token, `${s.prefix}-.*`]);
+  t.teardown(() => service.stop('SIGKILL'));
+  const check = await call(`${service.url}/v1/check`, { method: 'POST', token });
+  t.equal(check.status, 200);
+  t.match((check.body as { containers: unknown[] }).containers, [{ name: running.name, update_available: true }], 'the stale container is found');
+  t.equal((await call(`${service.url}/readyz`)).status, 200, 'ready');
+  checkTraffic(t, readOnly, ['check']);
+  t.notOk(readOnly.requests().some((r) => r.method !== 'GET'), 'still only GETs');
 });
 
 for (const [label, engineScenario] of [['Docker 20.10', mainScenario], ['Docker 26', docker26Scenario]] as const) {
