@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type https from 'node:https';
 import { createRequire } from 'node:module';
-import type { EngineRequestOptions } from '../../core/index.js';
+import { TidewatchError, type EngineRequestOptions } from '../../core/index.js';
 import type { DockerEndpoint } from './client.js';
 import { PROXY_REFUSED, isProxyRefusal, refusalMessage } from './socket-proxy.js';
 
@@ -22,11 +22,11 @@ export class EngineError extends Error {
 }
 
 /**
- * A socket proxy in front of the Engine refused the call (docs/security.md#a-socket-proxy): the message names
- * the call and the proxy switches it needs, as docs/errors.md lists under TW_ERR_DOCKER_PROXY_REFUSED.
+ * A socket proxy in front of the Engine refused the call (docs/security.md#when-the-proxy-refuses-a-call): the message names
+ * the call and the proxy switches it needs, as docs/errors.md lists under TW_ERR_DOCKER_PROXY_REFUSED. Its status
+ * is the HTTP API's, 502 (Tidewatch's own upstream refused); the proxy's 403 is in the message.
  */
-export class SocketProxyRefusal extends EngineError {
-  readonly code = PROXY_REFUSED;
+export class SocketProxyRefusal extends TidewatchError {
   /** `POST /containers/{id}/stop` */
   readonly endpoint: string;
   /** `['CONTAINERS', 'POST']` */
@@ -34,7 +34,7 @@ export class SocketProxyRefusal extends EngineError {
 
   constructor(method: string, path: string) {
     const { endpoint, switches, message } = refusalMessage(method, path);
-    super(403, message, undefined);
+    super(PROXY_REFUSED, message, 502);
     this.name = 'SocketProxyRefusal';
     this.endpoint = endpoint;
     this.switches = switches;
@@ -96,7 +96,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-async function engineError(response: http.IncomingMessage, method: string, path: string): Promise<EngineError> {
+async function engineError(response: http.IncomingMessage, method: string, path: string): Promise<EngineError | SocketProxyRefusal> {
   const text = (await readBody(response)).toString('utf8');
   const json = parseJson(text) as { message?: string } | undefined;
   if (isProxyRefusal(response.statusCode ?? 0, json)) return new SocketProxyRefusal(method, path);

@@ -1,4 +1,4 @@
-// A filtering Docker socket proxy in front of the Engine (docs/security.md#a-socket-proxy): it lets through the
+// A filtering Docker socket proxy in front of the Engine (docs/security.md#when-the-proxy-refuses-a-call): it lets through the
 // API sections it was told to allow and answers anything else with 403 and an HTML page of its own. The Engine
 // itself never answers these calls with 403 and always answers an error in JSON, so a 403 without a JSON
 // message is the proxy's refusal, reported as TW_ERR_DOCKER_PROXY_REFUSED: the call as the Engine API names

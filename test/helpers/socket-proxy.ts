@@ -1,5 +1,5 @@
 // A filtering Docker socket proxy for the tests, built the way the popular docker-socket-proxy image builds
-// it (docs/security.md#a-socket-proxy): Debian's haproxy in front of the private engine's unix socket, on
+// it (docs/security.md#a-ready-socket-proxy-configuration): Debian's haproxy in front of the private engine's unix socket, on
 // loopback TCP, with the image's own ACLs: one path regex per API section, each allowed by an environment
 // switch (CONTAINERS=1, IMAGES=1, ...), every method but GET/HEAD refused unless POST=1, and everything else
 // answered with haproxy's 403 page. Every request it saw is kept (method, path, status) from its log.

@@ -58,7 +58,7 @@ t.test('a 403 with an HTML page is the proxy refusing; with the Engine JSON, the
   t.ok(isSocketProxyRefusal(err), 'a SocketProxyRefusal');
   t.match(err, {
     code: 'TW_ERR_DOCKER_PROXY_REFUSED',
-    statusCode: 403,
+    statusCode: 502,
     endpoint: 'POST /containers/{id}/stop',
     switches: ['CONTAINERS', 'POST'],
     message: 'the Docker socket proxy refused POST /containers/{id}/stop (403): allow CONTAINERS and POST',
