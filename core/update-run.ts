@@ -187,6 +187,9 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       ...targetPlacement(target),
     });
   } else if (result.outcome === 'failed') {
+    // The reason in the log too, not only in the event: a run-once or a scheduled run has no other reader, and a
+    // socket proxy's refusal names there the switch to allow (docs/security.md).
+    ctx.logger.warn({ container: target.name, err: result.error ?? 'update failed', rolled_back: result.rolledBack ?? false }, 'update failed');
     deps.emit('update_failed', {
       run_id: ctx.runId,
       container: target.name,
