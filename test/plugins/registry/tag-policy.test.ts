@@ -10,6 +10,7 @@ import { PagingRegistry } from '../../helpers/paging-registry.js';
 import { foreignPlatform, pushIndex, pushTags } from '../../helpers/tag-fixtures.js';
 import { defaultPlatform } from '../../../plugins/registry/image-created.js';
 import { harness, target } from './harness.js';
+import { RegistryProxy } from './registry-proxy.js';
 
 const prefix = testPrefix('tag-policy');
 const native = defaultPlatform();
@@ -173,4 +174,27 @@ t.test('the tag list is paged by Link, and a walk cut at its bound names the rep
   t.teardown(() => cut.tw.close());
   t.match(cut.byName(await cut.check(), 'cut').staleness, { stale: false, error: new RegExp(`the tag list of ${tiny.host}/${repo} has more than 50 pages`) });
   t.equal(tiny.count(/\/tags\/list$/), 50, 'no page past the bound');
+});
+
+t.test("a tag list answered 429 is waited for and retried, as every registry request (What's Up Docker #1136, GHCR)", async (t) => {
+  const env = await requireEnv(t);
+  if (!env) return;
+  const repo = `${prefix}/limited`;
+  const { digests } = await pushTags(env.registry, repo, ['1.0.0', '1.0.1']);
+  let limited = 0;
+  const proxy = await new RegistryProxy({
+    upstream: env.registry,
+    inject: (req) => {
+      if (!req.path.includes('/tags/list') || limited >= 2) return undefined;
+      limited++;
+      return { status: 429, headers: { 'retry-after': '1', 'content-type': 'application/json' }, body: '{"errors":[{"code":"TOOMANYREQUESTS"}]}' };
+    },
+  }).start();
+  t.teardown(() => proxy.close());
+  const h = await harness([labelled('limited', `${proxy.host}/${repo}:1.0.0`, digests.get('1.0.0')!, { 'tidewatch.tag.policy': 'patch' })], { tlsSkip: true });
+  t.teardown(() => h.tw.close());
+  const started = Date.now();
+  t.match(h.byName(await h.check(), 'limited').staleness, { stale: true, latestTag: '1.0.1' });
+  t.equal(proxy.count((r) => r.path.includes('/tags/list')), 3, 'two 429s, then the list');
+  t.ok(Date.now() - started >= 1500, 'Retry-After was honoured');
 });
