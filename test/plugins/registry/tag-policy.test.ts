@@ -86,6 +86,7 @@ t.test('the default policy costs what it cost before; pin costs nothing; a bad l
     labelled('bad', `${name}:1.0.0`, digests.get('1.0.0')!, { 'tidewatch.tag.policy': 'weekly' }),
     labelled('bad-pattern', `${name}:1.0.0`, digests.get('1.0.0')!, { 'tidewatch.tag.policy': 'minor', 'tidewatch.tag.include': '(' }),
     labelled('bad-transform', `${name}:1.0.0`, digests.get('1.0.0')!, { 'tidewatch.tag.policy': 'minor', 'wud.tag.transform': '^(\\d+)$ => $2' }),
+    { ...target('local-build', `${name}:1.0.0`), labels: { 'tidewatch.tag.policy': 'minor' } },
   ];
   const h = await harness(targets, { tlsSkip: true });
   t.teardown(() => h.tw.close());
@@ -95,7 +96,8 @@ t.test('the default policy costs what it cost before; pin costs nothing; a bad l
   t.match(h.byName(report, 'bad').staleness, { stale: false, error: /label tidewatch\.tag\.policy: "weekly" is not one of digest, patch, minor, major, pin/ });
   t.match(h.byName(report, 'bad-pattern').staleness, { stale: false, error: /label tidewatch\.tag\.include: invalid RE2 pattern/ });
   t.match(h.byName(report, 'bad-transform').staleness, { stale: false, error: /label wud\.tag\.transform: \$2 names a group/ });
-  t.same(proxy.paths.filter((p) => p !== 'GET /v2/'), [`HEAD /v2/${repo}/manifests/1.0.0`], 'one HEAD for the default target; nothing for pin or the bad labels, no tag list');
+  t.same(h.byName(report, 'local-build').staleness, { source: 'registry', stale: false, tagPolicy: 'minor', currentTag: '1.0.0' }, 'a local build never moves to a registry tag');
+  t.same(proxy.paths.filter((p) => p !== 'GET /v2/'), [`HEAD /v2/${repo}/manifests/1.0.0`], 'one HEAD for the default target; nothing for pin, the bad labels or the local build, no tag list');
 });
 
 t.test('--tag-policy is the default of containers without a label; floating tags follow their digest under it', async (t) => {
