@@ -78,6 +78,16 @@ export interface Staleness {
    * yet): the target is reported stale and the run counts it skipped with this reason, asking no runtime.
    */
   readonly notApplicable?: string;
+  /** The target's tag policy (`digest`, `patch`, `minor`, `major`, `pin`), when the source knows it. */
+  readonly tagPolicy?: string;
+  /** The tag of the running reference. */
+  readonly currentTag?: string;
+  /** The newer tag chosen, only when it differs from `currentTag`; `latestDigest` is then its digest. */
+  readonly latestTag?: string;
+  /** What kind of update is available (only when `stale`): same tag newer digest, or a version bump. */
+  readonly updateKind?: 'digest' | 'patch' | 'minor' | 'major';
+  /** A sentence for the user, e.g. a newer tag that exists without this platform. */
+  readonly note?: string;
 }
 
 export interface GitStaleness {
@@ -133,6 +143,11 @@ export interface ApplyResult {
   readonly rolledBack?: boolean;
   /** For `skipped`: why. */
   readonly reason?: string;
+  /**
+   * For `updated`: a sentence the user should read about the result, e.g. that the Compose file still
+   * names the old image (docs/compose.md#tag-updates-and-compose).
+   */
+  readonly note?: string;
 }
 
 export type RunKind = 'check' | 'update';
