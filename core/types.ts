@@ -78,15 +78,21 @@ export interface Staleness {
    * yet): the target is reported stale and the run counts it skipped with this reason, asking no runtime.
    */
   readonly notApplicable?: string;
-  /** The target's tag policy (`digest`, `patch`, `minor`, `major`, `pin`), when the source knows it. */
+  /**
+   * The tag policy the source applied (`digest`, `patch`, `minor`, `major`, `pin`; docs/tags.md), when it
+   * read one. The fields below are the registry source's answer for tags (docs/plugins.md#the-staleness-protocol).
+   */
   readonly tagPolicy?: string;
-  /** The tag of the running reference. */
+  /** Tag of the running reference, when it has one. */
   readonly currentTag?: string;
-  /** The newer tag chosen, only when it differs from `currentTag`; `latestDigest` is then its digest. */
+  /**
+   * The newer tag chosen, only when it differs from `currentTag`; `latestDigest` is then this tag's digest.
+   * A runtime pulls `repo@latestDigest` and runs `repo:latestTag` (never parsing versions itself).
+   */
   readonly latestTag?: string;
-  /** What kind of update is available (only when `stale`): same tag newer digest, or a version bump. */
+  /** What kind of update a stale answer is: `digest` (same tag, new digest) or the version bump. */
   readonly updateKind?: 'digest' | 'patch' | 'minor' | 'major';
-  /** A sentence for the user, e.g. a newer tag that exists without this platform. */
+  /** A sentence for the user (e.g. `1.26.1 exists, but not for linux/arm64`); it never makes a target stale. */
   readonly note?: string;
 }
 
@@ -143,6 +149,8 @@ export interface ApplyResult {
   readonly rolledBack?: boolean;
   /** For `skipped`: why. */
   readonly reason?: string;
+  /** The reference the target runs now, when the update changed it (a new tag, a new pinned digest). */
+  readonly newImage?: string;
   /**
    * For `updated`: a sentence the user should read about the result, e.g. that the Compose file still
    * names the old image (docs/compose.md#tag-updates-and-compose).

@@ -67,7 +67,8 @@ export async function followCompose(plan: UpdatePlan, result: ApplyResult, rewri
   const { target, staleness } = plan;
   if (result.outcome !== 'updated' || plan.restartOnly || !pendingTagChange(staleness)) return result;
   const origin = composeOrigin(target.labels);
-  const newRef = nextImageReference(target.image, staleness.latestTag as string, staleness.latestDigest);
+  // What the runtime created the container on (ApplyResult.newImage), else the same rule spelled out here.
+  const newRef = result.newImage ?? nextImageReference(target.image, staleness.latestTag as string, staleness.latestDigest);
   if (!origin || !newRef) return result;
   try {
     return { ...result, note: joinNotes(result.note, await follow(origin, target, newRef, rewrite, logger)) };
