@@ -1,7 +1,11 @@
 // What Compose does to a tag update, said where the user looks (docs/compose.md#tag-updates-and-compose):
 // a container Compose created carries the labels naming its files, its service and its working
-// directory; the file still names the old tag, so the next `docker compose up -d` puts the container back
-// on it. Pure: labels and a staleness answer in, sentences out.
+// directory; the file still names the old tag, so the next time Compose recreates the container it is back
+// on the old tag. Compose recreates when its config hash of the service no longer matches the container's
+// label (Tidewatch keeps the label): an `up -d` after any change to the service, `--force-recreate`, or
+// `down` then `up` (measured with docker-compose 1.29, test/compose/tag-update-rewrite.test.ts). Pure:
+// labels and a staleness answer in, sentences out.
+
 import { isAbsolute, resolve } from 'node:path';
 import type { Staleness, Target } from '../../core/index.js';
 
@@ -43,6 +47,8 @@ export function joinNotes(first: string | undefined, second: string | undefined)
   return `${first} ${second}`;
 }
 
+const RECREATES = 'the next time Compose recreates the container (docker compose up -d after a change to the service, --force-recreate, or down and up)';
+
 /** A tag change is pending for the target: the source chose another tag than the running one. */
 export function pendingTagChange(staleness: Staleness): boolean {
   return staleness.stale && !staleness.error && !!staleness.latestTag && staleness.latestTag !== staleness.currentTag;
@@ -53,7 +59,7 @@ export function pendingNote(target: Target, staleness: Staleness, rewrite: boole
   const origin = composeOrigin(target.labels);
   if (!origin || !pendingTagChange(staleness)) return undefined;
   const where = describeOrigin(origin);
-  const what = `Compose file ${where} names ${target.image}: after the update to ${staleness.latestTag}, the next "docker compose up -d" puts the container back on it`;
+  const what = `Compose file ${where} names ${target.image}: after the update to ${staleness.latestTag}, ${RECREATES} puts it back on that tag`;
   return rewrite
     ? `${what} unless the file can be rewritten (--compose-rewrite is on; Tidewatch must be able to read and write the file).`
     : `${what}; change the file, or run Tidewatch with --compose-rewrite.`;
@@ -62,7 +68,7 @@ export function pendingNote(target: Target, staleness: Staleness, rewrite: boole
 /** After an update that left the file as it was: it still names the old reference. */
 export function staleFileNote(target: Target, origin: ComposeOrigin, newRef: string, why?: string): string {
   return (
-    `Compose file ${describeOrigin(origin)} still names ${target.image}: the next "docker compose up -d" puts ` +
+    `Compose file ${describeOrigin(origin)} still names ${target.image}: ${RECREATES} puts ` +
     `${target.name} back on it; change it to ${newRef}${why ? ` (not rewritten: ${why})` : ' (or run Tidewatch with --compose-rewrite)'}.`
   );
 }

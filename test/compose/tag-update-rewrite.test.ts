@@ -1,0 +1,154 @@
+// A tag update of a Compose-managed container with the real docker-compose, engine and registry
+// (docs/compose.md#tag-updates-and-compose). Without --compose-rewrite the check record's note and the
+// update's note name the file and the service, the file is left as it was, and the next `up -d` indeed
+// puts the container back on the old tag. With --compose-rewrite the service's `image:` is rewritten in
+// place (every other byte kept, the other services, the anchor and the comments untouched), `up -d`
+// keeps the new tag (Compose recreates the container once on the same image: its config hash covers the
+// image name), and then `up -d` changes nothing, and neither does `--force-recreate` change the tag.
+//
+// The staleness answer is a stand-in on the registry path (what the registry source answers for a
+// container on `tidewatch.tag.policy=minor`, docs/tags.md): the part under test here is what the Docker
+// runtime and the Compose follow-up do with it, through the real pull by digest.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { createTidewatch, definePlugin, type Staleness, type Tidewatch } from '../../core/index.js';
+import { dockerPlugin } from '../../plugins/docker/index.js';
+import { docker, requireEnv } from '../helpers/env.js';
+import { pushImage, removeContainers, removeImages, testPrefix, type PushedImage } from '../helpers/images.js';
+import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
+
+const run = promisify(execFile);
+
+async function composeAvailable(t: { plan(n: number, comment?: string): void }): Promise<boolean> {
+  try {
+    await run('docker-compose', ['version']);
+    return true;
+  } catch {
+    if (process.env['CI'] === 'true') throw new Error('docker-compose is missing (CI=true: the Compose test must not be skipped)');
+    t.plan(0, 'docker-compose is not installed (apt-get install docker-compose)');
+    return false;
+  }
+}
+
+/** The registry answer for `app`: 1.0.0 → 1.1.0 (minor); `other` is up to date. */
+const standInSource = (from: PushedImage, to: PushedImage) =>
+  definePlugin({
+    name: 'stand-in-tag-source',
+    apply(core) {
+      core.hooks.checkStaleness.tapPromise('stand-in-tag-source', async (target): Promise<Staleness> => {
+        const onOld = target.image === from.ref;
+        return onOld
+          ? { source: 'registry', stale: true, tagPolicy: 'minor', currentTag: from.tag, latestTag: to.tag, updateKind: 'minor', currentDigest: from.digest, latestDigest: to.digest }
+          : { source: 'registry', stale: false, tagPolicy: 'minor', currentTag: target.image.split(':').at(-1) as string };
+      });
+    },
+  });
+
+t.test('a tag update and the Compose file: the note without the flag, the rewrite with it', { timeout: 600_000 }, async (t) => {
+  const env = await requireEnv(t);
+  if (!env || !(await composeAvailable(t))) return;
+  const engine = docker(env);
+  const project = testPrefix('compose-tags').replace(/-/g, '');
+  const dir = await mkdtemp(join(tmpdir(), 'tw-compose-tags-'));
+  const file = join(dir, 'docker-compose.yml');
+  const compose = (args: string[]) =>
+    run('docker-compose', ['--ansi', 'never', '-p', project, '-f', file, ...args], { cwd: dir, timeout: 300_000, env: { ...process.env, DOCKER_HOST: env.dockerHost } });
+  let tw: Tidewatch | undefined;
+  t.teardown(async () => {
+    await tw?.close();
+    await compose(['down', '--remove-orphans']).catch(() => undefined);
+    await removeContainers(engine, project);
+    await removeImages(engine, project);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const push = (name: string, tag: string) =>
+    pushImage({ registry: env.registry, repo: `${project}/${name}`, tag, marker: `${project} ${name} ${tag}`, cmd: QUICK_STOP_CMD });
+  const v100 = await push('app', '1.0.0');
+  const v110 = await push('app', '1.1.0');
+  const other = await push('other', '2.0.0');
+  const yaml = `# ${project}: pinned versions, updated by Tidewatch
+version: "3.7"
+x-common: &common
+  network_mode: none   # the test engine has no bridge
+  labels:
+    team: platform
+
+services:
+  app:
+    <<: *common
+    image: ${v100.ref}   # keep pinned
+  other:
+    <<: *common
+    image: "${other.ref}"
+`;
+  await writeFile(file, yaml);
+  await compose(['up', '-d']);
+  const appId = async () => (await compose(['ps', '-q', 'app'])).stdout.trim();
+  const inspectApp = async () => engine.getContainer(await appId()).inspect();
+  const otherBefore = (await compose(['ps', '-q', 'other'])).stdout.trim();
+
+  const start = (composeRewrite: boolean) =>
+    createTidewatch({
+      plugins: [
+        { plugin: dockerPlugin, options: { host: env.dockerHost, names: [`${project}_.*`], stopTimeoutMs: 5000, gracePeriodMs: 1000, composeRewrite } },
+        standInSource(v100, v110),
+      ],
+    });
+
+  // Without the flag: the check says what Compose will do, naming the file and the service.
+  tw = await start(false);
+  const checked = (await tw.check()).results.find((r) => r.target.name === `${project}_app_1`);
+  t.match(checked?.staleness.note, `Compose file ${file} (service app) names ${v100.ref}`, 'the check record\'s note names the file and service');
+  t.match(checked?.staleness.note, '--compose-rewrite');
+  let report = await tw.update();
+  let result = report.results.find((r) => r.target.name === `${project}_app_1`);
+  t.equal(result?.outcome, 'updated', `updated: ${result?.error ?? ''}`);
+  t.equal(result?.newImage, v110.ref, 'the container runs the new tag');
+  t.match(result?.note, `Compose file ${file} (service app) still names ${v100.ref}`);
+  t.match(result?.note, `change it to ${v110.ref}`);
+  t.equal(await readFile(file, 'utf8'), yaml, 'the file is untouched');
+  t.equal((await inspectApp()).Config.Image, v110.ref);
+  await tw.close();
+  tw = undefined;
+  // Compose 1.29 compares only its config hash, which Tidewatch's recreation kept: a plain `up -d` leaves
+  // the container alone while the file is unchanged. The next time Compose recreates it, it is back on
+  // the old tag, as the note says.
+  const plain = await compose(['up', '-d']);
+  t.comment(`up -d without the rewrite: ${plain.stderr.trim()} (${(await inspectApp()).Config.Image})`);
+  await compose(['up', '-d', '--force-recreate', 'app']);
+  t.equal((await inspectApp()).Config.Image, v100.ref, 'without the rewrite, Compose recreating the container went back to the old tag');
+
+  // With the flag: the file is rewritten in place, and Compose keeps the new tag.
+  tw = await start(true);
+  report = await tw.update();
+  result = report.results.find((r) => r.target.name === `${project}_app_1`);
+  t.equal(result?.outcome, 'updated', `updated: ${result?.error ?? ''}`);
+  t.match(result?.note, `Compose file ${file} (service app) rewritten: image ${v100.ref} → ${v110.ref}`);
+  const rewritten = await readFile(file, 'utf8');
+  t.equal(rewritten, yaml.replace(`image: ${v100.ref}   # keep pinned`, `image: ${v110.ref}   # keep pinned`), 'only that image changed, comments and anchors kept');
+  const updatedInfo = await inspectApp();
+  t.equal(updatedInfo.Config.Image, v110.ref);
+  await tw.close();
+  tw = undefined;
+
+  // Compose's config hash covers the image (docs/compose.md#what-compose-sees-after-an-update): the first
+  // `up -d` may recreate the container once, on the same new image; it never goes back to the old tag.
+  const first = await compose(['up', '-d']);
+  t.notMatch(first.stderr, /Creating|Pulling/, 'no new container of another image');
+  t.comment(`up -d after the rewrite:\n${first.stderr.trim()}`);
+  const afterFirst = await inspectApp();
+  t.equal(afterFirst.Config.Image, v110.ref, 'up -d keeps the new tag');
+  t.equal(afterFirst.Image, updatedInfo.Image, 'on the same image');
+  t.ok(afterFirst.State.Running);
+  const second = await compose(['up', '-d']);
+  t.notMatch(second.stderr, /Recreating/, `then up -d changes nothing:\n${second.stderr.trim()}`);
+  t.equal((await inspectApp()).Id, afterFirst.Id, 'the container id stays the same');
+  await compose(['up', '-d', '--force-recreate', 'app']);
+  t.equal((await inspectApp()).Config.Image, v110.ref, 'even a forced recreation keeps the new tag');
+  t.equal((await compose(['ps', '-q', 'other'])).stdout.trim(), otherBefore, 'the other service was never touched');
+});
