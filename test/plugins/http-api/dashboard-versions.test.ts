@@ -1,0 +1,119 @@
+// The dashboard shows versions, not only digests (docs/dashboard.md#versions), in headless Chromium against
+// the real HTTP API over a stubbed core: a tag update reads `1.25.3-alpine → 1.25.4-alpine` with its kind
+// and note, an image's version label is shown instead of its digest alone, a digest update keeps showing
+// digests; before any check in this tab the versions come from /v1/containers/details (the last check
+// anyone made), after "Check now" from the /v1/check records; Update asks for the new tag by name.
+//
+// The record fields `current_tag`, `latest_tag`, `update_kind`, `note` (and `tag_policy`) are written by the
+// HTTP API from the staleness answer (docs/tags.md); until that part is merged, the page's requests are
+// answered by the real API with any of those fields it lacks filled in from the same answers (`fill`
+// below). A field the API does send is checked against them, so the stand-in can never hide a difference.
+import t from 'tap';
+import type { Page, Route } from 'playwright-core';
+import type { Staleness } from '../../../core/index.js';
+import { launchChromium, screenshot, untilInPage } from '../../helpers/chromium.js';
+import { bearer, EVENTS_TOKEN, startApi, target, TOKEN } from './helpers/harness.js';
+
+const digest = (c: string): string => `sha256:${c.repeat(64)}`;
+const NOTE = 'Compose file /srv/app/compose.yml (service web) names nginx:1.25.3-alpine: change the file, or run Tidewatch with --compose-rewrite.';
+
+const staleness = new Map<string, Staleness>([
+  ['web', { source: 'registry', stale: true, tagPolicy: 'minor', currentTag: '1.25.3-alpine', latestTag: '1.25.4-alpine', updateKind: 'patch', currentDigest: digest('a'), latestDigest: digest('b'), note: NOTE }],
+  ['db', { source: 'registry', stale: false, tagPolicy: 'digest', currentTag: '16', currentDigest: digest('c'), latestDigest: digest('c') }],
+  ['cache', { source: 'registry', stale: true, tagPolicy: 'digest', currentTag: '7', updateKind: 'digest', currentDigest: digest('d'), latestDigest: digest('e') }],
+]);
+const targets = [
+  target('web', { image: 'nginx:1.25.3-alpine' }),
+  target('db', { image: 'postgres:16', imageLabels: { 'org.opencontainers.image.version': '16.4' } }),
+  target('cache', { image: 'redis:7' }),
+];
+
+/** The record fields the staleness answer gives (docs/tags.md), as the API writes them. */
+function tagFields(name: string): Record<string, string> {
+  const s = staleness.get(name);
+  if (!s) return {};
+  const out: Record<string, string> = {};
+  if (s.tagPolicy) out.tag_policy = s.tagPolicy;
+  if (s.currentTag) out.current_tag = s.currentTag;
+  if (s.latestTag) out.latest_tag = s.latestTag;
+  if (s.stale && s.updateKind) out.update_kind = s.updateKind;
+  if (s.note) out.note = s.note;
+  return out;
+}
+
+/** Answers with the real API's body, any missing tag field filled in; a field it sends must agree. */
+function fill(mismatches: string[]) {
+  return async (route: Route): Promise<void> => {
+    const response = await route.fetch();
+    const body = (await response.json()) as { containers?: Record<string, unknown>[] };
+    for (const record of body.containers ?? []) {
+      if (record.checked_at === undefined && record.update_available === undefined) continue;
+      for (const [key, value] of Object.entries(tagFields(String(record.name)))) {
+        if (record[key] === undefined) record[key] = value;
+        else if (record[key] !== value) mismatches.push(`${String(record.name)}.${key}: ${String(record[key])} != ${value}`);
+      }
+    }
+    await route.fulfill({ response, json: body });
+  };
+}
+
+const cell = (page: Page, name: string, label: string) => page.locator(`#containers tbody tr[data-name="${name}"] [data-label="${label}"]`);
+
+t.test('versions, current → latest, the update kind and the note', { timeout: 120_000 }, async (t) => {
+  const h = await startApi({}, { targets, staleness });
+  t.teardown(() => h.close());
+  const browser = await launchChromium(t, { viewport: { width: 1440, height: 700 } });
+  if (!browser) return;
+  const { page } = browser;
+  const mismatches: string[] = [];
+  await page.route('**/v1/check*', fill(mismatches));
+  await page.route('**/v1/containers/details*', fill(mismatches));
+
+  // A check made elsewhere (the scheduler, curl): its answers reach the page through /v1/containers/details.
+  const elsewhere = await fetch(`${h.url}/v1/check`, { method: 'POST', headers: bearer() });
+  t.equal(elsewhere.status, 200);
+
+  await page.goto(`${h.url}/ui/`);
+  await page.fill('#token', TOKEN);
+  await page.fill('#events-token', EVENTS_TOKEN);
+  await page.click('#login-form button[type=submit]');
+  await page.waitForSelector('#app:not([hidden])');
+  await untilInPage(page, `document.querySelector('#containers tbody tr[data-name="web"] [data-label="Latest"] .version')?.textContent === '1.25.4-alpine'`);
+  t.equal(await cell(page, 'web', 'Current').locator('.version').textContent(), '1.25.3-alpine', 'before a check here: the details give the current tag');
+  t.equal(await cell(page, 'web', 'Update').locator('.kind').textContent(), 'patch');
+
+  await page.click('#check-all');
+  await page.waitForSelector('#containers tbody tr.stale[data-name="web"]');
+  // A tag update: current tag → latest tag, the kind, the note; the digests stay beside them to copy.
+  t.equal(await cell(page, 'web', 'Current').locator('.version').textContent(), '1.25.3-alpine');
+  t.equal(await cell(page, 'web', 'Latest').locator('.version').textContent(), '1.25.4-alpine');
+  t.equal(await cell(page, 'web', 'Latest').locator('.digest').getAttribute('title'), digest('b'), 'the new digest is still there');
+  t.equal(await cell(page, 'web', 'Update').locator('.kind').textContent(), 'patch');
+  t.equal(await cell(page, 'web', 'Update').locator('.change').textContent(), '1.25.3-alpine → 1.25.4-alpine', 'current → latest');
+  t.equal(await cell(page, 'web', 'Update').locator('.note').textContent(), NOTE, 'the note is shown');
+  // The image's version label instead of a digest alone; up to date, so latest is the same version.
+  t.equal(await cell(page, 'db', 'Current').locator('.version').textContent(), '16.4', 'current_image_version, not only the digest');
+  t.equal(await cell(page, 'db', 'Latest').locator('.version').textContent(), '16.4');
+  t.equal(await cell(page, 'db', 'Update').locator('.kind').count(), 0, 'up to date: no kind');
+  // A digest update: the tag as the current version, the new digest as latest, kind `digest`.
+  t.equal(await cell(page, 'cache', 'Current').locator('.version').textContent(), '7');
+  t.equal(await cell(page, 'cache', 'Latest').locator('.version').count(), 0, 'no newer version to name');
+  t.equal(await cell(page, 'cache', 'Latest').locator('.digest').getAttribute('title'), digest('e'));
+  t.equal(await cell(page, 'cache', 'Update').locator('.kind').textContent(), 'digest');
+  t.equal(await cell(page, 'cache', 'Update').locator('.change').count(), 0, 'no version change to name');
+  t.comment(`screenshot: ${await screenshot(page, 'dashboard-versions-wide')}`);
+
+  // Update asks for the new tag by name.
+  await page.locator('#containers tbody tr[data-name="web"] button[data-update]').click();
+  await page.waitForSelector('#confirm[open]');
+  t.equal(await page.textContent('#confirm-text'), 'Update web to 1.25.4-alpine (patch)?');
+  await page.click('#confirm button[value=cancel]');
+  await page.locator('#containers tbody tr[data-name="cache"] button[data-update]').click();
+  await page.waitForSelector('#confirm[open]');
+  t.equal(await page.textContent('#confirm-text'), `Update cache to digest ${'e'.repeat(12)}?`, 'a digest update as before');
+  await page.click('#confirm button[value=cancel]');
+
+  await page.setViewportSize({ width: 375, height: 812 });
+  t.comment(`screenshot: ${await screenshot(page, 'dashboard-versions-narrow')}`);
+  t.same(mismatches, [], 'every tag field the API sent agrees with the staleness answer');
+});
