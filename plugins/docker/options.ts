@@ -100,7 +100,7 @@ export const dockerOptions = {
   composeRewrite: option.boolean({
     flag: 'compose-rewrite', group: behaviour,
     description:
-      "After a tag update of a Compose-managed container, rewrite that service's image: in its Compose file (when Tidewatch can read it and it still names the old reference), so the next docker compose up -d keeps the new tag.",
+      "After a tag update of a Compose-managed container, rewrite that service's image: in its Compose file (when Tidewatch can read it and it still names the old reference), so Compose keeps the new tag when it recreates the container (docs/compose.md).",
   }),
 
   inspectConcurrency: option.integer({

@@ -21,11 +21,13 @@ const staleness = new Map<string, Staleness>([
   ['web', { source: 'registry', stale: true, tagPolicy: 'minor', currentTag: '1.25.3-alpine', latestTag: '1.25.4-alpine', updateKind: 'patch', currentDigest: digest('a'), latestDigest: digest('b'), note: NOTE }],
   ['db', { source: 'registry', stale: false, tagPolicy: 'digest', currentTag: '16', currentDigest: digest('c'), latestDigest: digest('c') }],
   ['cache', { source: 'registry', stale: true, tagPolicy: 'digest', currentTag: '7', updateKind: 'digest', currentDigest: digest('d'), latestDigest: digest('e') }],
+  ['api', { source: 'registry', stale: false, tagPolicy: 'minor', currentTag: '2.3.1', currentDigest: digest('f'), latestDigest: digest('f') }],
 ]);
 const targets = [
   target('web', { image: 'nginx:1.25.3-alpine' }),
   target('db', { image: 'postgres:16', imageLabels: { 'org.opencontainers.image.version': '16.4' } }),
   target('cache', { image: 'redis:7' }),
+  target('api', { image: 'registry.local/acme/api:2.3.1' }),
 ];
 
 /** The record fields the staleness answer gives (docs/tags.md), as the API writes them. */
@@ -95,11 +97,15 @@ t.test('versions, current → latest, the update kind and the note', { timeout: 
   t.equal(await cell(page, 'db', 'Current').locator('.version').textContent(), '16.4', 'current_image_version, not only the digest');
   t.equal(await cell(page, 'db', 'Latest').locator('.version').textContent(), '16.4');
   t.equal(await cell(page, 'db', 'Update').locator('.kind').count(), 0, 'up to date: no kind');
-  // A digest update: the tag as the current version, the new digest as latest, kind `digest`.
-  t.equal(await cell(page, 'cache', 'Current').locator('.version').textContent(), '7');
+  // A digest update: digests as before (a tag followed by digest is no version), kind `digest`.
+  t.equal(await cell(page, 'cache', 'Current').locator('.version').count(), 0, 'the tag of a digest-policy container is not shown as a version');
+  t.equal(await cell(page, 'cache', 'Current').locator('.digest').getAttribute('title'), digest('d'));
   t.equal(await cell(page, 'cache', 'Latest').locator('.version').count(), 0, 'no newer version to name');
   t.equal(await cell(page, 'cache', 'Latest').locator('.digest').getAttribute('title'), digest('e'));
   t.equal(await cell(page, 'cache', 'Update').locator('.kind').textContent(), 'digest');
+  // On a version policy and up to date: its tag is the version, current and latest.
+  t.equal(await cell(page, 'api', 'Current').locator('.version').textContent(), '2.3.1');
+  t.equal(await cell(page, 'api', 'Latest').locator('.version').textContent(), '2.3.1');
   t.equal(await cell(page, 'cache', 'Update').locator('.change').count(), 0, 'no version change to name');
   t.comment(`screenshot: ${await screenshot(page, 'dashboard-versions-wide')}`);
 

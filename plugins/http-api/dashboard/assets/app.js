@@ -108,16 +108,20 @@ function versionCell(label, version, digest) {
   return `<td data-label="${label}">${v}${v && d ? ' ' : ''}${d}</td>`;
 }
 
+const VERSION_POLICIES = new Set(['patch', 'minor', 'major']);
+
 /**
  * The versions of a row: from this tab's check record, else from /v1/containers/details (the last check
- * made by anyone). A tag update shows current tag → latest tag; otherwise the image's version label (or
- * its tag) is current, and latest is the same while up to date, unknown (digest only) while a digest waits.
+ * made by anyone). A tag update shows current tag → latest tag; otherwise the image's version label (or the
+ * tag of a container on a version policy) is current, and latest is the same while up to date, unknown
+ * (digest only) while a digest update waits. A tag followed by digest (`latest`, `7`) is no version.
  */
 function versionsOf(r, d) {
   const src = r ?? d;
   if (!src) return { current: '', latest: '', kind: '', note: '' };
   const stale = r ? r.update_available : d.stale;
-  const current = src.latest_tag ? src.current_tag : (src.current_image_version || src.current_tag || '');
+  const tag = VERSION_POLICIES.has(src.tag_policy) ? src.current_tag : '';
+  const current = src.latest_tag ? src.current_tag : (src.current_image_version || tag || '');
   const latest = src.latest_tag || (stale ? '' : current);
   return { current: current ?? '', latest, kind: stale ? (src.update_kind ?? '') : '', note: src.note ?? '' };
 }
