@@ -43,6 +43,7 @@ export type {
   DockerEngines,
   EngineApi,
   EngineRequestOptions,
+  LocalImage,
   LocalImages,
   PullCredentials,
   RegistryAuth,
