@@ -17,22 +17,12 @@ import t from 'tap';
 import { createTidewatch, type Tidewatch } from '../../core/index.js';
 import { dockerPlugin } from '../../plugins/docker/index.js';
 import { registryPlugin } from '../../plugins/registry/index.js';
+import { composeAvailable } from '../helpers/compose.js';
 import { docker, requireEnv } from '../helpers/env.js';
 import { pushImage, removeContainers, removeImages, testPrefix } from '../helpers/images.js';
 import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
 
 const run = promisify(execFile);
-
-async function composeAvailable(t: { plan(n: number, comment?: string): void }): Promise<boolean> {
-  try {
-    await run('docker-compose', ['version']);
-    return true;
-  } catch {
-    if (process.env['CI'] === 'true') throw new Error('docker-compose is missing (CI=true: the Compose test must not be skipped)');
-    t.plan(0, 'docker-compose is not installed (apt-get install docker-compose)');
-    return false;
-  }
-}
 
 t.test('a tag update and the Compose file: the note without the flag, the rewrite with it', { timeout: 600_000 }, async (t) => {
   const env = await requireEnv(t);
