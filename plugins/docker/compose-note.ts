@@ -56,8 +56,10 @@ export function pendingTagChange(staleness: Staleness): boolean {
 
 /** The check-time note: the update will not survive the next `docker compose up -d` unless the file changes. */
 export function pendingNote(target: Target, staleness: Staleness, rewrite: boolean): string | undefined {
+  // Every target of every check passes here: the cheap test first.
+  if (!pendingTagChange(staleness)) return undefined;
   const origin = composeOrigin(target.labels);
-  if (!origin || !pendingTagChange(staleness)) return undefined;
+  if (!origin) return undefined;
   const where = describeOrigin(origin);
   const what = `Compose file ${where} names ${target.image}: after the update to ${staleness.latestTag}, ${RECREATES} puts it back on that tag`;
   return rewrite
