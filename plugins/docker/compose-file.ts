@@ -4,7 +4,7 @@
 // same mode and owner, fsync'ed, renamed over the original, the directory fsync'ed. A file that changed
 // while we worked is left alone.
 import { randomBytes } from 'node:crypto';
-import { chown, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { chown, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { errorMessage } from '../../core/index.js';
 import type { ComposeOrigin } from './compose-note.js';
@@ -17,7 +17,9 @@ export type FileOutcome =
   | { readonly kind: 'changed'; readonly file: string }
   | { readonly kind: 'absent' };
 
-async function writeAtomically(file: string, text: string, expected: string): Promise<FileOutcome | undefined> {
+async function writeAtomically(named: string, text: string, expected: string): Promise<FileOutcome | undefined> {
+  // A symlinked file is replaced where it really lives; the link stays a link.
+  const file = await realpath(named);
   const info = await stat(file);
   const temp = join(dirname(file), `.${basename(file)}.tidewatch-${randomBytes(4).toString('hex')}`);
   try {
@@ -29,18 +31,16 @@ async function writeAtomically(file: string, text: string, expected: string): Pr
     } finally {
       await handle.close();
     }
-    // Keep the owner; only root may give a file away, and a same-owner chown is a no-op anyway.
-    await chown(temp, info.uid, info.gid).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EPERM') throw err;
-    });
+    // Keep the owner: a file that would change hands is not rewritten (only root may give a file away).
+    if (info.uid !== process.getuid?.() || info.gid !== process.getgid?.()) await chown(temp, info.uid, info.gid);
     if ((await readFile(file, 'utf8')) !== expected) {
       await rm(temp, { force: true });
-      return { kind: 'changed', file };
+      return { kind: 'changed', file: named };
     }
     await rename(temp, file);
   } catch (err) {
     await rm(temp, { force: true });
-    return { kind: 'unwritable', file, error: errorMessage(err) };
+    return { kind: 'unwritable', file: named, error: errorMessage(err) };
   }
   const dir = await open(dirname(file), 'r').catch(() => undefined);
   if (dir) {

@@ -1,7 +1,7 @@
 // compose-follow-up.ts with real files: after an `updated` tag update of a Compose-managed container the
 // file is rewritten atomically (mode kept, no temporary file left) with --compose-rewrite, and otherwise
 // the result's note and the log name the file and the service (docs/compose.md#tag-updates-and-compose).
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -72,6 +72,21 @@ t.test('with --compose-rewrite the file is rewritten atomically, mode kept', asy
   // Run again: the file no longer names the old reference, so it is left alone and the note says why.
   const again = await followCompose(plan(), updated(), true, memoryLogger());
   t.match(again.note, 'names nginx:1.25.4-alpine, not the old reference');
+});
+
+t.test('a symlinked file is rewritten where it lives; the link stays a link', async (t) => {
+  const real = join(dir, 'real');
+  mkdirSync(real, { recursive: true });
+  writeFileSync(join(real, 'stack.yml'), yaml);
+  const linked = join(dir, 'linked.yml');
+  symlinkSync(join(real, 'stack.yml'), linked);
+  t.teardown(() => rmSync(linked, { force: true }));
+  const viaLink = fakeTarget('app-web-1', { runtime: 'docker', image: 'nginx:1.25.3-alpine', labels: { ...labels('web'), 'com.docker.compose.project.config_files': linked } });
+  const result = await followCompose(plan(viaLink), updated(viaLink), true, memoryLogger());
+  t.match(result.note, 'rewritten');
+  t.ok(lstatSync(linked).isSymbolicLink(), 'still a link');
+  t.equal(readFileSync(join(real, 'stack.yml'), 'utf8'), yaml.replace('nginx:1.25.3-alpine', 'nginx:1.25.4-alpine'));
+  t.same(readdirSync(real), ['stack.yml'], 'no temporary file left');
 });
 
 t.test('an interpolated image is not rewritten, and the note says why', async (t) => {
