@@ -1,7 +1,7 @@
-// The built-in templates Watchtower ships, by name, verbatim but for `default`'s tag fields (docs/notifications.md, "Templates"):
-// `default` (report mode), `default-legacy` (log entries), `porcelain.v1.summary-no-log`, `json.v1`
-// and `porcelain.json`. The text is data that must match Watchtower's byte for byte (whitespace included),
-// which test/plugins/notify/template-parity.test.ts checks against Go.
+// The built-in templates Watchtower ships, by name (docs/notifications.md, "Templates"): `default` (report
+// mode), `default-legacy` (log entries), `porcelain.v1.summary-no-log`, `json.v1` and `porcelain.json`. The
+// text is data that must match Watchtower's byte for byte (whitespace included), but for `default`'s tag
+// fields (docs/notifications.md#tag-updates); test/plugins/notify/template-parity.test.ts checks both against Go.
 
 /** Watchtower's `default` template, verbatim: Tidewatch's `default` is this plus the tag fields below. */
 export const WATCHTOWER_DEFAULT =
