@@ -1,6 +1,6 @@
 // A tag update of a Compose-managed container with the real docker-compose, engine and registry
-// (docs/compose.md#tag-updates-and-compose). Without --compose-rewrite the check record's note and the
-// update's note name the file and the service, the file is left as it was, and the next `up -d` indeed
+// (docs/compose.md#tag-updates-and-compose). Without --compose-rewrite the check record's note, the
+// update's note and the notification (to a loopback webhook) name the file and the service, the file is left as it was, and the next `up -d` indeed
 // puts the container back on the old tag. With --compose-rewrite the service's `image:` is rewritten in
 // place (every other byte kept, the other services, the anchor and the comments untouched), `up -d`
 // keeps the new tag (Compose recreates the container once on the same image: its config hash covers the
@@ -16,9 +16,11 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { createTidewatch, type Tidewatch } from '../../core/index.js';
 import { dockerPlugin } from '../../plugins/docker/index.js';
+import { notifyPlugin } from '../../plugins/notify/index.js';
 import { registryPlugin } from '../../plugins/registry/index.js';
+import { CaptureServer } from '../helpers/capture-server.js';
 import { composeAvailable } from '../helpers/compose.js';
-import { docker, requireEnv } from '../helpers/env.js';
+import { docker, requireEnv, waitFor } from '../helpers/env.js';
 import { pushImage, removeContainers, removeImages, testPrefix } from '../helpers/images.js';
 import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
 
@@ -34,6 +36,8 @@ t.test('a tag update and the Compose file: the note without the flag, the rewrit
   const compose = (args: string[]) =>
     run('docker-compose', ['--ansi', 'never', '-p', project, '-f', file, ...args], { cwd: dir, timeout: 300_000, env: { ...process.env, DOCKER_HOST: env.dockerHost } });
   let tw: Tidewatch | undefined;
+  const hook = await new CaptureServer().start();
+  t.teardown(() => hook.close());
   t.teardown(async () => {
     await tw?.close();
     await compose(['down', '--remove-orphans']).catch(() => undefined);
@@ -46,6 +50,7 @@ t.test('a tag update and the Compose file: the note without the flag, the rewrit
     pushImage({ registry: env.registry, repo: `${project}/${name}`, tag, marker: `${project} ${name} ${tag}`, cmd: QUICK_STOP_CMD });
   const v100 = await push('app', '1.0.0');
   const v110 = await push('app', '1.1.0');
+  const repo = `${env.registry}/${project}/app`;
   const other = await push('other', '2.0.0');
   const yaml = `# ${project}: pinned versions, updated by Tidewatch
 version: "3.7"
@@ -74,6 +79,8 @@ services:
       plugins: [
         { plugin: dockerPlugin, options: { host: env.dockerHost, names: [`${project}_.*`], stopTimeoutMs: 5000, gracePeriodMs: 1000, composeRewrite } },
         { plugin: registryPlugin, options: { tlsSkip: true } },
+        // The default notification (default-legacy) to a loopback webhook, the text as the body.
+        { plugin: notifyPlugin, options: { notificationUrl: [`generic+http://${hook.host}/hook`], dataDir: dir } },
       ],
     });
 
@@ -89,6 +96,9 @@ services:
   t.match(result?.note, `Compose file ${file} (service app) still names ${v100.ref}`);
   t.match(result?.note, `change it to ${v110.ref}`);
   t.equal(await readFile(file, 'utf8'), yaml, 'the file is untouched');
+  const warned = await waitFor(() => hook.requests.find((r) => r.body.includes('still names')), 15_000);
+  t.match(warned.body, `${repo} 1.0.0 → 1.1.0 (minor)`, 'the notification names the version change');
+  t.match(warned.body, `Compose file ${file} (service app) still names ${v100.ref}`, 'and the file and service');
   t.equal((await inspectApp()).Config.Image, v110.ref);
   await tw.close();
   tw = undefined;
@@ -106,6 +116,10 @@ services:
   result = report.results.find((r) => r.target.name === `${project}_app_1`);
   t.equal(result?.outcome, 'updated', `updated: ${result?.error ?? ''}`);
   t.match(result?.note, `Compose file ${file} (service app) rewritten: image ${v100.ref} → ${v110.ref}`);
+  // The notification says what changed, and what happened to the file.
+  const sent = await waitFor(() => hook.requests.find((r) => r.body.includes('rewritten')), 15_000);
+  t.match(sent.body, `Updated /${project}_app_1 from`);
+  t.match(sent.body, `${repo} 1.0.0 → 1.1.0 (minor)`, 'the notification names the version change');
   const rewritten = await readFile(file, 'utf8');
   t.equal(rewritten, yaml.replace(`image: ${v100.ref}   # keep pinned`, `image: ${v110.ref}   # keep pinned`), 'only that image changed, comments and anchors kept');
   const updatedInfo = await inspectApp();
