@@ -2,14 +2,15 @@
 // the real HTTP API over a stubbed core: a tag update reads `1.25.3-alpine → 1.25.4-alpine` with its kind
 // and note, an image's version label is shown instead of its digest alone, a digest update keeps showing
 // digests; before any check in this tab the versions come from /v1/containers/details (the last check
-// anyone made), after "Check now" from the /v1/check records; Update asks for the new tag by name.
+// anyone made), after "Check now" from the /v1/check records; Update asks for the new tag by name, and
+// the live feed shows a tag update's update_completed as old_image → image.
 //
 // The record fields (`tag_policy`, `current_tag`, `latest_tag`, `update_kind`, `note`) are the real API's,
 // written from the stub source's staleness answers (docs/tags.md#what-the-api-shows).
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import type { Staleness } from '../../../core/index.js';
-import { launchChromium, screenshot, untilInPage } from '../../helpers/chromium.js';
+import { launchChromium, screenshot, untilInPage, untilText } from '../../helpers/chromium.js';
 import { bearer, EVENTS_TOKEN, startApi, target, TOKEN } from './helpers/harness.js';
 
 const digest = (c: string): string => `sha256:${c.repeat(64)}`;
@@ -31,7 +32,17 @@ const targets = [
 const cell = (page: Page, name: string, label: string) => page.locator(`#containers tbody tr[data-name="${name}"] [data-label="${label}"]`);
 
 t.test('versions, current → latest, the update kind and the note', { timeout: 120_000 }, async (t) => {
-  const h = await startApi({}, { targets, staleness });
+  const h = await startApi({}, {
+    targets,
+    staleness,
+    // The runtime's answer for a tag update names the new reference (update_completed's image).
+    apply: async (plan) => ({
+      target: plan.target,
+      outcome: 'updated',
+      newImageId: digest('9'),
+      ...(plan.target.name === 'web' ? { newImage: 'nginx:1.25.4-alpine' } : {}),
+    }),
+  });
   t.teardown(() => h.close());
   const browser = await launchChromium(t, { viewport: { width: 1440, height: 700 } });
   if (!browser) return;
@@ -80,6 +91,12 @@ t.test('versions, current → latest, the update kind and the note', { timeout: 
   await page.waitForSelector('#confirm[open]');
   t.equal(await page.textContent('#confirm-text'), 'Update web to 1.25.4-alpine (patch)?');
   await page.click('#confirm button[value=cancel]');
+  // Confirmed, the live feed shows where the container came from and where it is now.
+  await page.locator('#containers tbody tr[data-name="web"] button[data-update]').click();
+  await page.waitForSelector('#confirm[open]');
+  await page.click('#confirm-ok');
+  await untilText(page, '#feed', 'update_completed web: nginx:1.25.3-alpine → nginx:1.25.4-alpine');
+  t.pass('update_completed names old_image → image');
   await page.locator('#containers tbody tr[data-name="cache"] button[data-update]').click();
   await page.waitForSelector('#confirm[open]');
   t.equal(await page.textContent('#confirm-text'), `Update cache to digest ${'e'.repeat(12)}?`, 'a digest update as before');

@@ -272,7 +272,9 @@ async function updateAll() {
 function feedLine(type, data) {
   const item = document.createElement('li');
   const who = data.container ? ` ${data.container}` : '';
-  const detail = data.error ? `: ${data.error}` : data.scanned !== undefined ? `: scanned ${data.scanned}, updated ${data.updated}, failed ${data.failed}` : '';
+  // A tag update's update_completed names where the container came from (old_image) and where it is now.
+  const moved = data.old_image && data.image && data.old_image !== data.image ? `: ${data.old_image} → ${data.image}` : '';
+  const detail = data.error ? `: ${data.error}` : data.scanned !== undefined ? `: scanned ${data.scanned}, updated ${data.updated}, failed ${data.failed}` : moved;
   item.innerHTML = `<span class="type">${esc(type)}</span>${esc(who)}${esc(detail)} <small>${esc(new Date().toLocaleTimeString())}</small>`;
   const feed = $('feed');
   feed.prepend(item);
