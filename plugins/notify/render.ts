@@ -30,6 +30,10 @@ function containerReport(outcome: ContainerOutcome): ContainerReport {
     latestImageId: outcome.latestImageId,
     state: outcome.state,
     ...(outcome.error ? { error: outcome.error } : {}),
+    ...(outcome.currentTag ? { currentTag: outcome.currentTag } : {}),
+    ...(outcome.latestTag ? { latestTag: outcome.latestTag } : {}),
+    ...(outcome.updateKind ? { updateKind: outcome.updateKind } : {}),
+    ...(outcome.note ? { note: outcome.note } : {}),
   });
 }
 

@@ -50,6 +50,11 @@ export interface ContainerReportInit {
   error?: string;
   monitorOnly?: boolean;
   newContainerId?: string;
+  /** Tidewatch's tag fields (docs/notifications.md#tag-updates); empty strings when absent. */
+  currentTag?: string;
+  latestTag?: string;
+  updateKind?: string;
+  note?: string;
 }
 
 /** One container of the report; in Go every accessor is a method, and it is an `error` (Error()). */
@@ -88,6 +93,23 @@ export class ContainerReport extends GoStruct {
   }
   NewContainerID(): ContainerID {
     return new ContainerID(this.init.newContainerId ?? '');
+  }
+  // Tidewatch's own: not in Watchtower's model, so its templates never ask for them (docs/notifications.md#tag-updates).
+  /** The tag of the running reference. */
+  CurrentTag(): string {
+    return this.init.currentTag ?? '';
+  }
+  /** The newer tag chosen, only when it differs from the current one. */
+  LatestTag(): string {
+    return this.init.latestTag ?? '';
+  }
+  /** `digest`, `patch`, `minor` or `major` while an update is available or was applied. */
+  UpdateKind(): string {
+    return this.init.updateKind ?? '';
+  }
+  /** A sentence for the user: a newer tag without this platform, a Compose file that still names the old tag. */
+  Note(): string {
+    return this.init.note ?? '';
   }
 }
 
