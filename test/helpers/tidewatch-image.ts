@@ -1,6 +1,6 @@
 // Builds the distribution image from the top-level Dockerfile on the private engine, the way a user
-// builds it, except for the base: CI cannot pull node:20-bookworm-slim, so scripts/node-base-image.sh
-// makes a stand-in from this machine's Node first (docs/image.md, "Building without Docker Hub").
+// builds it, except for the base: CI cannot pull node:24-bookworm-slim, so scripts/node-base-image.sh
+// makes a stand-in from the pinned Node 24 first (docs/image.md, "Building without Docker Hub").
 // One build per test process; the engine's layer cache makes the next process's build quick.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
