@@ -22,21 +22,11 @@ import { freePort } from '../helpers/loopback-server.js';
 import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
 import { call, REPO_ROOT } from '../helpers/service.js';
 import { dockerCli, tidewatchImage } from '../helpers/tidewatch-image.js';
+import { composeAvailable } from '../helpers/compose.js';
 
 const run = promisify(execFile);
 const EXAMPLE = join(REPO_ROOT, 'examples/compose-tidewatch-native.yml');
 const TOKEN = 'compose-native-token-0123456789';
-
-async function composeAvailable(t: { plan(n: number, comment?: string): void }): Promise<boolean> {
-  try {
-    await run('docker-compose', ['version']);
-    return true;
-  } catch {
-    if (process.env['CI'] === 'true') throw new Error('docker-compose is missing (CI=true: the compose test must not be skipped)');
-    t.plan(0, 'docker-compose is not installed (bash scripts/test-env.sh up installs it)');
-    return false;
-  }
-}
 
 t.test("Tidewatch's own compose example runs with least privilege, and works", { timeout: 900_000 }, async (t) => {
   const env = await requireEnv(t);

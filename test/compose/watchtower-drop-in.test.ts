@@ -24,6 +24,7 @@ import { haveGo, renderWithGo } from '../helpers/go-template.js';
 import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
 import { call, REPO_ROOT } from '../helpers/service.js';
 import { dockerCli, tidewatchImage } from '../helpers/tidewatch-image.js';
+import { composeAvailable } from '../helpers/compose.js';
 
 const run = promisify(execFile);
 
@@ -33,17 +34,6 @@ const APP_SERVICES = ['web', 'api', 'db'] as const;
 
 interface Stack {
   compose(args: string[]): Promise<{ stdout: string; stderr: string }>;
-}
-
-async function composeAvailable(t: { plan(n: number, comment?: string): void }): Promise<boolean> {
-  try {
-    await run('docker-compose', ['version']);
-    return true;
-  } catch {
-    if (process.env['CI'] === 'true') throw new Error('docker-compose is missing (CI=true: the drop-in test must not be skipped)');
-    t.plan(0, 'docker-compose is not installed (bash scripts/test-env.sh up installs it)');
-    return false;
-  }
 }
 
 /** The example without the watchtower service's `ports:` (see the top of this file). */
