@@ -163,6 +163,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       container: target.name,
       image: target.image,
       image_id: target.imageId,
+      trigger: ctx.trigger,
       ...targetPlacement(target),
     });
   }
@@ -182,6 +183,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       image: target.image,
       old_image_id: result.oldImageId ?? target.imageId,
       new_image_id: result.newImageId ?? '',
+      trigger: ctx.trigger,
       ...targetPlacement(target),
     });
   } else if (result.outcome === 'failed') {
@@ -191,6 +193,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       image: target.image,
       error: result.error ?? 'update failed',
       rolled_back: result.rolledBack ?? false,
+      trigger: ctx.trigger,
       ...targetPlacement(target),
     });
   }

@@ -13,6 +13,7 @@ import { noPullPlugin } from '../plugins/no-pull/index.js';
 import { notifyPlugin } from '../plugins/notify/index.js';
 import { registryPlugin } from '../plugins/registry/index.js';
 import { swarmPlugin } from '../plugins/swarm/index.js';
+import { webhooksPlugin } from '../plugins/webhooks/index.js';
 
 export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = []): TidewatchPlugin<object>[] {
   return [
@@ -25,6 +26,7 @@ export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = 
     cooldownPlugin,
     notifyPlugin,
     mqttPlugin,
+    webhooksPlugin,
     httpApiPlugin,
   ] as TidewatchPlugin<object>[];
 }

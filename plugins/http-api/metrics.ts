@@ -16,6 +16,7 @@ export class ApiMetrics {
   readonly #notifications: Counter<'service' | 'result'>;
   /** Watchtower's series beside these (docs/http-api.md, "Watchtower's series"). */
   readonly #watchtower: WatchtowerMetrics;
+  readonly #webhooks: Counter<'receiver' | 'result'>;
   /** Runs in flight: their kind and start, since the closing events do not repeat them. */
   readonly #running = new Map<string, { kind: string; startedAt: number }>();
 
@@ -59,6 +60,12 @@ export class ApiMetrics {
       registers,
     });
     this.#watchtower = new WatchtowerMetrics(this.registry);
+    this.#webhooks = new Counter({
+      name: 'tidewatch_webhooks_total',
+      help: 'Webhook requests of the configured receivers, by result (accepted, duplicate, ignored, rejected)',
+      labelNames: ['receiver', 'result'],
+      registers,
+    });
     collectDefaultMetrics({ register: this.registry });
   }
 
@@ -90,6 +97,9 @@ export class ApiMetrics {
         break;
       case 'notification':
         this.#notifications.inc({ service: event.data.service, result: event.data.result });
+        break;
+      case 'webhook':
+        this.#webhooks.inc({ receiver: event.data.receiver, result: event.data.result });
         break;
       default:
         break;

@@ -26,6 +26,8 @@ export interface OutcomeEntry {
 
 export interface RunOutcome {
   readonly kind: 'check' | 'update';
+  /** Who started the run (`webhook:<receiver>`, `schedule`, …), when the core said; templates read `.Trigger`. */
+  readonly trigger?: string;
   /** In discovery order. */
   readonly containers: readonly ContainerOutcome[];
   readonly entries: readonly OutcomeEntry[];
@@ -88,5 +90,10 @@ export function runOutcome(event: EventPayloads['run_report']): RunOutcome {
     for (const result of event.report.results) results.set(result.target.id, result);
   }
   const containers = checks.filter((check) => !isMuted(check.target)).map((check) => classify(check, results.get(check.target.id)));
-  return { kind: event.kind, containers, entries: containers.flatMap((outcome) => entriesOf(outcome, time)) };
+  return {
+    kind: event.kind,
+    ...(event.trigger === undefined ? {} : { trigger: event.trigger }),
+    containers,
+    entries: containers.flatMap((outcome) => entriesOf(outcome, time)),
+  };
 }

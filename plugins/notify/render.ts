@@ -63,7 +63,13 @@ export function messageRenderer(template: CompiledTemplate, settings: RenderSett
   return (parts) => {
     const entries = parts.entries.map(logEntry);
     const input = settings.withReport
-      ? new NotificationData({ title, host: settings.host, entries, report: reportOf(parts.containers) })
+      ? new NotificationData({
+          title,
+          host: settings.host,
+          entries,
+          report: reportOf(parts.containers),
+          ...(parts.outcome.trigger === undefined ? {} : { trigger: parts.outcome.trigger }),
+        })
       : entries;
     return { title: settings.skipTitle ? '' : title, body: template.render(input) };
   };

@@ -192,6 +192,8 @@ export interface NotificationDataInit {
   host: string;
   entries?: LogEntry[];
   report?: Report | null;
+  /** Who started the run (docs/notifications.md): `.Trigger` in a template. */
+  trigger?: string;
 }
 
 /** The root of a report-mode template (`notifications.Data`); legacy mode renders the entries alone. */
@@ -202,12 +204,19 @@ export class NotificationData extends GoStruct {
   readonly Host: string;
   readonly Entries: LogEntry[];
   readonly Report: Report | null;
+  // A method, not a field: Watchtower's data has no such field, so `{{.}}` and json.v1 print what they did.
+  readonly #trigger: string;
   constructor(init: NotificationDataInit) {
     super();
     this.Title = init.title;
     this.Host = init.host;
     this.Entries = init.entries ?? [];
     this.Report = init.report ?? null;
+    this.#trigger = init.trigger ?? '';
+  }
+  /** `{{.Trigger}}`: who started the run (`schedule`, `api`, `webhook:<receiver>`…); empty when unknown. */
+  Trigger(): string {
+    return this.#trigger;
   }
   get goType(): string {
     return 'notifications.Data';
