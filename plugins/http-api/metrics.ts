@@ -2,6 +2,7 @@
 // APIs in one process (tests, embedders) must not collide in prom-client's global registry.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { TidewatchEvent } from '../../core/index.js';
+import { WatchtowerMetrics } from './watchtower-metrics.js';
 
 const SUMMARY_FIELDS = ['scanned', 'updated', 'failed', 'restarted', 'skipped'] as const;
 
@@ -13,6 +14,8 @@ export class ApiMetrics {
   readonly #duration: Histogram<'kind'>;
   readonly #registryRequests: Counter<'registry' | 'method' | 'code'>;
   readonly #notifications: Counter<'service' | 'result'>;
+  /** Watchtower's series beside these (docs/http-api.md, "Watchtower's series"). */
+  readonly #watchtower: WatchtowerMetrics;
   readonly #webhooks: Counter<'receiver' | 'result'>;
   /** Runs in flight: their kind and start, since the closing events do not repeat them. */
   readonly #running = new Map<string, { kind: string; startedAt: number }>();
@@ -56,6 +59,7 @@ export class ApiMetrics {
       labelNames: ['service', 'result'],
       registers,
     });
+    this.#watchtower = new WatchtowerMetrics(this.registry);
     this.#webhooks = new Counter({
       name: 'tidewatch_webhooks_total',
       help: 'Webhook requests of the configured receivers, by result (accepted, duplicate, ignored, rejected)',
@@ -66,6 +70,7 @@ export class ApiMetrics {
   }
 
   onEvent(event: TidewatchEvent): void {
+    this.#watchtower.onEvent(event);
     switch (event.type) {
       case 'scan_started':
         this.#running.set(event.data.run_id, { kind: event.data.kind, startedAt: Date.parse(event.timestamp) });
