@@ -25,7 +25,9 @@ export async function checkTarget(hooks: Hooks, split: WatchSplit, target: Targe
   const path = split.pathOf(target);
   try {
     const staleness = await hooks.checkStaleness.promise(target, ctx);
-    return staleness ?? { source: path, stale: false, error: `no staleness source for ${path}-watched containers is loaded` };
+    if (!staleness) return { source: path, stale: false, error: `no staleness source for ${path}-watched containers is loaded` };
+    // Annotators (say, the Docker runtime's Compose note) add to an answer; an error stays as the source gave it.
+    return staleness.error || !hooks.annotate.isUsed() ? staleness : hooks.annotate.call(staleness, target, ctx);
   } catch (err) {
     ctx.logger.warn({ container: target.name, err: errorMessage(err) }, 'staleness check failed');
     return { source: path, stale: false, error: errorMessage(err) };

@@ -14,27 +14,46 @@ export function targetPlacement(target: Target): TargetPlacement {
 }
 
 export interface EventPayloads {
-  scan_started: { run_id: string; kind: 'update' | 'check'; targeted: boolean };
+  /** `trigger`: who started the run (`RunContext.trigger`: `schedule`, `api`, `webhook:<receiver>`…). */
+  scan_started: { run_id: string; kind: 'update' | 'check'; targeted: boolean; trigger?: string };
   /** Update runs carry the whole 2.1 summary; check runs `scanned`, `updated` (0) and `failed`. */
   scan_completed: { run_id: string } & (UpdateSummary | Pick<UpdateSummary, 'scanned' | 'updated' | 'failed'>);
   scan_failed: { run_id: string; error: string };
   image_cleanup: { run_id: string; images: { image_id: string; image_name: string }[] };
-  update_started: { run_id: string; container: string; image: string; image_id: string } & TargetPlacement;
+  update_started: { run_id: string; container: string; image: string; image_id: string; trigger?: string } & TargetPlacement;
   update_completed: {
     run_id: string;
     container: string;
+    /** The reference the target runs now (a new tag after a tag update, docs/tags.md). */
     image: string;
+    /** The reference before the update (equal to `image` for a digest update). */
+    old_image: string;
     old_image_id: string;
     new_image_id: string;
+    trigger?: string;
   } & TargetPlacement;
-  update_failed: { run_id: string; container: string; image: string; error: string; rolled_back: boolean } & TargetPlacement;
+  update_failed: {
+    run_id: string;
+    container: string;
+    image: string;
+    error: string;
+    rolled_back: boolean;
+    trigger?: string;
+  } & TargetPlacement;
   /**
    * Internal (not on the SSE stream): the whole report of a finished run, emitted just before its
    * `scan_completed`, for subscribers that need every target's result (notifiers, Home Assistant).
    */
-  run_report: { run_id: string } & ({ kind: 'check'; report: CheckReport } | { kind: 'update'; report: UpdateReport });
+  run_report: { run_id: string; trigger?: string } & ({ kind: 'check'; report: CheckReport } | { kind: 'update'; report: UpdateReport });
   /** Internal: one per notification delivery attempt's final result, for metrics (docs/notifications.md). */
   notification: { service: string; result: 'sent' | 'failed' };
+  /**
+   * Internal (not on the SSE stream): a full update run refused because another run holds the update
+   * lock (a scheduled tick, or a 429 to the API), for Watchtower's `watchtower_scans_skipped` (docs/http-api.md).
+   */
+  scan_skipped: { kind: 'update'; trigger: string };
+  /** Internal: one per webhook request a known receiver answered, for metrics (docs/webhooks.md#metrics). */
+  webhook: { receiver: string; result: 'accepted' | 'duplicate' | 'ignored' | 'rejected' };
   /** Internal (not on the SSE stream): one per registry HTTP request, for metrics. */
   registry_request: { registry: string; method: string; code: string };
 }

@@ -28,6 +28,11 @@ export interface Hooks {
   readonly select: SyncWaterfallHook<[Target[], RunContext]>;
   /** Staleness sources; the first that answers wins (the watch split). */
   readonly checkStaleness: AsyncSeriesBailHook<[Target, RunContext], Staleness | undefined>;
+  /**
+   * After the source answered: a plugin may add what it knows about the target to the answer (a `note`),
+   * never change what the source decided (docs/plugins.md#hooks). Each tap returns the answer, amended or not.
+   */
+  readonly annotate: SyncWaterfallHook<[Staleness, Target, RunContext]>;
   /** Anything that may defer an update (cooldown, monitor-only). */
   readonly gate: AsyncSeriesBailHook<[Target, Staleness, RunContext], Skip | undefined>;
   /** The runtime plugin that owns the target replaces it. */
@@ -119,6 +124,7 @@ export function createHooks(logger: Logger): Hooks {
     discover: new AsyncSeriesWaterfallHook(['targets', 'context']),
     select: new SyncWaterfallHook(['targets', 'context']),
     checkStaleness: new AsyncSeriesBailHook(['target', 'context']),
+    annotate: new SyncWaterfallHook(['staleness', 'target', 'context']),
     gate: new AsyncSeriesBailHook(['target', 'staleness', 'context']),
     apply: new AsyncSeriesBailHook(['plan', 'context']),
     cleanup: new AsyncSeriesHook(['results', 'context']),

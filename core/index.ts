@@ -43,6 +43,7 @@ export type {
   DockerEngines,
   EngineApi,
   EngineRequestOptions,
+  LocalImage,
   LocalImages,
   PullCredentials,
   RegistryAuth,
@@ -70,6 +71,8 @@ export type {
   RollbackOutcome,
   StateStore,
 } from './state.js';
+export { HTTP_ROUTES, bearerToken, httpRoutes } from './http-routes.js';
+export type { HttpRouteDefinition, HttpRouteRequest, HttpRouteResponse, HttpRoutes } from './http-routes.js';
 export { GIT_PATH, REGISTRY_PATH, STAGES, isGitWatched } from './watch-split.js';
 export type { WatchClaim } from './watch-split.js';
 

@@ -3,7 +3,7 @@
 // rollback on demand), holds after a rollback, and the previous images cleanup keeps for a while. One store
 // holds it all, reached through the STATE_STORE service; with no data directory it lives in memory only.
 import type { HistoryEntry } from './history.js';
-import type { UpdateReport } from './types.js';
+import type { Staleness, UpdateReport } from './types.js';
 
 /** An image as the audit trail names it: reference, registry digest (empty when unknown), local id. */
 export interface AuditImage {
@@ -55,6 +55,8 @@ export interface LastCheck {
   readonly latestDigest: string;
   /** RFC 3339. */
   readonly checkedAt: string;
+  /** The tag policy's answer of that check (docs/tags.md), when it gave one. */
+  readonly tags?: Pick<Staleness, 'tagPolicy' | 'currentTag' | 'latestTag' | 'updateKind' | 'note'>;
 }
 
 /** The image a container ran before its last update: where a rollback takes it back to. */

@@ -83,6 +83,22 @@ export interface Staleness {
    * runtime creates the new container on this image id and keeps the target's image reference as its name.
    */
   readonly targetImageId?: string;
+  /**
+   * The tag policy the source applied (`digest`, `patch`, `minor`, `major`, `pin`; docs/tags.md), when it
+   * read one. The fields below are the registry source's answer for tags (docs/plugins.md#the-staleness-protocol).
+   */
+  readonly tagPolicy?: string;
+  /** Tag of the running reference, when it has one. */
+  readonly currentTag?: string;
+  /**
+   * The newer tag chosen, only when it differs from `currentTag`; `latestDigest` is then this tag's digest.
+   * A runtime pulls `repo@latestDigest` and runs `repo:latestTag` (never parsing versions itself).
+   */
+  readonly latestTag?: string;
+  /** What kind of update a stale answer is: `digest` (same tag, new digest) or the version bump. */
+  readonly updateKind?: 'digest' | 'patch' | 'minor' | 'major';
+  /** A sentence for the user (e.g. `1.26.1 exists, but not for linux/arm64`); it never makes a target stale. */
+  readonly note?: string;
 }
 
 export interface GitStaleness {
@@ -138,6 +154,13 @@ export interface ApplyResult {
   readonly rolledBack?: boolean;
   /** For `skipped`: why. */
   readonly reason?: string;
+  /** The reference the target runs now, when the update changed it (a new tag, a new pinned digest). */
+  readonly newImage?: string;
+  /**
+   * For `updated`: a sentence the user should read about the result, e.g. that the Compose file still
+   * names the old image (docs/compose.md#tag-updates-and-compose).
+   */
+  readonly note?: string;
 }
 
 export type RunKind = 'check' | 'update';

@@ -163,6 +163,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       container: target.name,
       image: target.image,
       image_id: target.imageId,
+      trigger: ctx.trigger,
       ...targetPlacement(target),
     });
   }
@@ -179,18 +180,24 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
     deps.emit('update_completed', {
       run_id: ctx.runId,
       container: target.name,
-      image: target.image,
+      image: result.newImage ?? target.image,
+      old_image: target.image,
       old_image_id: result.oldImageId ?? target.imageId,
       new_image_id: result.newImageId ?? '',
+      trigger: ctx.trigger,
       ...targetPlacement(target),
     });
   } else if (result.outcome === 'failed') {
+    // The reason in the log too, not only in the event: a run-once or a scheduled run has no other reader, and a
+    // socket proxy's refusal names there the switch to allow (docs/security.md).
+    ctx.logger.warn({ container: target.name, err: result.error ?? 'update failed', rolled_back: result.rolledBack ?? false }, 'update failed');
     deps.emit('update_failed', {
       run_id: ctx.runId,
       container: target.name,
       image: target.image,
       error: result.error ?? 'update failed',
       rolled_back: result.rolledBack ?? false,
+      trigger: ctx.trigger,
       ...targetPlacement(target),
     });
   }

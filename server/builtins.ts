@@ -14,6 +14,7 @@ import { notifyPlugin } from '../plugins/notify/index.js';
 import { registryPlugin } from '../plugins/registry/index.js';
 import { statePlugin } from '../plugins/state/index.js';
 import { swarmPlugin } from '../plugins/swarm/index.js';
+import { webhooksPlugin } from '../plugins/webhooks/index.js';
 
 export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = []): TidewatchPlugin<object>[] {
   return [
@@ -28,6 +29,7 @@ export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = 
     cooldownPlugin,
     notifyPlugin,
     mqttPlugin,
+    webhooksPlugin,
     httpApiPlugin,
   ] as TidewatchPlugin<object>[];
 }

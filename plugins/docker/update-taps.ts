@@ -4,12 +4,14 @@
 // running-after invariant, post-check hooks, and image cleanup.
 import { STAGES, STATE_STORE, errorMessage, type ApplyResult, type RunContext, type Target, type TidewatchCore, type UpdatePlan } from '../../core/index.js';
 import { restoreAll } from './aside.js';
+import { followCompose } from './compose-follow-up.js';
 import { inspectOrUndefined } from './container-ops.js';
 import { enforceRunning, type Violation } from './invariant.js';
 import { removeReplacedImages } from './image-cleanup.js';
 import { retainImages } from './image-retention.js';
 import { runHook, type HookPhase } from './lifecycle-hooks.js';
 import { monitorOnlyGate } from './monitor-only.js';
+import { pullTargetOf, type PullTarget } from './pinned-pull.js';
 import { PullSlots, pullForRun } from './pull.js';
 import { needsPull, replaceContainer } from './replace.js';
 import { RunStates, type RunState } from './run-state.js';
@@ -52,7 +54,7 @@ async function applyDocker(
       return { target, outcome: 'skipped', reason: blocker };
     }
   }
-  const pull = (image: string) => pullForRun(rt.docker, image, rt.options.authFor, ctx, slots);
+  const pull = (image: PullTarget) => pullForRun(rt.docker, image, rt.options.authFor, ctx, slots);
   return replaceContainer(rt, { plan, state, isOwn: own === 'own', logger: ctx.logger, pull, signal: ctx.stopping });
 }
 
@@ -93,7 +95,7 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
     if (own === 'unknown' || (own === 'own' && !options.selfUpdate)) return undefined;
     if (await needsPull(rt.docker, { restartOnly: false, staleness })) {
       // Awaited (and its failure reported) by the replacement; here it only has to start.
-      pullForRun(rt.docker, target.image, options.authFor, ctx, slots).catch(() => undefined);
+      pullForRun(rt.docker, pullTargetOf(target.image, staleness), options.authFor, ctx, slots).catch(() => undefined);
     }
     return undefined;
   });
@@ -119,7 +121,8 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
 
   core.hooks.apply.tapPromise(RUNTIME, async (plan, ctx) => {
     if (!mine(plan.target)) return undefined;
-    return applyDocker(rt, plan, ctx, states.of(ctx), slots);
+    // A Compose-managed container moved to another tag: its file (docs/compose.md#tag-updates-and-compose).
+    return followCompose(plan, await applyDocker(rt, plan, ctx, states.of(ctx), slots), options.composeRewrite, ctx.logger);
   });
 
   core.hooks.cleanup.tapPromise(RUNTIME, async (results, ctx) => {

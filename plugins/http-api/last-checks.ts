@@ -3,6 +3,7 @@
 // every run and kept across restarts; without it (an embedder that left it out), this in-memory map of
 // what /v1/check found. Keyed by container id: a replaced container has a new id and starts unchecked.
 import type { CheckResult, ContainerKey, Hold, StateStore } from '../../core/index.js';
+import { tagFields, type TagFields } from './check-record.js';
 
 export interface LastCheck {
   /** The check record's `update_available`: stale, and the check itself did not fail. */
@@ -10,6 +11,8 @@ export interface LastCheck {
   readonly checkedAt: Date;
   /** Bare `sha256:…`, empty when the source named none. */
   readonly latestDigest: string;
+  /** The tag policy's fields of that check (docs/tags.md#what-the-api-shows), when it had any. */
+  readonly tags?: TagFields;
 }
 
 /** What the container routes read: the last check of a container and its hold. */
@@ -41,7 +44,9 @@ export class LastChecks implements KnownState {
       // Re-inserting moves the entry to the end: eviction drops the answers not refreshed for longest.
       this.#byId.delete(target.id);
       const latestDigest = staleness.latestDigest ? staleness.latestDigest.slice(staleness.latestDigest.lastIndexOf('@') + 1) : '';
-      this.#byId.set(target.id, { stale: staleness.stale && !staleness.error, checkedAt, latestDigest });
+      const tags: TagFields = {};
+      tagFields(staleness, tags);
+      this.#byId.set(target.id, { stale: staleness.stale && !staleness.error, checkedAt, latestDigest, ...(Object.keys(tags).length > 0 ? { tags } : {}) });
     }
     for (const id of this.#byId.keys()) {
       if (this.#byId.size <= this.#capacity) break;
@@ -69,7 +74,10 @@ export function storeState(store: StateStore): KnownState {
     record: () => undefined,
     get(id) {
       const last = store.lastCheck(id);
-      return last && { stale: last.updateAvailable, checkedAt: new Date(last.checkedAt), latestDigest: last.latestDigest };
+      if (!last) return undefined;
+      const tags: TagFields = {};
+      if (last.tags) tagFields({ source: '', stale: last.updateAvailable, ...last.tags }, tags);
+      return { stale: last.updateAvailable, checkedAt: new Date(last.checkedAt), latestDigest: last.latestDigest, ...(Object.keys(tags).length > 0 ? { tags } : {}) };
     },
     hold: (key) => store.hold(key),
     canRollBack: (key) => store.previousImage(key) !== undefined,

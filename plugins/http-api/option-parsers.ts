@@ -12,6 +12,7 @@ export const ENDPOINTS = [
   'events',
   'health',
   'history',
+  'hooks',
   'images',
   'metrics',
   'rollback',
