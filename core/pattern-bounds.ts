@@ -19,7 +19,7 @@ export interface PatternLimits {
  * Chosen so that the most expensive allowed pattern compiles in a few milliseconds on a loaded
  * two-core machine, well inside the 50 ms /livez must keep (figures in docs/http-api.md#pattern-limits).
  */
-export const PATTERN_LIMITS: PatternLimits = Object.freeze({ maxLength: 256, maxRepeat: 100, maxCost: 1000 });
+export const PATTERN_LIMITS: PatternLimits = Object.freeze({ maxLength: 256, maxRepeat: 100, maxCost: 500 });
 
 export const patternErrors = Object.freeze({
   tooCostly: createError('TW_ERR_PATTERN_LIMIT', (what: string, why: string) => `${what} is too costly: ${why}`, 400),

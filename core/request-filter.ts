@@ -14,7 +14,7 @@ export type NameMatcher = (name: string) => boolean;
  * by what they cost (core/pattern-bounds.ts), not by count: the cache never holds more than
  * MATCHER_CACHE_BUDGET units, however many distinct patterns clients send (docs/http-api.md#pattern-limits).
  */
-export const MATCHER_CACHE_BUDGET = 20 * PATTERN_LIMITS.maxCost;
+export const MATCHER_CACHE_BUDGET = 40 * PATTERN_LIMITS.maxCost;
 
 /** Each entry's own keep (its remembered answers), so that even cheap patterns count. */
 const ENTRY_OVERHEAD = 50;

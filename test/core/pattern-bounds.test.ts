@@ -27,7 +27,7 @@ t.test('the issue\'s reproduction and its cousins are refused, each with a reaso
   t.match(patternBoundsViolation(repro), /3003 characters \(at most 256\)/);
   t.match(patternBoundsViolation('(?:ab|cd){1000}'), /repetition count of 1000 \(at most 100\)/);
   t.match(patternBoundsViolation('a{5,101}'), /repetition count of 101/);
-  t.match(patternBoundsViolation('(?:(?:\\pL{10}){10}){11}'), /expands to \d+ units \(at most 1000/);
+  t.match(patternBoundsViolation('(?:(?:\\pL{10}){10}){11}'), /expands to \d+ units \(at most 500/);
   t.match(patternBoundsViolation('(?:ab|cd){100}'.repeat(4)), /expands to/);
   t.match(patternBoundsViolation('\\Q' + 'x'.repeat(300)), /characters/);
   let thrown: unknown;
@@ -42,7 +42,7 @@ t.test('the issue\'s reproduction and its cousins are refused, each with a reaso
 });
 
 t.test('the worst allowed pattern compiles in milliseconds, not a second', async (t) => {
-  const worst = '\\pL{100}'.repeat(9);
+  const worst = '\\pL{100}'.repeat(4);
   t.equal(patternBoundsViolation(worst), undefined, 'allowed');
   nameMatcher('warm-up-.*')('x');
   const started = performance.now();
@@ -55,7 +55,7 @@ t.test('the compiled-pattern cache is bounded by weight, not count', async (t) =
   for (let i = 0; i < 200; i++) nameMatcher(`c${i}-(?:ab|cd){20}x{50}`)('web');
   t.ok(matcherCacheWeight() <= MATCHER_CACHE_BUDGET, `${matcherCacheWeight()} <= ${MATCHER_CACHE_BUDGET}`);
   t.ok(matcherCacheWeight() > MATCHER_CACHE_BUDGET / 2, 'and used');
-  t.equal(MATCHER_CACHE_BUDGET, 20 * PATTERN_LIMITS.maxCost);
+  t.equal(MATCHER_CACHE_BUDGET, 40 * PATTERN_LIMITS.maxCost);
 
   const cache = new WeightedCache<string, number>(10);
   cache.set('a', 1, 4);

@@ -1,0 +1,62 @@
+// Measures a running service from outside: its resident memory (from /proc) and the latency of a
+// probe polled in a loop while something else happens.
+import { readFileSync } from 'node:fs';
+
+/** Resident set size of a process in bytes (Linux /proc/<pid>/status VmRSS). */
+export function rssBytes(pid: number): number {
+  const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(m[1]) * 1024;
+}
+
+export const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+export interface LatencyStats {
+  readonly count: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+export function latencyStats(samples: readonly number[]): LatencyStats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? NaN };
+}
+
+export const formatStats = (s: LatencyStats): string =>
+  `n=${s.count} p50=${s.p50.toFixed(1)}ms p99=${s.p99.toFixed(1)}ms max=${s.max.toFixed(1)}ms`;
+
+/** Polls `url` back to back until `stop()` is called; the answer is every round trip's milliseconds. */
+export function pollLatency(url: string): { stop: () => Promise<number[]>; failures: () => number } {
+  const samples: number[] = [];
+  let running = true;
+  let failed = 0;
+  const loop = (async () => {
+    while (running) {
+      const started = performance.now();
+      try {
+        const res = await fetch(url);
+        await res.arrayBuffer();
+        if (res.status !== 200) failed++;
+      } catch {
+        failed++;
+      }
+      samples.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return samples;
+    },
+    failures: () => failed,
+  };
+}
+
+/** The machine's load averages, to read latency figures against. */
+export function loadAverage(): string {
+  return readFileSync('/proc/loadavg', 'utf8').trim();
+}
