@@ -124,6 +124,20 @@ export class ConnectionLedger {
       unfinished.res.end(body);
       return;
     }
+    this.#answerLast(socket, answer, isHeadRequest(err));
+  };
+
+  /**
+   * Node's 'connect' (a CONNECT request): without a listener Node drops the connection unanswered.
+   * The API tunnels nothing: 405 with the envelope, and the connection closes.
+   */
+  readonly onConnect = (_req: IncomingMessage, socket: Socket): void => {
+    closing.add(socket);
+    this.#answerLast(socket, { status: 405, code: 'TW_ERR_HTTP_METHOD', message: 'method CONNECT not allowed' }, false);
+  };
+
+  /** Writes the connection's last answer once the answers it owes are out, then closes it. */
+  #answerLast(socket: Socket, answer: Answer, head: boolean): void {
     let answered = false;
     this.#afterOwed(socket, () => {
       if (answered) return;
@@ -131,12 +145,12 @@ export class ConnectionLedger {
       if (socket.destroyed || !socket.writable) return;
       // FIN after the answer, then keep reading (and discarding) until the peer closes: closing with
       // unread input would reset the connection and could destroy the answer in flight.
-      socket.end(rawErrorResponse(answer, isHeadRequest(err)));
+      socket.end(rawErrorResponse(answer, head));
       const linger = setTimeout(() => socket.destroy(), LINGER_MS);
       linger.unref();
       socket.once('close', () => clearTimeout(linger));
     });
-  };
+  }
 
   /** Runs `then` once every response the connection owes has been written. */
   #afterOwed(socket: Socket, then: () => void): void {

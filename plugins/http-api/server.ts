@@ -101,6 +101,7 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
   const base = { ...serverOptions(enabled.has('swagger')), ...timeoutOptions(), clientErrorHandler: connections.onClientError };
   const app = (https ? Fastify({ ...base, https: { ...https, ...NODE_TIMEOUTS } }) : Fastify(base)) as unknown as FastifyInstance;
   app.server.on('request', connections.track);
+  app.server.on('connect', connections.onConnect);
   // Shutdown cuts the connections still waiting for an answer: their runs end as the server's doing.
   app.addHook('preClose', async () => connections.closingAll());
   const routes = new RouteTable();
