@@ -11,7 +11,7 @@ import { ProxyTrust } from './client-ip.js';
 import type { RouteContext } from './context.js';
 import { sendError } from './envelope.js';
 import { ConnectionLedger } from './client-errors.js';
-import { installErrorHandling, RouteTable } from './error-handling.js';
+import { frameworkErrors, installErrorHandling, RouteTable } from './error-handling.js';
 import { PROTECTED_ENDPOINTS, type Endpoint, type ResolvedHttpApiOptions } from './options.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
 import { registerCors } from './cors.js';
@@ -98,7 +98,7 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
   const enabled = new Set(options.endpoints);
   const https = tlsOptions(options);
   const connections = new ConnectionLedger();
-  const base = { ...serverOptions(enabled.has('swagger')), ...timeoutOptions(), clientErrorHandler: connections.onClientError };
+  const base = { ...serverOptions(enabled.has('swagger')), ...timeoutOptions(), clientErrorHandler: connections.onClientError, frameworkErrors };
   const app = (https ? Fastify({ ...base, https: { ...https, ...NODE_TIMEOUTS } }) : Fastify(base)) as unknown as FastifyInstance;
   app.server.on('request', connections.track);
   app.server.on('connect', connections.onConnect);

@@ -1,6 +1,7 @@
 // Measures a running service from outside: its resident memory (from /proc) and the latency of a
 // probe polled in a loop while something else happens.
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 
 /** Resident set size of a process in bytes (Linux /proc/<pid>/status VmRSS). */
 export function rssBytes(pid: number): number {
@@ -59,4 +60,20 @@ export function pollLatency(url: string): { stop: () => Promise<number[]>; failu
 /** The machine's load averages, to read latency figures against. */
 export function loadAverage(): string {
   return readFileSync('/proc/loadavg', 'utf8').trim();
+}
+
+/** The service's V8 heap in use, from its own /v1/metrics (prom-client's process defaults). */
+export async function heapUsedBytes(baseUrl: string, token: string): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/v1/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+  const m = /^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?(?:e\+\d+)?)$/m.exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
+/**
+ * Whether the machine is oversubscribed (1-minute load above 1.5 per core): latency bounds that hold on
+ * the CI machine then measure other people's work; tests compare against a baseline of their own instead.
+ */
+export function machineOversubscribed(): boolean {
+  const load1 = Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+  return load1 / availableParallelism() > 1.5;
 }
