@@ -4,7 +4,7 @@
 import t, { type Test } from 'tap';
 import { requireEnv } from '../helpers/env.js';
 import { portOf, rawExchange, type RawResponse } from '../helpers/raw-http.js';
-import { startService } from '../helpers/service.js';
+import { startFullApi } from '../helpers/service.js';
 
 const TOKEN = 'hostile-http-main-token';
 const EVENTS_TOKEN = 'hostile-http-events-token';
@@ -21,13 +21,7 @@ function assertEnvelope(t: Test, res: RawResponse | undefined, status: number, c
 t.test('hostile HTTP gets bounded, documented answers', async (t) => {
   const env = await requireEnv(t);
   if (!env) return;
-  const service = await startService([
-    '--host', env.dockerHost,
-    '--http-api-endpoints', 'all',
-    '--http-api-token', TOKEN,
-    '--http-api-events-token', EVENTS_TOKEN,
-    '--http-api-events-max-subscribers', '1',
-  ]);
+  const service = await startFullApi(env.dockerHost, { token: TOKEN, eventsToken: EVENTS_TOKEN }, ['--http-api-events-max-subscribers', '1']);
   t.teardown(() => service.stop());
   const port = portOf(service.url);
   const logged = () => JSON.stringify(service.logs);

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { requireEnv } from '../helpers/env.js';
 import { formatStats, latencyStats, loadAverage, machineOversubscribed, mib, pollLatency, rssBytes } from '../helpers/probe.js';
-import { startService, type RunningService } from '../helpers/service.js';
+import { startFullApi, type RunningService } from '../helpers/service.js';
 
 const TOKEN = 'hostile-patterns-main-token';
 const EVENTS_TOKEN = 'hostile-patterns-events-token';
@@ -25,12 +25,7 @@ async function check(service: RunningService, containers: string[]): Promise<{ s
 t.test('expensive patterns cost a bounded answer, never the service', async (t) => {
   const env = await requireEnv(t);
   if (!env) return;
-  const service = await startService([
-    '--host', env.dockerHost,
-    '--http-api-endpoints', 'all',
-    '--http-api-token', TOKEN,
-    '--http-api-events-token', EVENTS_TOKEN,
-  ]);
+  const service = await startFullApi(env.dockerHost, { token: TOKEN, eventsToken: EVENTS_TOKEN });
   t.teardown(() => service.stop());
   const pid = service.child.pid as number;
   t.equal((await check(service, ['warm-.*'])).status, 200, 'a pattern within the limits is served');

@@ -9,7 +9,7 @@ import t from 'tap';
 import { rawExchange, portOf, type RawResponse } from '../helpers/raw-http.js';
 import { formatStats, heapUsedBytes, latencyStats, loadAverage, machineOversubscribed, mib, pollLatency, rssBytes, type LatencyStats } from '../helpers/probe.js';
 import { runningOn, scenario } from '../helpers/scenarios.js';
-import { startService, type RunningService } from '../helpers/service.js';
+import { startFullApi, type RunningService } from '../helpers/service.js';
 import { FuzzConnection, type Outcome } from './connection.js';
 import { malformedRequest, slowHeaders } from './malformed.js';
 import { fuzzSeed, Prng } from './prng.js';
@@ -152,11 +152,7 @@ t.test(`HTTP API fuzz (seed ${SEED})`, async (t) => {
   t.comment(`seed ${SEED} (TIDEWATCH_FUZZ_SEED=${SEED} replays this run)`);
   await runningOn(s, 'app');
   await runningOn(s, 'web');
-  const service = await startService([
-    '--host', s.env.dockerHost,
-    '--http-api-endpoints', 'all',
-    '--http-api-token', CREDENTIALS.token,
-    '--http-api-events-token', CREDENTIALS.eventsToken,
+  const service = await startFullApi(s.env.dockerHost, CREDENTIALS, [
     '--http-api-check-timeout', '5s',
     '--http-api-update-timeout', '5s',
     '--http-api-events-max-subscribers', '4',
