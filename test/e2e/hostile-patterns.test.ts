@@ -4,12 +4,13 @@
 // expensive allowed patterns compile.
 import t from 'tap';
 import { requireEnv } from '../helpers/env.js';
-import { formatStats, latencyStats, loadAverage, machineOversubscribed, mib, pollLatency, rssBytes } from '../helpers/probe.js';
+import { formatStats, latencyStats, livezVerdict, loadAverage, mib, pollLatency, rssBytes } from '../helpers/probe.js';
 import { startFullApi, type RunningService } from '../helpers/service.js';
 
 const TOKEN = 'hostile-patterns-main-token';
 const EVENTS_TOKEN = 'hostile-patterns-events-token';
-const ROUNDS = 20;
+/** Each latency phase, long enough for a p99 of a few hundred samples. */
+const PHASE_MS = 6_000;
 
 /** The most expensive pattern the limits allow: 4 × 101 + the salt's units, within 500. */
 export const worstAllowed = (salt: string): string => `${salt}${'\\pL{100}'.repeat(4)}`;
@@ -52,7 +53,7 @@ t.test('expensive patterns cost a bounded answer, never the service', async (t) 
 
   // The same requests with plain names, for the machine's own /livez latency under this load.
   const baselineProbe = pollLatency(`${service.url}/livez`);
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0, until = Date.now() + PHASE_MS; Date.now() < until; round++) {
     t.equal((await check(service, Array.from({ length: 8 }, (_, i) => `plain-${round}-${i}`))).status, 200);
   }
   const baseline = latencyStats(await baselineProbe.stop());
@@ -60,7 +61,7 @@ t.test('expensive patterns cost a bounded answer, never the service', async (t) 
 
   // The worst allowed: requests of eight distinct maximal patterns each, while /livez is polled.
   const probe = pollLatency(`${service.url}/livez`);
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0, until = Date.now() + PHASE_MS; Date.now() < until; round++) {
     const res = await check(service, Array.from({ length: 8 }, (_, i) => worstAllowed(`w${round}x${i}`)));
     t.equal(res.status, 200, `round ${round}: the worst allowed patterns are served`);
   }
@@ -71,12 +72,8 @@ t.test('expensive patterns cost a bounded answer, never the service', async (t) 
   t.comment(`RSS before ${mib(before)}, after ${mib(after)}`);
   t.equal(probe.failures(), 0, 'every probe answered 200');
   t.ok(livez.count >= 10, 'the probe ran throughout');
-  if (machineOversubscribed()) {
-    t.comment(`the machine is oversubscribed (load ${loadAverage()}): the 50 ms bound applies to what the patterns add over the baseline`);
-  } else {
-    t.ok(livez.p99 < 50, `/livez p99 under 50 ms: ${formatStats(livez)}`);
-  }
-  t.ok(livez.p99 - baseline.p99 < 50, `the patterns add under 50 ms to /livez p99 (${baseline.p99.toFixed(1)} -> ${livez.p99.toFixed(1)} ms)`);
+  const verdict = livezVerdict(baseline, livez);
+  t.ok(verdict.ok, `/livez while the worst allowed patterns compile: ${verdict.rule}`);
   t.ok(after - before < 64 * 1024 * 1024, `RSS grew by ${mib(after - before)} (under 64 MiB)`);
   t.notOk(service.logs.some((l) => l.level === 60 || /heap/i.test(String(l.msg))), 'no fatal log');
   t.equal(service.child.exitCode, null, 'the service is still running');

@@ -7,7 +7,7 @@
 // Replay a run with TIDEWATCH_FUZZ_SEED=<the printed seed>.
 import t from 'tap';
 import { rawExchange, portOf, type RawResponse } from '../helpers/raw-http.js';
-import { formatStats, heapUsedBytes, latencyStats, loadAverage, machineOversubscribed, mib, pollLatency, rssBytes, type LatencyStats } from '../helpers/probe.js';
+import { formatStats, heapUsedBytes, latencyStats, livezVerdict, loadAverage, mib, pollLatency, rssBytes, type LatencyStats } from '../helpers/probe.js';
 import { runningOn, scenario } from '../helpers/scenarios.js';
 import { startFullApi, type RunningService } from '../helpers/service.js';
 import { FuzzConnection, type Outcome } from './connection.js';
@@ -192,13 +192,8 @@ t.test(`HTTP API fuzz (seed ${SEED})`, async (t) => {
   t.comment(`expensive-pattern phase: ${patterns.requests} requests; /livez ${formatStats(livez)}; load ${load}`);
   t.comment(`RSS across the pattern phase: before ${mib(rssBefore)}, after ${mib(rssAfter)}`);
   t.equal(patterns.failures, 0, '/livez answered 200 throughout');
-  if (machineOversubscribed()) {
-    t.comment(`the machine is oversubscribed (load ${load}): the 50 ms bound applies to what the patterns add over the baseline`);
-  } else {
-    t.ok(livez.p99 < 50, `/livez p99 under 50 ms during the pattern phase: ${formatStats(livez)}`);
-  }
-  t.ok(livez.p99 - baseline.livez.p99 < 50, `the patterns add under 50 ms to /livez p99 (${baseline.livez.p99.toFixed(1)} -> ${livez.p99.toFixed(1)} ms)`);
-  t.ok(livez.max < 500, `/livez never stalled: max ${livez.max.toFixed(1)} ms`);
+  const verdict = livezVerdict(baseline.livez, livez);
+  t.ok(verdict.ok, `/livez during the pattern phase: ${verdict.rule}`);
   t.ok(rssAfter - rssBefore < 48 * 1024 * 1024, `RSS grew ${mib(rssAfter - rssBefore)} across the pattern phase (bound 48 MiB)`);
 
   // 3. Over-subscription of the event stream: documented 503s, and every slot comes back.
