@@ -164,7 +164,7 @@ t.test(`HTTP API fuzz (seed ${SEED})`, async (t) => {
   t.comment(`routes fuzzed: ${routes.map((r) => `${r.method} ${r.path}`).join(', ')}`);
   const tally: Tally = { requests: 0, violations: [], statuses: new Map() };
   const rssStart = rssBytes(pid);
-  const heap = () => heapUsedBytes(service.url, CREDENTIALS.token).then(mib);
+  const heap = () => heapUsedBytes(service.url, CREDENTIALS.token).then((m) => `heap ${mib(m.heap)} external ${mib(m.external)}`);
   const heapStart = await heap();
 
   // 1. Random requests on keep-alive connections, malformed ones and slowloris, all at once.
@@ -177,7 +177,7 @@ t.test(`HTTP API fuzz (seed ${SEED})`, async (t) => {
   t.comment(`random, malformed and slowloris phase: ${tally.requests} requests in ${Date.now() - started} ms`);
   t.comment(`statuses: ${[...tally.statuses].sort(([a], [b]) => a - b).map(([k, v]) => `${k}×${v}`).join(' ')}`);
   t.equal(unannounced, 0, 'no connection closed after an answer that kept it alive');
-  t.comment(`heap in use: ${heapStart} at the start, ${await heap()} after the random phase; RSS ${mib(rssBytes(pid))}`);
+  t.comment(`memory: ${heapStart} at the start; ${await heap()} after the random phase (RSS ${mib(rssBytes(pid))})`);
 
   // 2. Expensive patterns: over the limits and the most expensive allowed, while /livez is polled; first
   // the same requests with plain names, for the machine's own latency at this moment.
@@ -207,6 +207,7 @@ t.test(`HTTP API fuzz (seed ${SEED})`, async (t) => {
   for (const r of streams) await r?.body?.cancel().catch(() => undefined);
 
   const rssEnd = rssBytes(pid);
+  t.comment(`memory at the end: ${await heap()} (RSS ${mib(rssEnd)})`);
   t.comment(`FIGURES seed=${SEED} requests=${tally.requests} rss_start=${mib(rssStart)} rss_end=${mib(rssEnd)} ` +
     `pattern_phase_rss=${mib(rssBefore)}->${mib(rssAfter)} livez_p50=${livez.p50.toFixed(1)}ms livez_p99=${livez.p99.toFixed(1)}ms ` +
     `livez_max=${livez.max.toFixed(1)}ms loadavg="${load}"`);

@@ -62,11 +62,11 @@ export function loadAverage(): string {
   return readFileSync('/proc/loadavg', 'utf8').trim();
 }
 
-/** The service's V8 heap in use, from its own /v1/metrics (prom-client's process defaults). */
-export async function heapUsedBytes(baseUrl: string, token: string): Promise<number> {
+/** The service's V8 heap in use and its external (Buffer) memory, from its own /v1/metrics (prom-client's defaults). */
+export async function heapUsedBytes(baseUrl: string, token: string): Promise<{ heap: number; external: number }> {
   const text = await (await fetch(`${baseUrl}/v1/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
-  const m = /^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?(?:e\+\d+)?)$/m.exec(text);
-  return m ? Number(m[1]) : NaN;
+  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { heap: read('nodejs_heap_size_used_bytes'), external: read('nodejs_external_memory_bytes') };
 }
 
 /**
