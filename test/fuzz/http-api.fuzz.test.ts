@@ -9,15 +9,20 @@ import t from 'tap';
 import { rawExchange, portOf, type RawResponse } from '../helpers/raw-http.js';
 import { formatStats, heapUsedBytes, latencyStats, livezVerdict, loadAverage, mib, pollLatency, rssBytes, type LatencyStats } from '../helpers/probe.js';
 import { runningOn, scenario } from '../helpers/scenarios.js';
-import { startFullApi, type RunningService } from '../helpers/service.js';
+import { runBinary, startFullApi, type RunningService } from '../helpers/service.js';
 import { FuzzConnection, type Outcome } from './connection.js';
 import { malformedRequest, slowHeaders } from './malformed.js';
 import { fuzzSeed, Prng } from './prng.js';
 import { randomPattern, randomRequest, type Credentials } from './requests.js';
-import { DOCUMENTED_5XX, enabledRoutes } from './routes.js';
+import { DOCUMENTED_5XX, enabledRoutes, routeOptions } from './routes.js';
 
 const SEED = fuzzSeed(0x28_2026);
-const CREDENTIALS: Credentials = { token: 'fuzz-main-token-3f9a1c', eventsToken: 'fuzz-events-token-7b2e4d' };
+const CREDENTIALS: Credentials = {
+  token: 'fuzz-main-token-3f9a1c',
+  eventsToken: 'fuzz-events-token-7b2e4d',
+  hookToken: 'fuzz-hook-token-5d8e2a',
+  hookSecret: 'fuzz-hook-secret-1a7f3b',
+};
 /** Every request is answered or its connection closed within this (the longest: 10 s headers timeout, 5 s runs). */
 const BOUND_MS = 20_000;
 const RANDOM_PHASE_MS = 45_000;
@@ -156,6 +161,7 @@ t.test(`HTTP API fuzz (seed ${SEED})`, async (t) => {
     '--http-api-check-timeout', '5s',
     '--http-api-update-timeout', '5s',
     '--http-api-events-max-subscribers', '4',
+    ...routeOptions((await runBinary(['--help'])).stdout, CREDENTIALS),
   ]);
   t.teardown(() => service.stop());
   const pid = service.child.pid as number;
@@ -217,6 +223,7 @@ t.test(`HTTP API fuzz (seed ${SEED})`, async (t) => {
   const log = JSON.stringify(service.logs) + service.stderr.join('');
   t.notOk(log.includes(CREDENTIALS.token), 'the main token is never logged');
   t.notOk(log.includes(CREDENTIALS.eventsToken), 'the events token is never logged');
+  t.notOk(log.includes(CREDENTIALS.hookToken) || log.includes(CREDENTIALS.hookSecret), 'no webhook secret is logged');
   t.equal((await fetch(`${service.url}/livez`)).status, 200, 'the service is still up');
   t.equal(service.child.exitCode, null);
 });

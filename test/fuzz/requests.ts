@@ -7,6 +7,17 @@ import type { FuzzRoute } from './routes.js';
 export interface Credentials {
   readonly token: string;
   readonly eventsToken: string;
+  /** A webhook receiver's token, and another's HMAC secret (docs/webhooks.md). */
+  readonly hookToken: string;
+  readonly hookSecret: string;
+}
+
+/** A route's path with each `{name}` filled: mostly from the route's known values, else random. */
+function fillPath(rng: Prng, route: FuzzRoute): string {
+  return route.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const known = route.params?.[name];
+    return known && rng.chance(0.7) ? rng.pick(known) : rng.string(rng.int(1, 12), NAMEISH);
+  });
 }
 
 export interface FuzzRequest {
@@ -21,7 +32,7 @@ const PRINTABLE = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345678
 const NAMEISH = 'abcdefghijklmnopqrstuvwxyz0123456789-_.';
 
 function randomPath(rng: Prng, routes: readonly FuzzRoute[]): string {
-  const base = rng.pick(routes).path.replace(/\{[^}]+\}/g, () => rng.string(rng.int(1, 12), NAMEISH));
+  const base = fillPath(rng, rng.pick(routes));
   switch (rng.int(0, 9)) {
     case 0:
       return `${base}/`;
@@ -90,7 +101,7 @@ function query(rng: Prng, route: FuzzRoute, credentials: Credentials): string {
 }
 
 function authHeaders(rng: Prng, route: FuzzRoute, credentials: Credentials): string[] {
-  const token = route.auth === 'events' ? credentials.eventsToken : credentials.token;
+  const token = route.auth === 'events' ? credentials.eventsToken : route.auth === 'hook' ? credentials.hookToken : credentials.token;
   switch (rng.int(0, 9)) {
     case 0:
       return [];
@@ -182,7 +193,7 @@ function mutateHead(rng: Prng, head: string): string {
 export function randomRequest(rng: Prng, routes: readonly FuzzRoute[], credentials: Credentials): FuzzRequest {
   const route = rng.pick(routes);
   const method = rng.chance(0.75) ? (rng.chance(0.15) && route.method === 'GET' ? 'HEAD' : route.method) : rng.pick(METHODS);
-  const path = rng.chance(0.85) ? route.path.replace(/\{[^}]+\}/g, () => rng.string(rng.int(1, 12), NAMEISH)) : randomPath(rng, routes);
+  const path = rng.chance(0.85) ? fillPath(rng, route) : randomPath(rng, routes);
   const target = `${path}${query(rng, route, credentials)}`;
   const content = method === 'HEAD' || method === 'GET' ? (rng.chance(0.1) ? body(rng, route) : { headers: [], bytes: Buffer.alloc(0) }) : body(rng, route);
   const lines = [`${method} ${target} HTTP/1.1`, ...(rng.chance(0.95) ? ['Host: 127.0.0.1'] : []), ...authHeaders(rng, route, credentials), ...extraHeaders(rng), ...content.headers];

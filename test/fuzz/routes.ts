@@ -3,7 +3,7 @@
 // up the webhook, rollback, release and audit routes by itself once they are merged
 // (docs/http-api.md#endpoints).
 
-export type Realm = 'main' | 'events' | 'none';
+export type Realm = 'main' | 'events' | 'hook' | 'none';
 
 export interface FuzzRoute {
   readonly method: string;
@@ -16,6 +16,20 @@ export interface FuzzRoute {
   readonly body?: boolean;
   /** The Swagger path that must be listed for the route to be fuzzed (routes that land later). */
   readonly whenListed?: string;
+  /** Values a `{name}` segment takes most of the time (else a random one). */
+  readonly params?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** The webhook receivers the suite configures when the binary knows `--webhook` (docs/webhooks.md). */
+export const HOOK_RECEIVERS = ['fuzzreg', 'fuzzgh'] as const;
+
+/**
+ * Options that make later routes exist, passed only when the binary's --help lists the flag: one
+ * receiver with a token, one with an HMAC secret.
+ */
+export function routeOptions(help: string, secrets: { readonly hookToken: string; readonly hookSecret: string }): string[] {
+  if (!help.includes('--webhook')) return [];
+  return ['--webhook', `fuzzreg=distribution,token=${secrets.hookToken}`, '--webhook', `fuzzgh=github,secret=${secrets.hookSecret}`];
 }
 
 export const ROUTES: readonly FuzzRoute[] = [
@@ -37,8 +51,15 @@ export const ROUTES: readonly FuzzRoute[] = [
   { method: 'GET', path: '/swagger/doc.yaml', auth: 'none' },
   { method: 'GET', path: '/ui/', auth: 'none' },
   // Routes of later issues: fuzzed once the service describes them.
-  { method: 'POST', path: '/v1/hooks/{receiver}', auth: 'none', body: true, whenListed: '/v1/hooks/{receiver}' },
-  { method: 'POST', path: '/v1/hooks/{receiver}/{token}', auth: 'none', body: true, whenListed: '/v1/hooks/{receiver}/{token}' },
+  { method: 'POST', path: '/v1/hooks/{receiver}', auth: 'hook', body: true, whenListed: '/v1/hooks/{receiver}', params: { receiver: HOOK_RECEIVERS } },
+  {
+    method: 'POST',
+    path: '/v1/hooks/{receiver}/{token}',
+    auth: 'none',
+    body: true,
+    whenListed: '/v1/hooks/{receiver}/{token}',
+    params: { receiver: HOOK_RECEIVERS },
+  },
   { method: 'POST', path: '/v1/rollback', auth: 'main', query: ['container', 'image', 'host'], whenListed: '/v1/rollback' },
   { method: 'POST', path: '/v1/release', auth: 'main', query: ['container', 'image', 'host'], whenListed: '/v1/release' },
   { method: 'GET', path: '/v1/audit', auth: 'main', query: ['since', 'until', 'limit'], whenListed: '/v1/audit' },
