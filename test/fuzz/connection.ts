@@ -22,6 +22,8 @@ export class FuzzConnection {
   #keptAlive = false;
   /** Closes by the server after an answer that promised to keep the connection: each breaks a keep-alive client. */
   unannouncedCloses = 0;
+  /** What the connection carried last (request start, answer status and Connection header), for failure messages. */
+  previous = 'nothing (a new connection)';
 
   constructor(port: number) {
     this.#port = port;
@@ -74,12 +76,16 @@ export class FuzzConnection {
 
   /** Sends one request (on the open connection, or a new one) and waits at most `boundMs` for its fate. */
   async send(request: Buffer, head: boolean, boundMs: number): Promise<Outcome> {
+    if (!this.open) this.previous = 'nothing (a new connection)';
     const socket = this.open ? (this.#socket as Socket) : await this.#connect();
     const started = Date.now();
     this.#inFlight = true;
     this.#keptAlive = false;
     try {
-      return await this.#await(socket, request, head, boundMs, started);
+      const outcome = await this.#await(socket, request, head, boundMs, started);
+      const answer = outcome.kind === 'answered' ? `${outcome.response.status} connection=${outcome.response.headers['connection'] ?? '-'}` : outcome.kind;
+      this.previous = `${JSON.stringify(request.toString('latin1').slice(0, 300))} -> ${answer}`;
+      return outcome;
     } finally {
       this.#inFlight = false;
     }

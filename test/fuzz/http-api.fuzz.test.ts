@@ -76,8 +76,10 @@ async function randomPhase(port: number, seed: number, routes: Parameters<typeof
       const connection = new FuzzConnection(port);
       while (Date.now() < until) {
         const request = randomRequest(rng, routes, CREDENTIALS);
+        const before = connection.previous;
         const outcome = await connection.send(request.bytes, request.head, BOUND_MS);
-        judge(tally, outcome.kind === 'answered' ? request.label : JSON.stringify(request.bytes.toString('latin1').slice(0, 600)), outcome, request.head);
+        const label = outcome.kind === 'answered' ? request.label : `${JSON.stringify(request.bytes.toString('latin1').slice(0, 600))} after ${before}`;
+        judge(tally, label, outcome, request.head);
       }
       // A last close the server did not announce shows only once the client waits for it.
       await new Promise((resolve) => setTimeout(resolve, 200));

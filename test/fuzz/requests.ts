@@ -186,7 +186,9 @@ function mutateHead(rng: Prng, head: string): string {
         chars.splice(at, 0, rng.pick(['HTTP/1.0', 'HTTP/2.0', 'HTTP/0.9', '\r\nX: y']));
     }
   }
-  return `${chars.join('')}\r\n\r\n`;
+  // A blank line inside would end the head early and make two requests of one: the client would
+  // then see an answer it did not count on. One request stays one request.
+  return `${chars.join('').replace(/(?:\r?\n){2,}/g, '\r\n')}\r\n\r\n`;
 }
 
 /** One random, possibly mutated, request aimed at one of `routes`. */
