@@ -7,6 +7,7 @@ import { checkRecord, checkRecordSchema } from './check-record.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 import type { LastChecks } from './last-checks.js';
 import { filterQuerySchema, parseTimeout, runFilters, timeoutQuerySchema, type Query } from './query.js';
+import { compileContainerPatterns } from './pattern-filters.js';
 import { RunDeadline } from './run-deadline.js';
 
 /** `lastChecks`, when /v1/containers/details is enabled, keeps each container's answer for its `stale`. */
@@ -52,6 +53,7 @@ export function checkRoutes(ctx: RouteContext, lastChecks?: LastChecks): Fastify
         const query = request.query as Query;
         const filters = runFilters(query);
         const timeout = parseTimeout(query, options.checkTimeoutMs);
+        await compileContainerPatterns(filters);
         const deadline = new RunDeadline('check', timeout, reply);
         const run = core.check({ filters, signal: deadline.signal, trigger: 'api' });
         // A run abandoned at the deadline still settles later; its outcome is the core's to log, and its
