@@ -25,7 +25,6 @@ import { haveGo, renderWithGo } from '../helpers/go-template.js';
 import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
 import { call, REPO_ROOT } from '../helpers/service.js';
 import { dockerCli, tidewatchImage } from '../helpers/tidewatch-image.js';
-import { composeAvailable } from '../helpers/compose.js';
 
 const run = promisify(execFile);
 
