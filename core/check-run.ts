@@ -25,10 +25,21 @@ export async function checkTarget(hooks: Hooks, split: WatchSplit, target: Targe
   const path = split.pathOf(target);
   try {
     const staleness = await hooks.checkStaleness.promise(target, ctx);
-    return staleness ?? { source: path, stale: false, error: `no staleness source for ${path}-watched containers is loaded` };
+    if (!staleness) return { source: path, stale: false, error: `no staleness source for ${path}-watched containers is loaded` };
+    return staleness.stale && !staleness.error && hooks.review.isUsed() ? await review(hooks, staleness, target, ctx) : staleness;
   } catch (err) {
     ctx.logger.warn({ container: target.name, err: errorMessage(err) }, 'staleness check failed');
     return { source: path, stale: false, error: errorMessage(err) };
+  }
+}
+
+/** The `review` taps on a stale answer; one that throws leaves the answer as the source gave it. */
+async function review(hooks: Hooks, staleness: Staleness, target: Target, ctx: RunContext): Promise<Staleness> {
+  try {
+    return await hooks.review.promise(staleness, target, ctx);
+  } catch (err) {
+    ctx.logger.warn({ container: target.name, err: errorMessage(err) }, 'reviewing the staleness failed');
+    return staleness;
   }
 }
 

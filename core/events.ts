@@ -1,6 +1,6 @@
 // The typed event bus. Events are emitted through the core's `event` hook (a SyncHook), so every
 // subscriber (SSE, metrics, logging, notifiers) is just a tap. The wire shapes are docs/interface.md §6.
-import type { CheckReport, Target, UpdateReport, UpdateSummary } from './types.js';
+import type { CheckReport, SignatureVerdict, Target, UpdateReport, UpdateSummary } from './types.js';
 
 /** A target's `kind` and `host` on the update events, each only when the target has it (a Swarm service). */
 export interface TargetPlacement {
@@ -13,20 +13,26 @@ export function targetPlacement(target: Target): TargetPlacement {
   return { ...(target.kind ? { kind: target.kind } : {}), ...(target.host ? { host: target.host } : {}) };
 }
 
+/** The verdict on the image an update applies, when signatures are verified (docs/signatures.md). */
+export interface SignatureField {
+  signature?: SignatureVerdict;
+}
+
 export interface EventPayloads {
   scan_started: { run_id: string; kind: 'update' | 'check'; targeted: boolean };
   /** Update runs carry the whole 2.1 summary; check runs `scanned`, `updated` (0) and `failed`. */
   scan_completed: { run_id: string } & (UpdateSummary | Pick<UpdateSummary, 'scanned' | 'updated' | 'failed'>);
   scan_failed: { run_id: string; error: string };
   image_cleanup: { run_id: string; images: { image_id: string; image_name: string }[] };
-  update_started: { run_id: string; container: string; image: string; image_id: string } & TargetPlacement;
+  update_started: { run_id: string; container: string; image: string; image_id: string } & TargetPlacement & SignatureField;
   update_completed: {
     run_id: string;
     container: string;
     image: string;
     old_image_id: string;
     new_image_id: string;
-  } & TargetPlacement;
+  } & TargetPlacement &
+    SignatureField;
   update_failed: { run_id: string; container: string; image: string; error: string; rolled_back: boolean } & TargetPlacement;
   /**
    * Internal (not on the SSE stream): the whole report of a finished run, emitted just before its
@@ -35,6 +41,11 @@ export interface EventPayloads {
   run_report: { run_id: string } & ({ kind: 'check'; report: CheckReport } | { kind: 'update'; report: UpdateReport });
   /** Internal: one per notification delivery attempt's final result, for metrics (docs/notifications.md). */
   notification: { service: string; result: 'sent' | 'failed' };
+  /**
+   * Internal (not on the SSE stream): one per signature verification made (a cached verdict is not made
+   * again), for metrics (docs/signatures.md).
+   */
+  signature_verification: { image: string; digest: string; result: SignatureVerdict; reason: string };
   /** Internal (not on the SSE stream): one per registry HTTP request, for metrics. */
   registry_request: { registry: string; method: string; code: string };
 }

@@ -28,6 +28,11 @@ export interface Hooks {
   readonly select: SyncWaterfallHook<[Target[], RunContext]>;
   /** Staleness sources; the first that answers wins (the watch split). */
   readonly checkStaleness: AsyncSeriesBailHook<[Target, RunContext], Staleness | undefined>;
+  /**
+   * After a staleness source answered a target stale (checks and updates alike): plugins add facts to the
+   * answer (the signature verdict on its latestDigest, docs/signatures.md), returning it or a copy.
+   */
+  readonly review: AsyncSeriesWaterfallHook<[Staleness, Target, RunContext]>;
   /** Anything that may defer an update (cooldown, monitor-only). */
   readonly gate: AsyncSeriesBailHook<[Target, Staleness, RunContext], Skip | undefined>;
   /** The runtime plugin that owns the target replaces it. */
@@ -119,6 +124,7 @@ export function createHooks(logger: Logger): Hooks {
     discover: new AsyncSeriesWaterfallHook(['targets', 'context']),
     select: new SyncWaterfallHook(['targets', 'context']),
     checkStaleness: new AsyncSeriesBailHook(['target', 'context']),
+    review: new AsyncSeriesWaterfallHook(['staleness', 'target', 'context']),
     gate: new AsyncSeriesBailHook(['target', 'staleness', 'context']),
     apply: new AsyncSeriesBailHook(['plan', 'context']),
     cleanup: new AsyncSeriesHook(['results', 'context']),

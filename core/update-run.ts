@@ -14,7 +14,7 @@ import {
   transitiveDependents,
 } from './dependency-order.js';
 import { errorMessage, errors } from './errors.js';
-import { targetPlacement, type EventPayloads, type EventType } from './events.js';
+import { targetPlacement, type EventPayloads, type EventType, type SignatureField } from './events.js';
 import type { Hooks } from './hooks.js';
 import type { WatchSplit } from './watch-split.js';
 import type {
@@ -155,6 +155,12 @@ async function applyAll(
   ctx.signal.throwIfAborted();
 }
 
+/** The signature verdict on what a plan applies, for its events (docs/signatures.md). */
+function signatureOf(plan: UpdatePlan): SignatureField {
+  const verdict = plan.restartOnly ? undefined : plan.staleness.signature?.verdict;
+  return verdict ? { signature: verdict } : {};
+}
+
 async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext): Promise<ApplyResult> {
   const { target } = plan;
   if (!plan.restartOnly) {
@@ -164,6 +170,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       image: target.image,
       image_id: target.imageId,
       ...targetPlacement(target),
+      ...signatureOf(plan),
     });
   }
   let result: ApplyResult;
@@ -183,6 +190,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       old_image_id: result.oldImageId ?? target.imageId,
       new_image_id: result.newImageId ?? '',
       ...targetPlacement(target),
+      ...signatureOf(plan),
     });
   } else if (result.outcome === 'failed') {
     deps.emit('update_failed', {

@@ -110,6 +110,11 @@ export class RegistryClient {
     return reply.body;
   }
 
+  /** One GET of `/v2/<repository>/<path>`, authorized as the checks are, the body bounded to `maxBytes`. */
+  get(ref: ImageReference, path: string, accept: string, maxBytes: number, signal?: AbortSignal): Promise<RegistryReply> {
+    return this.#request(ref, 'GET', path, accept, signal, maxBytes);
+  }
+
   async #request(
     ref: ImageReference,
     method: 'GET' | 'HEAD',
