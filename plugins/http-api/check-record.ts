@@ -6,6 +6,7 @@ import {
   repositoryName,
   tryParseImageReference,
   type CheckResult,
+  type SignatureVerdict,
   type Staleness,
   type Target,
 } from '../../core/index.js';
@@ -51,6 +52,8 @@ export interface CheckRecord extends Placement {
   documentation?: string;
   current_image_version?: string;
   current_revision?: string;
+  /** The signature verdict on latest_digest (docs/signatures.md); absent when verification is off. */
+  signature?: SignatureVerdict;
   timestamp: string;
 }
 
@@ -113,6 +116,7 @@ export function checkRecord(result: CheckResult): CheckRecord {
   if (gitRef) record.git_ref = gitRef;
   if (staleness.git?.commit) record.git_commit = staleness.git.commit;
   if (staleness.git?.changelog) record.changelog = staleness.git.changelog;
+  if (staleness.signature) record.signature = staleness.signature.verdict;
   const labels = target.imageLabels;
   for (const [field, label] of OCI_FIELDS) {
     const value = labels[label];
@@ -145,6 +149,11 @@ export const checkRecordSchema = {
     documentation: { type: 'string', description: 'org.opencontainers.image.documentation of the running image' },
     current_image_version: { type: 'string', description: 'org.opencontainers.image.version of the running image' },
     current_revision: { type: 'string', description: 'org.opencontainers.image.revision of the running image' },
+    signature: {
+      type: 'string',
+      enum: ['verified', 'unsigned', 'invalid', 'error'],
+      description: 'Signature verdict on latest_digest (docs/signatures.md); absent when verification is off',
+    },
     timestamp: { type: 'string', format: 'date-time', description: 'When this container was checked' },
   },
 } as const;
