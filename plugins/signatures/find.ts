@@ -5,7 +5,7 @@
 //      its Sigstore bundles as artifacts listed there;
 //   2. the legacy tag `sha256-<hex>.sig`: cosign's simple-signing manifest, one layer per signature.
 // Everything read is untrusted: entries, layers and bytes are bounded, and reads by digest are checked.
-import type { RegistryClientService } from '../../core/index.js';
+import type { RegistryClientService, RegistryDocument } from '../../core/index.js';
 
 export const MEDIA = Object.freeze({
   ociIndex: 'application/vnd.oci.image.index.v1+json',
@@ -92,8 +92,11 @@ export function descriptors(list: unknown, max: number): Descriptor[] {
 
 export class SignatureFinder {
   readonly #registry: RegistryClientService;
-  /** Registries that answered 404 to the referrers API: asked no more (a registry with it answers 200). */
-  readonly #noReferrersApi = new Set<string>();
+  /**
+   * Per registry, whether it has the referrers API: a 404 means it has none (a registry with it answers
+   * 200, with an empty index when nothing refers), so it is asked once, not once per candidate.
+   */
+  readonly #referrersApi = new Map<string, Promise<boolean>>();
 
   constructor(registry: RegistryClientService) {
     this.#registry = registry;
@@ -141,11 +144,20 @@ export class SignatureFinder {
   /** The referrer descriptors of `digest`: the referrers API, else the referrers tag. */
   async #referrers(image: string, registry: string, digest: string, signal?: AbortSignal): Promise<Descriptor[]> {
     const opts = { maxBytes: LIMITS.indexBytes, ...(signal ? { signal } : {}) };
-    if (!this.#noReferrersApi.has(registry)) {
-      const index = await this.#registry.referrers(image, digest, { ...opts, artifactType: MEDIA.bundle });
-      if (index) return descriptors(parseObject(index.body, `referrers of ${digest}`).manifests, LIMITS.referrers);
-      this.#noReferrersApi.add(registry);
+    const ask = () => this.#registry.referrers(image, digest, { ...opts, artifactType: MEDIA.bundle });
+    let api = this.#referrersApi.get(registry);
+    let index: RegistryDocument | undefined;
+    if (api === undefined) {
+      // The first candidate of a registry asks; those arriving meanwhile wait for its answer.
+      const first = ask();
+      api = first.then((found) => found !== undefined);
+      this.#referrersApi.set(registry, api);
+      api.catch(() => this.#referrersApi.delete(registry));
+      index = await first;
+    } else if (await api.catch(() => true)) {
+      index = await ask();
     }
+    if (index) return descriptors(parseObject(index.body, `referrers of ${digest}`).manifests, LIMITS.referrers);
     const tagged = await this.#registry.manifest(image, digest.replace(':', '-'), [MEDIA.ociIndex, ...MANIFEST_TYPES], opts);
     if (!tagged) return [];
     const doc = parseObject(tagged.body, `referrers tag of ${digest}`);
