@@ -102,7 +102,8 @@ export class Verdicts {
     }
     if (rejected.length > 0) {
       const more = rejected.length > 1 ? ` (and ${rejected.length - 1} more)` : '';
-      return { verdict: 'invalid', reason: `${rejected[0]}${more} for ${digest}` };
+      const first = rejected[0] as string;
+      return { verdict: 'invalid', reason: first.includes(digest) ? `${first}${more}` : `${first}${more} for ${digest}` };
     }
     if (attestations > 0) return { verdict: 'unsigned', reason: `no cosign signature for ${digest}, only ${attestations} attestation(s)` };
     return { verdict: 'unsigned', reason: `no cosign signature for ${digest}` };

@@ -3,41 +3,17 @@
 // the signatures plugin's review tap, signatures made with Node's crypto in cosign's formats
 // (test/helpers/cosign.ts). Each case fails when the check it names breaks (docs/signatures.md).
 import t from 'tap';
-import { createTidewatch, type CheckResult, type Target, type TidewatchEvent } from '../../../core/index.js';
+import { createTidewatch, type Target, type TidewatchEvent } from '../../../core/index.js';
 import { registryPlugin } from '../../../plugins/registry/index.js';
-import { signaturesPlugin, type SignaturesPluginOptions } from '../../../plugins/signatures/index.js';
+import { signaturesPlugin } from '../../../plugins/signatures/index.js';
 import { COSIGN, makeBundle, makeKey, pushBundles, signLegacy, type TestKey } from '../../helpers/cosign.js';
 import { requireEnv, type TestEnv } from '../../helpers/env.js';
-import { pushImage, testPrefix, type PushedImage } from '../../helpers/images.js';
+import { testPrefix } from '../../helpers/images.js';
 import { emptyConfigDir, stubRuntime, target } from '../registry/harness.js';
+import { checkAll, requests, staleAt } from './harness.js';
 
 const prefix = testPrefix('sig-verify');
-
-/** A repository with v1 running and v2 under the tag: v2's digest is the candidate. */
-async function staleImage(env: TestEnv, name: string, spec: { index?: boolean } = {}): Promise<{ target: Target; v2: PushedImage }> {
-  const repo = `${prefix}/${name}`;
-  const v1 = await pushImage({ registry: env.registry, repo, marker: `${repo} v1`, ...spec });
-  const v2 = await pushImage({ registry: env.registry, repo, marker: `${repo} v2`, ...spec });
-  return { target: target(name, `${env.registry}/${repo}:latest`, [`${env.registry}/${repo}@${v1.digest}`]), v2 };
-}
-
-async function checkAll(targets: Target[], options: SignaturesPluginOptions): Promise<{ results: Map<string, CheckResult>; events: TidewatchEvent[]; close(): Promise<void> }> {
-  const events: TidewatchEvent[] = [];
-  const tw = await createTidewatch({
-    plugins: [
-      stubRuntime(() => targets),
-      { plugin: registryPlugin, options: { dockerConfigDir: emptyConfigDir() } },
-      { plugin: signaturesPlugin, options },
-      { name: 'recorder', apply: (core) => core.hooks.event.tap('recorder', (e) => void events.push(e)) },
-    ],
-  });
-  const report = await tw.check();
-  return { results: new Map(report.results.map((r) => [r.target.name, r])), events, close: () => tw.close() };
-}
-
-function requests(events: TidewatchEvent[]): { method: string; code: string }[] {
-  return events.flatMap((e) => (e.type === 'registry_request' ? [{ method: e.data.method, code: e.data.code }] : []));
-}
+const staleImage = (env: TestEnv, name: string, spec: { index?: boolean } = {}) => staleAt(env, prefix, name, spec);
 
 t.test('legacy .sig signatures: the verdicts, and a cached verdict costs no request', async (t) => {
   const env = await requireEnv(t);
