@@ -46,6 +46,7 @@ export type {
   DockerEngines,
   EngineApi,
   EngineRequestOptions,
+  LocalImage,
   LocalImages,
   PullCredentials,
   RegistryAuth,

@@ -53,12 +53,19 @@ export class ServiceRegistry implements Services {
 }
 
 /** The runtime's local image store: what no-pull compares against. Provided by a runtime plugin. */
+/** A local image as LOCAL_IMAGES reports it. */
+export interface LocalImage {
+  readonly id: string;
+  /** `os/architecture[/variant]` of the image, when the runtime knows it (the tag policies' platform check, docs/tags.md). */
+  readonly platform?: string;
+}
+
 export interface LocalImages {
   /**
    * The local image a reference (`repo:tag`) names now, or undefined when there is none; `host` is the
    * target's engine when the runtime has several (docs/hosts.md), its first engine by default.
    */
-  inspectImage(reference: string, signal?: AbortSignal, host?: string): Promise<{ readonly id: string } | undefined>;
+  inspectImage(reference: string, signal?: AbortSignal, host?: string): Promise<LocalImage | undefined>;
 }
 export const LOCAL_IMAGES: ServiceKey<LocalImages> = defineService<LocalImages>('local-images');
 

@@ -79,6 +79,22 @@ export interface Staleness {
    */
   readonly notApplicable?: string;
   /**
+   * The tag policy the source applied (`digest`, `patch`, `minor`, `major`, `pin`; docs/tags.md), when it
+   * read one. The fields below are the registry source's answer for tags (docs/plugins.md#the-staleness-protocol).
+   */
+  readonly tagPolicy?: string;
+  /** Tag of the running reference, when it has one. */
+  readonly currentTag?: string;
+  /**
+   * The newer tag chosen, only when it differs from `currentTag`; `latestDigest` is then this tag's digest.
+   * A runtime pulls `repo@latestDigest` and runs `repo:latestTag` (never parsing versions itself).
+   */
+  readonly latestTag?: string;
+  /** What kind of update a stale answer is: `digest` (same tag, new digest) or the version bump. */
+  readonly updateKind?: 'digest' | 'patch' | 'minor' | 'major';
+  /** A sentence for the user (e.g. `1.26.1 exists, but not for linux/arm64`); it never makes a target stale. */
+  readonly note?: string;
+  /**
    * The signature verdict on `latestDigest`, added by a `review` tap (the signatures plugin,
    * docs/signatures.md); absent when nothing verified signatures.
    */
@@ -151,6 +167,8 @@ export interface ApplyResult {
   readonly rolledBack?: boolean;
   /** For `skipped`: why. */
   readonly reason?: string;
+  /** The reference the target runs now, when the update changed it (a new tag, a new pinned digest). */
+  readonly newImage?: string;
 }
 
 export type RunKind = 'check' | 'update';

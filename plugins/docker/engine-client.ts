@@ -38,6 +38,8 @@ export interface ContainerHandle {
 export interface ImageHandle {
   inspect(options?: { signal?: AbortSignal }): Promise<Docker.ImageInspectInfo>;
   remove(options: { force?: boolean; noprune?: boolean }): Promise<void>;
+  /** Gives the image the name `repo:tag` (moved from any image that had it). */
+  tag(options: { repo: string; tag: string }): Promise<void>;
 }
 
 export class EngineClient implements EngineApi {
@@ -124,6 +126,9 @@ export class EngineClient implements EngineApi {
       inspect: (options = {}) => this.request('GET', `${base}/json`, options),
       remove: async ({ force, noprune }) => {
         await this.request('DELETE', base, { query: { force, noprune } });
+      },
+      tag: async ({ repo, tag }) => {
+        await this.request('POST', `${base}/tag`, { query: { repo, tag } });
       },
     };
   }

@@ -6,6 +6,7 @@ import { engineMessage } from './engine-errors.js';
 import type { EngineClient } from './engine-client.js';
 import type { RunContext } from '../../core/index.js';
 import type { AuthFor, RegistryAuth } from './options.js';
+import { settlePinned, type PullTarget } from './pinned-pull.js';
 
 async function pullOnce(docker: EngineClient, image: string, auth: RegistryAuth | undefined): Promise<void> {
   try {
@@ -57,14 +58,21 @@ export class PullSlots {
 /**
  * The run's one pull of an image on an engine (each engine pulls its own, docs/hosts.md): started early for
  * every stale target that passed all gates (so transfers overlap while containers are replaced one by
- * one), awaited by the replacement.
+ * one), awaited by the replacement. A pinned pull (pinned-pull.ts) is checked and tagged in the same step,
+ * so every target sharing it finds the image named as it will run it.
  */
 export function pullForRun(
   docker: EngineClient,
-  image: string,
+  target: PullTarget,
   authFor: AuthFor | undefined,
   ctx: RunContext,
   slots: PullSlots,
 ): Promise<void> {
-  return ctx.memo(`docker-pull:${docker.host}:${image}`, () => slots.run(() => pullImage(docker, image, authFor)));
+  const key = `docker-pull:${docker.host}:${target.pull}${target.pinned ? `=>${target.run}` : ''}`;
+  return ctx.memo(key, () =>
+    slots.run(async () => {
+      await pullImage(docker, target.pull, authFor);
+      await settlePinned(docker, target);
+    }),
+  );
 }

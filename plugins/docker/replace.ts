@@ -27,6 +27,7 @@ import { EX_TEMPFAIL, runHook, type HookResult } from './lifecycle-hooks.js';
 import { stopPolicy } from './stop-policy.js';
 import { proveContainer } from './prove.js';
 import { recreateOptions, splitNetworks, type ImageDefaults } from './recreate-config.js';
+import { pullTargetOf, type PullTarget } from './pinned-pull.js';
 import type { AsideContainer, RunState } from './run-state.js';
 import type { DockerRuntime } from './runtime.js';
 import { ZODIAC_IMAGE_LABEL, containerName, imageNameOf } from './target.js';
@@ -38,7 +39,7 @@ export interface ReplaceRequest {
   readonly isOwn: boolean;
   readonly logger: Logger;
   /** Pulls an image (the run's shared pull, which may already be under way). */
-  readonly pull: (image: string) => Promise<void>;
+  readonly pull: (image: PullTarget) => Promise<void>;
   /** Tidewatch is stopping: a replacement not yet swapped is abandoned, one not yet proven rolled back. */
   readonly signal: AbortSignal;
 }
@@ -87,14 +88,17 @@ export async function needsPull(docker: EngineClient, plan: Pick<UpdatePlan, 're
   return !plan.restartOnly && !(latestImageId && (await localImageExists(docker, latestImageId)));
 }
 
-/** The image the new container will run (id and labels), pulling first when the plan asks for a newer one. */
+/**
+ * The image the new container will run (id and labels), pulling first when the plan asks for a newer one;
+ * `wanted.run` names it (a new tag, a digest pulled as docs/plugins.md#the-staleness-protocol says).
+ */
 async function newImage(
   rt: DockerRuntime,
   request: ReplaceRequest,
-  imageName: string,
+  wanted: PullTarget,
 ): Promise<{ id: string; labels: Record<string, string> }> {
-  if (await needsPull(rt.docker, request.plan)) await request.pull(imageName);
-  const image = await rt.docker.getImage(imageName).inspect();
+  if (await needsPull(rt.docker, request.plan)) await request.pull(wanted);
+  const image = await rt.docker.getImage(wanted.run).inspect();
   return { id: image.Id, labels: image.Config.Labels ?? {} };
 }
 
@@ -136,11 +140,11 @@ async function createLike(
   return created.id;
 }
 
-/** The new container, under its staging name while the old one still runs. */
-async function stageContainer(rt: DockerRuntime, subject: Subject): Promise<string> {
+/** The new container on `image`, under its staging name while the old one still runs. */
+async function stageContainer(rt: DockerRuntime, subject: Subject, image: string): Promise<string> {
   const defaults = await imageDefaults(rt.docker, subject.info.Image);
   const name = stagingName(subject.aside.originalName, subject.info.Id);
-  return createLike(rt, subject.info, defaults, subject.imageName, name);
+  return createLike(rt, subject.info, defaults, image, name);
 }
 
 /**
@@ -201,8 +205,10 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
 
   let imageId: string;
   let imageLabels: Record<string, string>;
+  // A restart keeps the image name; an update runs what the staleness answer resolved (pinned-pull.ts).
+  const wanted: PullTarget = plan.restartOnly ? { pull: subject.imageName, run: subject.imageName } : pullTargetOf(subject.imageName, plan.staleness);
   try {
-    ({ id: imageId, labels: imageLabels } = await newImage(rt, request, subject.imageName));
+    ({ id: imageId, labels: imageLabels } = await newImage(rt, request, wanted));
   } catch (err) {
     return abandon({ outcome: 'failed', error: errorMessage(err), rolledBack: true });
   }
@@ -235,7 +241,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
   if (request.signal.aborted) return abandon({ outcome: 'skipped', reason: 'cancelled: Tidewatch is stopping' });
   let newId: string;
   try {
-    newId = await stageContainer(rt, subject);
+    newId = await stageContainer(rt, subject, wanted.run);
   } catch (err) {
     return abandon({ outcome: 'failed', error: `creating the new container: ${errorMessage(err)}`, rolledBack: true });
   }
@@ -289,6 +295,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     oldImageId: info.Image,
     newImageId: imageId,
     newContainerId: newId,
+    ...(wanted.run !== subject.imageName ? { newImage: wanted.run } : {}),
   };
 }
 

@@ -9,6 +9,7 @@ import { enforceRunning, type Violation } from './invariant.js';
 import { removeReplacedImages } from './image-cleanup.js';
 import { runHook, type HookPhase } from './lifecycle-hooks.js';
 import { monitorOnlyGate } from './monitor-only.js';
+import { pullTargetOf, type PullTarget } from './pinned-pull.js';
 import { PullSlots, pullForRun } from './pull.js';
 import { needsPull, replaceContainer } from './replace.js';
 import { RunStates, type RunState } from './run-state.js';
@@ -51,7 +52,7 @@ async function applyDocker(
       return { target, outcome: 'skipped', reason: blocker };
     }
   }
-  const pull = (image: string) => pullForRun(rt.docker, image, rt.options.authFor, ctx, slots);
+  const pull = (image: PullTarget) => pullForRun(rt.docker, image, rt.options.authFor, ctx, slots);
   return replaceContainer(rt, { plan, state, isOwn: own === 'own', logger: ctx.logger, pull, signal: ctx.stopping });
 }
 
@@ -92,7 +93,7 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
     if (own === 'unknown' || (own === 'own' && !options.selfUpdate)) return undefined;
     if (await needsPull(rt.docker, { restartOnly: false, staleness })) {
       // Awaited (and its failure reported) by the replacement; here it only has to start.
-      pullForRun(rt.docker, target.image, options.authFor, ctx, slots).catch(() => undefined);
+      pullForRun(rt.docker, pullTargetOf(target.image, staleness), options.authFor, ctx, slots).catch(() => undefined);
     }
     return undefined;
   });

@@ -40,16 +40,16 @@ export function parsePlatform(text: string): Platform {
 }
 
 /** arm64 images usually leave out `v8`: treat a missing variant as the architecture's default. */
-function variantOf(architecture: string, variant: unknown): string | undefined {
+export function variantOf(architecture: string, variant: unknown): string | undefined {
   if (typeof variant === 'string' && variant !== '') return variant;
   return architecture === 'arm64' ? 'v8' : undefined;
 }
 
-function isIndex(manifest: Manifest): boolean {
+export function isIndex(manifest: Manifest): boolean {
   return manifest.mediaType === MEDIA_TYPES.ociIndex || manifest.mediaType === MEDIA_TYPES.dockerManifestList;
 }
 
-function parseJson<T>(body: Buffer, what: string): T {
+export function parseJson<T>(body: Buffer, what: string): T {
   try {
     return JSON.parse(body.toString('utf8')) as T;
   } catch {

@@ -1,5 +1,6 @@
 // The registry plugin's options, each declared once (docs/configuration.md#declaring-options).
 import { option, type OptionValues } from '../../core/index.js';
+import { TAG_POLICIES } from './tag-versions.js';
 
 const group = 'Registry and Git';
 
@@ -35,6 +36,10 @@ export const registryOptions = {
   rateLimitRetries: option.integer({
     flag: 'registry-rate-limit-retries', default: 4, group,
     description: 'Retries of one request after a rate limit.',
+  }),
+  tagPolicy: option.enum({
+    flag: 'tag-policy', values: TAG_POLICIES, default: 'digest', watchtowerEnv: null, group,
+    description: 'Tag policy of containers without a tidewatch.tag.policy label: digest, patch, minor, major or pin (docs/tags.md).',
   }),
 };
 

@@ -14,6 +14,9 @@ import {
   type Target,
 } from '../../core/index.js';
 import type { RegistryClient } from './client.js';
+import { DEFAULT_TAG_RULES, tagRulesOf } from './tag-rules.js';
+import { chooseTag, type TagSourceDeps } from './tag-staleness.js';
+import type { TagPolicy, TagRules } from './tag-versions.js';
 
 export const SOURCE = REGISTRY_PATH;
 
@@ -69,13 +72,75 @@ export function digestMemoKey(ref: ImageReference): string {
   return key;
 }
 
-export async function registryStaleness(client: RegistryClient, target: Target, ctx: RunContext): Promise<Staleness> {
+/** Tag policies (docs/tags.md): the global `--tag-policy` and how a target's platform is read. */
+export interface TagOptions extends Omit<TagSourceDeps, 'client'> {
+  readonly policy: TagPolicy;
+}
+
+export async function registryStaleness(client: RegistryClient, target: Target, ctx: RunContext, tags?: TagOptions): Promise<Staleness> {
   let ref: ImageReference;
+  let rules;
   try {
     ref = parseImageReference(target.image);
+    rules = tagRulesOf(target.labels, tags?.policy ?? 'digest');
   } catch (err) {
     return { source: SOURCE, stale: false, error: errorMessage(err) };
   }
+  // The default path: the same answer, and the same requests, as before tag policies (docs/tags.md#what-it-costs).
+  if (rules === DEFAULT_TAG_RULES) return digestStaleness(client, target, ref, ctx);
+  const fields: Partial<Staleness> = { tagPolicy: rules.policy, ...(ref.tag !== undefined ? { currentTag: ref.tag } : {}) };
+  // `pin`: never change this container's image, not even its digest; nothing to ask.
+  if (rules.policy === 'pin') return { source: SOURCE, stale: false, ...fields, ...currentOf(target, ref) };
+  let note: string | undefined;
+  if (rules.rules && ref.tag !== undefined && tags) {
+    const tagged = await tagUpdate({ client, ...tags }, target, { ...ref, tag: ref.tag }, rules.rules, ctx);
+    if (tagged.staleness) return { ...tagged.staleness, ...fields };
+    note = tagged.note;
+  }
+  const digest = await digestStaleness(client, target, ref, ctx);
+  return { ...digest, ...fields, ...(digest.stale ? { updateKind: 'digest' as const } : {}), ...(note ? { note } : {}) };
+}
+
+function currentOf(target: Target, ref: ImageReference): Partial<Staleness> {
+  const currentDigest = ref.digest ?? (target.repoDigests.length > 0 ? currentDigestOf(target.repoDigests, ref) : undefined);
+  return currentDigest ? { currentDigest } : {};
+}
+
+/** A newer tag under the target's rules: a stale answer, or only a note (or nothing) for the digest path to complete. */
+async function tagUpdate(
+  deps: TagSourceDeps,
+  target: Target,
+  ref: ImageReference & { tag: string },
+  rules: TagRules,
+  ctx: RunContext,
+): Promise<{ staleness?: Staleness; note?: string }> {
+  let choice;
+  try {
+    choice = await chooseTag(deps, target, ref, rules, ctx);
+  } catch (err) {
+    const error = errorMessage(err);
+    ctx.logger.debug({ container: target.name, image: target.image, err: error }, 'tag list check failed');
+    return { staleness: { source: SOURCE, stale: false, error, ...currentOf(target, ref) } };
+  }
+  const { chosen, note } = choice;
+  const notes = note ? { note } : {};
+  // The running image already is the chosen tag's (pulled under another name): nothing to move to.
+  if (!chosen || matchesRemote(target.repoDigests, chosen.digest)) return notes;
+  return {
+    staleness: {
+      source: SOURCE,
+      stale: true,
+      ...currentOf(target, ref),
+      latestDigest: chosen.digest,
+      latestTag: chosen.tag,
+      updateKind: chosen.kind,
+      ...notes,
+    },
+  };
+}
+
+/** Today's answer: the digest the registry serves for the target's own tag against RepoDigests. */
+async function digestStaleness(client: RegistryClient, target: Target, ref: ImageReference, ctx: RunContext): Promise<Staleness> {
   // A pinned digest can never move; nothing to ask.
   if (ref.digest) return { source: SOURCE, stale: false, currentDigest: ref.digest };
   // No RepoDigests: built locally (or loaded), never pulled from a registry, so nothing to compare with.

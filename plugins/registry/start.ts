@@ -1,6 +1,7 @@
 // The registry plugin's start-up, loaded only when the plugin is applied (its index stays cheap to import
 // for --help): one transport, credential store and client, the staleness tap and the two services.
 import { PULL_CREDENTIALS, REGISTRY_CLIENT, REGISTRY_PATH, REMOTE_IMAGES, STAGES, type TidewatchCore } from '../../core/index.js';
+import { runningPlatform } from './running-platform.js';
 import { Authorizer } from './auth.js';
 import { RegistryClient } from './client.js';
 import { CredentialStore, pullAuth } from './credentials.js';
@@ -25,8 +26,10 @@ export function startRegistry(core: TidewatchCore, options: RegistryOptionValues
   });
   const authorizer = new Authorizer(transport, credentials, options.tlsSkip);
   const client = new RegistryClient({ transport, authorizer, tlsSkip: options.tlsSkip });
+  // Tag policies (docs/tags.md): the global default, and the running image's platform from its runtime.
+  const tags = { policy: options.tagPolicy, platformOf: runningPlatform(core) };
   core.hooks.checkStaleness.tapPromise({ name: pluginName, stage: STAGES.checkStaleness.remote }, async (target, ctx) =>
-    core.watchPath(target) === REGISTRY_PATH ? registryStaleness(client, target, ctx) : undefined,
+    core.watchPath(target) === REGISTRY_PATH ? registryStaleness(client, target, ctx, tags) : undefined,
   );
   // The cooldown gate ages images through this service, with the same connections and tokens.
   core.services.provide(REMOTE_IMAGES, { created: (reference, opts) => imageCreated(client, reference, opts) });

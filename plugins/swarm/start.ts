@@ -74,6 +74,7 @@ export function applySwarm(core: TidewatchCore, options: SwarmOptionValues): voi
       engine,
       target,
       latestDigest: plan.staleness.latestDigest,
+      latestTag: plan.staleness.latestTag,
       // Looked up when used: without the registry plugin the nodes pull with the credentials the service has.
       authFor: async (ref) => core.services.get(PULL_CREDENTIALS)?.authFor(ref),
       signal: AbortSignal.any([ctx.signal, ctx.stopping, timeout]),

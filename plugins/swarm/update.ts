@@ -13,6 +13,8 @@ export interface ServiceUpdate {
   readonly target: Target;
   /** The registry digest the staleness check found for the target's tag. */
   readonly latestDigest: string | undefined;
+  /** The newer tag the check chose (docs/plugins.md#the-staleness-protocol); the service's own tag otherwise. */
+  readonly latestTag?: string | undefined;
   readonly authFor: (imageRef: string) => Promise<RegistryAuth | undefined>;
   /** Aborts the wait (not Swarm's update): the run's signal, the process stopping, the update timeout. */
   readonly signal: AbortSignal;
@@ -28,7 +30,11 @@ export function withImage(spec: ServiceSpec, image: string): ServiceSpec {
 const TERMINAL = new Set(['completed', 'paused', 'rollback_completed', 'rollback_paused']);
 
 /** How Swarm's update ended, as the run reports it. */
-export function outcomeOf(target: Target, status: UpdateStatus, images: { oldImageId: string; newImageId: string }): ApplyResult {
+export function outcomeOf(
+  target: Target,
+  status: UpdateStatus,
+  images: { oldImageId: string; newImageId: string; newImage?: string },
+): ApplyResult {
   const message = status.Message ? `: ${status.Message}` : '';
   switch (status.State) {
     case 'completed':
@@ -85,8 +91,10 @@ export async function updateService(update: ServiceUpdate): Promise<ApplyResult>
   if (current.image !== target.image || current.tag === undefined) {
     return { target, outcome: 'skipped', reason: `the service's image changed since it was checked (now ${current.image})` };
   }
-  const newImage = `${current.repository}:${current.tag}@${latestDigest}`;
-  const images = { oldImageId: target.imageId, newImageId: latestDigest };
+  // Pinned: the tag the check chose (else the service's own) at the digest it resolved (docs/plugins.md).
+  const newImage = `${current.repository}:${update.latestTag ?? current.tag}@${latestDigest}`;
+  const moved = update.latestTag !== undefined && update.latestTag !== current.tag;
+  const images = { oldImageId: target.imageId, newImageId: latestDigest, ...(moved ? { newImage: `${current.repository}:${update.latestTag}` } : {}) };
   const auth = await update.authFor(newImage);
   try {
     await engine.request('POST', `${path}/update`, {
