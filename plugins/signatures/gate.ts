@@ -62,5 +62,7 @@ export async function signatureGate(verdicts: Verdicts, global: Policy, target: 
     ctx.logger.warn({ container: target.name, digest, signature: check.verdict, reason: check.reason }, 'updating an image whose signature is not verified (warn)');
     return undefined;
   }
-  return { reason: `signature ${check.verdict}: ${check.reason}`, by: BY };
+  const reason = `signature ${check.verdict}: ${check.reason}`;
+  ctx.logger.warn({ container: target.name, digest, signature: check.verdict, reason }, 'update skipped: the signature is not verified (enforce)');
+  return { reason, by: BY };
 }

@@ -1,0 +1,177 @@
+// Signature verification through the built binary against the real engine and registry
+// (docs/signatures.md): under enforce an unsigned image, one signed by another key, one whose signature
+// names another digest, an attestation-only image and a tampered payload are each skipped with a reason
+// starting `signature ` while the container keeps running its image; a verified image (legacy .sig and v3
+// bundle) is applied, pulled by the digest verified. A tag moved to an unsigned image between the check
+// and the update is not applied. A policy without a key exits 2.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { makeBundle, makeKey, pushBundles, signLegacy } from '../helpers/cosign.js';
+import type { TestEnv } from '../helpers/env.js';
+import { pushNext, runningOn, scenario, type RunningOn, type Scenario } from '../helpers/scenarios.js';
+import { call, runBinary, startService, type RunningService } from '../helpers/service.js';
+
+const TOKEN = 'e2e-signatures-token-0123456789';
+
+interface SignedRecord {
+  name: string;
+  update_available: boolean;
+  latest_digest: string;
+  signature?: string;
+}
+
+async function serviceFor(t: { teardown(fn: () => unknown): void }, env: TestEnv, prefix: string, extra: string[]): Promise<RunningService> {
+  const service = await startService([
+    '--host', env.dockerHost,
+    '--http-api-endpoints', 'update,check,metrics',
+    '--http-api-token', TOKEN,
+    '--update-grace-period', '1s',
+    '--stop-timeout', '5s',
+    ...extra,
+    `${prefix}-.*`,
+  ]);
+  t.teardown(() => service.stop('SIGKILL'));
+  return service;
+}
+
+async function checkRecords(service: RunningService): Promise<Map<string, SignedRecord>> {
+  const res = await call(`${service.url}/v1/check`, { method: 'POST', token: TOKEN });
+  const body = res.body as { containers: SignedRecord[] };
+  return new Map(body.containers.map((c) => [c.name, c]));
+}
+
+async function runningImage(s: Scenario, running: RunningOn): Promise<{ image: string; state: string }> {
+  const info = await s.engine.getContainer(running.name).inspect();
+  return { image: info.Image, state: info.State.Status };
+}
+
+t.test('enforce: every refused case keeps its container; verified images are applied by digest', async (t) => {
+  const s = await scenario(t, 'e2e-sig');
+  if (!s) return;
+  const { env, prefix } = s;
+  const key = makeKey('ecdsa');
+  const other = makeKey('ecdsa');
+  const keyFile = join(env.envDir, `${prefix}-cosign.pub`);
+  writeFileSync(keyFile, key.pem);
+
+  const sign = {
+    unsigned: async () => undefined,
+    'other-key': (r: string, d: string) => signLegacy({ registry: env.registry, repo: r, digest: d }, [other]),
+    'other-digest': (r: string, d: string) =>
+      signLegacy({ registry: env.registry, repo: r, digest: d }, [key], { signedDigest: `sha256:${'ab'.repeat(32)}` }),
+    'attestation-only': (r: string, d: string, mediaType: string) =>
+      pushBundles(
+        { registry: env.registry, repo: r, digest: d },
+        [{ bundle: makeBundle({ registry: env.registry, repo: r, digest: d }, key, { predicateType: 'https://slsa.dev/provenance/v1' }), predicateType: 'https://slsa.dev/provenance/v1' }],
+        mediaType,
+      ),
+    tampered: (r: string, d: string) => signLegacy({ registry: env.registry, repo: r, digest: d }, [key], { tamper: true }),
+    'ok-legacy': (r: string, d: string) => signLegacy({ registry: env.registry, repo: r, digest: d }, [key]),
+    'ok-bundle': (r: string, d: string, mediaType: string) =>
+      pushBundles({ registry: env.registry, repo: r, digest: d }, [{ bundle: makeBundle({ registry: env.registry, repo: r, digest: d }, key) }], mediaType),
+  } as const;
+  const expected: Readonly<Record<keyof typeof sign, string>> = {
+    unsigned: 'unsigned',
+    'other-key': 'invalid',
+    'other-digest': 'invalid',
+    'attestation-only': 'unsigned',
+    tampered: 'invalid',
+    'ok-legacy': 'verified',
+    'ok-bundle': 'verified',
+  };
+  const cases = new Map<string, { running: RunningOn; v2Digest: string; v2Ref: string; before: string; verdict: string }>();
+  for (const [name, signer] of Object.entries(sign) as [keyof typeof sign, (r: string, d: string, m: string) => Promise<unknown>][]) {
+    const running = await runningOn(s, name);
+    const v2 = await pushNext(s, running);
+    await signer(running.repo, v2.digest, v2.mediaType);
+    cases.set(running.name, { running, v2Digest: v2.digest, v2Ref: v2.ref, before: (await runningImage(s, running)).image, verdict: expected[name] });
+  }
+
+  const service = await serviceFor(t, env, prefix, ['--verify-signatures', 'enforce', '--cosign-key', keyFile]);
+  const records = await checkRecords(service);
+  for (const [name, c] of cases) {
+    const record = records.get(name);
+    t.equal(record?.update_available, true, `${name} is stale`);
+    t.equal(record?.latest_digest, c.v2Digest, `${name}: the candidate is the pushed digest`);
+    t.equal(record?.signature, c.verdict, `${name}: the check record says ${c.verdict}`);
+  }
+
+  const update = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN });
+  t.equal(update.status, 200);
+  t.match(update.body, { summary: { updated: 2, failed: 0, skipped: 5 } }, 'two applied, five skipped');
+  for (const [name, c] of cases) {
+    const now = await runningImage(s, c.running);
+    t.equal(now.state, 'running', `${name} is running`);
+    if (c.verdict === 'verified') {
+      t.not(now.image, c.before, `${name}: the verified image was applied`);
+      const image = await s.engine.getImage(now.image).inspect();
+      t.ok(image.RepoDigests.includes(`${env.registry}/${c.running.repo}@${c.v2Digest}`), `${name}: it runs the digest verified`);
+    } else {
+      t.equal(now.image, c.before, `${name}: the container keeps its image`);
+      const skipped = service.logs.find((l) => l['container'] === name && typeof l['reason'] === 'string');
+      t.match(skipped?.['reason'], new RegExp(`^signature ${c.verdict}: `), `${name}: skipped with a reason starting "signature "`);
+    }
+  }
+  const metrics = await call(`${service.url}/v1/metrics`, { token: TOKEN });
+  t.match(metrics.text, /tidewatch_signature_verifications_total\{result="verified"\} 2/, 'verified verdicts counted once each (cached for the update)');
+  t.match(metrics.text, /tidewatch_signature_verifications_total\{result="invalid"\} 3/);
+  t.match(metrics.text, /tidewatch_signature_verifications_total\{result="unsigned"\} 2/);
+});
+
+t.test('a tag moved to an unsigned image after the check is not applied', async (t) => {
+  const s = await scenario(t, 'e2e-sig-moved');
+  if (!s) return;
+  const { env, prefix } = s;
+  const key = makeKey('ed25519');
+  const keyFile = join(env.envDir, `${prefix}-cosign.pub`);
+  writeFileSync(keyFile, key.pem);
+  const running = await runningOn(s, 'moved');
+  const before = (await runningImage(s, running)).image;
+  const signed = await pushNext(s, running);
+  await signLegacy({ registry: env.registry, repo: running.repo, digest: signed.digest }, [key]);
+
+  const service = await serviceFor(t, env, prefix, ['--verify-signatures', 'enforce', '--cosign-key', keyFile]);
+  const checked = (await checkRecords(service)).get(running.name);
+  t.equal(checked?.signature, 'verified', 'the check verified the signed image');
+  t.equal(checked?.latest_digest, signed.digest);
+
+  // The tag moves to an unsigned image before the update.
+  const unsigned = await pushNext(s, running, { marker: `${running.repo} v3 unsigned` });
+  t.not(unsigned.digest, signed.digest);
+  const update = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN });
+  t.match(update.body, { summary: { updated: 0, skipped: 1 } }, 'nothing applied');
+  const now = await runningImage(s, running);
+  t.equal(now.image, before, 'the container keeps its image: neither the unsigned one nor anything unverified');
+  const images = await s.engine.listImages();
+  t.notOk(
+    images.some((i) => (i.RepoDigests ?? []).includes(`${env.registry}/${running.repo}@${unsigned.digest}`)),
+    'the unsigned image was never pulled',
+  );
+});
+
+t.test('warn updates an unsigned image and reports it; enforce without a key exits 2', async (t) => {
+  const s = await scenario(t, 'e2e-sig-warn');
+  if (!s) return;
+  const { env, prefix } = s;
+  const key = makeKey('rsa');
+  const keyFile = join(env.envDir, `${prefix}-cosign.pub`);
+  writeFileSync(keyFile, key.pem);
+  const running = await runningOn(s, 'warned');
+  const before = (await runningImage(s, running)).image;
+  await pushNext(s, running);
+  const service = await serviceFor(t, env, prefix, ['--verify-signatures', 'warn', '--cosign-key', keyFile]);
+  t.equal((await checkRecords(service)).get(running.name)?.signature, 'unsigned');
+  const update = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN });
+  t.match(update.body, { summary: { updated: 1, skipped: 0 } }, 'warn updates anyway');
+  t.not((await runningImage(s, running)).image, before);
+
+  const refused = await runBinary(['--verify-signatures', 'enforce', '--run-once', '--host', env.dockerHost]);
+  t.equal(refused.code, 2, 'exit code 2');
+  const lines = refused.stderr.trim().split('\n');
+  t.equal(lines.length, 1, 'one line');
+  t.match(lines[0], /--verify-signatures .*needs --cosign-key/, 'naming the option');
+  const noIssuer = await runBinary(['--cosign-identity', 'dev@example.com', '--run-once', '--host', env.dockerHost]);
+  t.equal(noIssuer.code, 2);
+  t.match(noIssuer.stderr, /--cosign-issuer/);
+});
