@@ -150,6 +150,59 @@ t.test('a tag moved to an unsigned image after the check is not applied', async 
   );
 });
 
+// Moves the tag to another manifest right after the signature gate said yes, before the runtime's pull: a
+// third-party plugin loaded with --plugins, tapping the gate between the verify and commit stages.
+const MOVE_TAG_PLUGIN = `
+export default {
+  name: 'move-tag-after-verify',
+  apply(core) {
+    core.hooks.gate.tapPromise({ name: 'move-tag-after-verify', stage: 50 }, async (target, staleness) => {
+      const move = JSON.parse(process.env.TW_TEST_MOVE_TAG);
+      if (!staleness.stale || !target.name.endsWith(move.container)) return undefined;
+      const base = 'http://' + move.registry + '/v2/' + move.repo + '/manifests/';
+      const got = await fetch(base + move.from, { headers: { accept: move.mediaType } });
+      const body = Buffer.from(await got.arrayBuffer());
+      const put = await fetch(base + move.tag, { method: 'PUT', headers: { 'content-type': move.mediaType }, body });
+      if (put.status !== 201) throw new Error('moving the tag failed: ' + put.status);
+      return undefined;
+    });
+  },
+};
+`;
+
+t.test('a tag moved after the gate verified it: the verified digest is what runs', async (t) => {
+  const s = await scenario(t, 'e2e-sig-race');
+  if (!s) return;
+  const { env, prefix } = s;
+  const key = makeKey('ecdsa');
+  const keyFile = join(env.envDir, `${prefix}-cosign.pub`);
+  writeFileSync(keyFile, key.pem);
+  const pluginFile = join(env.envDir, `${prefix}-move-tag.mjs`);
+  writeFileSync(pluginFile, MOVE_TAG_PLUGIN);
+  const running = await runningOn(s, 'race');
+  // The unsigned image waits under another tag; the signed one is under the container's tag.
+  const unsigned = await pushNext(s, running, { marker: `${running.repo} unsigned`, tag: 'unsigned' });
+  const signed = await pushNext(s, running);
+  await signLegacy({ registry: env.registry, repo: running.repo, digest: signed.digest }, [key]);
+
+  const service = await startService(
+    [
+      '--host', env.dockerHost, '--http-api-endpoints', 'update', '--http-api-token', TOKEN, '--update-grace-period', '1s', '--stop-timeout', '5s',
+      '--verify-signatures', 'enforce', '--cosign-key', keyFile, '--plugins', pluginFile, `${prefix}-.*`,
+    ],
+    { TW_TEST_MOVE_TAG: JSON.stringify({ container: 'race', registry: env.registry, repo: running.repo, from: unsigned.digest, tag: 'latest', mediaType: unsigned.mediaType }) },
+  );
+  t.teardown(() => service.stop('SIGKILL'));
+  const update = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN });
+  t.match(update.body, { summary: { updated: 1, failed: 0 } }, 'applied');
+  const tagNow = await fetch(`http://${env.registry}/v2/${running.repo}/manifests/latest`, { method: 'HEAD', headers: { accept: unsigned.mediaType } });
+  t.equal(tagNow.headers.get('docker-content-digest'), unsigned.digest, 'the tag did move to the unsigned image before the pull');
+  const info = await s.engine.getContainer(running.name).inspect();
+  const image = await s.engine.getImage(info.Image).inspect();
+  t.ok(image.RepoDigests.includes(`${env.registry}/${running.repo}@${signed.digest}`), 'the container runs the verified digest');
+  t.notOk(image.RepoDigests.includes(`${env.registry}/${running.repo}@${unsigned.digest}`), 'not the unsigned image the tag names now');
+});
+
 t.test('warn updates an unsigned image and reports it; enforce without a key exits 2', async (t) => {
   const s = await scenario(t, 'e2e-sig-warn');
   if (!s) return;
