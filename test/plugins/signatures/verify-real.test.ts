@@ -177,3 +177,33 @@ t.test('an unreachable registry is an error verdict, never cached', async (t) =>
   }
   t.equal(events.filter((e) => e.type === 'signature_verification').length, 2, 'an error is not cached: verified again');
 });
+
+t.test('what a registry sends is bounded: an oversized signature payload is an error, not read', async (t) => {
+  const env = await requireEnv(t);
+  if (!env) return;
+  const key = makeKey('ecdsa');
+  const { target: tg, v2 } = await staleImage(env, 'oversized');
+  const repo = `${prefix}/oversized`;
+  // A real signature whose payload is padded past the 16 KiB bound.
+  const payload = Buffer.from(JSON.stringify({
+    critical: { identity: { 'docker-reference': `${env.registry}/${repo}` }, image: { 'docker-manifest-digest': v2.digest }, type: 'cosign container image signature' },
+    optional: { padding: 'x'.repeat(20_000) },
+  }));
+  const { pushBlob, putManifest, sha256 } = await import('../../helpers/images.js');
+  const { signWith } = await import('../../helpers/cosign.js');
+  await pushBlob(env.registry, repo, payload, sha256(payload));
+  const config = Buffer.from('{}');
+  await pushBlob(env.registry, repo, config, sha256(config));
+  const manifest = Buffer.from(JSON.stringify({
+    schemaVersion: 2,
+    mediaType: COSIGN.ociManifest,
+    config: { mediaType: COSIGN.ociConfig, digest: sha256(config), size: config.length },
+    layers: [{ mediaType: COSIGN.simpleSigning, digest: sha256(payload), size: payload.length, annotations: { [COSIGN.signatureAnnotation]: signWith(key, payload).toString('base64') } }],
+  }));
+  await putManifest(env.registry, repo, `${v2.digest.replace(':', '-')}.sig`, manifest, COSIGN.ociManifest);
+  const run = await checkAll([tg], { verify: 'enforce', keys: [key.pem] });
+  t.teardown(run.close);
+  const sig = run.results.get('oversized')?.staleness.signature;
+  t.equal(sig?.verdict, 'error');
+  t.match(sig?.reason, /over the 16384-byte bound/);
+});
