@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { makeBundle, makeKey, pushBundles, signLegacy } from '../helpers/cosign.js';
+import { makeBundle, makeKey, pushBundles, signLegacy, type KeyKind, type TestKey } from '../helpers/cosign.js';
 import type { TestEnv } from '../helpers/env.js';
 import { pushNext, runningOn, scenario, type RunningOn, type Scenario } from '../helpers/scenarios.js';
 import { call, runBinary, startService, type RunningService } from '../helpers/service.js';
@@ -35,6 +35,16 @@ async function serviceFor(t: { teardown(fn: () => unknown): void }, env: TestEnv
   return service;
 }
 
+/** A scenario with a fresh signing key whose public half is in a file, for --cosign-key. */
+async function signedScenario(t: Parameters<typeof scenario>[0], label: string, kind: KeyKind): Promise<(Scenario & { key: TestKey; keyFile: string }) | undefined> {
+  const s = await scenario(t, label);
+  if (!s) return undefined;
+  const key = makeKey(kind);
+  const keyFile = join(s.env.envDir, `${s.prefix}-cosign.pub`);
+  writeFileSync(keyFile, key.pem);
+  return { ...s, key, keyFile };
+}
+
 async function checkRecords(service: RunningService): Promise<Map<string, SignedRecord>> {
   const res = await call(`${service.url}/v1/check`, { method: 'POST', token: TOKEN });
   const body = res.body as { containers: SignedRecord[] };
@@ -47,13 +57,10 @@ async function runningImage(s: Scenario, running: RunningOn): Promise<{ image: s
 }
 
 t.test('enforce: every refused case keeps its container; verified images are applied by digest', async (t) => {
-  const s = await scenario(t, 'e2e-sig');
+  const s = await signedScenario(t, 'e2e-sig', 'ecdsa');
   if (!s) return;
-  const { env, prefix } = s;
-  const key = makeKey('ecdsa');
+  const { env, prefix, key, keyFile } = s;
   const other = makeKey('ecdsa');
-  const keyFile = join(env.envDir, `${prefix}-cosign.pub`);
-  writeFileSync(keyFile, key.pem);
 
   const sign = {
     unsigned: async () => undefined,
@@ -120,12 +127,9 @@ t.test('enforce: every refused case keeps its container; verified images are app
 });
 
 t.test('a tag moved to an unsigned image after the check is not applied', async (t) => {
-  const s = await scenario(t, 'e2e-sig-moved');
+  const s = await signedScenario(t, 'e2e-sig-moved', 'ed25519');
   if (!s) return;
-  const { env, prefix } = s;
-  const key = makeKey('ed25519');
-  const keyFile = join(env.envDir, `${prefix}-cosign.pub`);
-  writeFileSync(keyFile, key.pem);
+  const { env, prefix, key, keyFile } = s;
   const running = await runningOn(s, 'moved');
   const before = (await runningImage(s, running)).image;
   const signed = await pushNext(s, running);
@@ -171,12 +175,9 @@ export default {
 `;
 
 t.test('a tag moved after the gate verified it: the verified digest is what runs', async (t) => {
-  const s = await scenario(t, 'e2e-sig-race');
+  const s = await signedScenario(t, 'e2e-sig-race', 'ecdsa');
   if (!s) return;
-  const { env, prefix } = s;
-  const key = makeKey('ecdsa');
-  const keyFile = join(env.envDir, `${prefix}-cosign.pub`);
-  writeFileSync(keyFile, key.pem);
+  const { env, prefix, key, keyFile } = s;
   const pluginFile = join(env.envDir, `${prefix}-move-tag.mjs`);
   writeFileSync(pluginFile, MOVE_TAG_PLUGIN);
   const running = await runningOn(s, 'race');
@@ -204,12 +205,9 @@ t.test('a tag moved after the gate verified it: the verified digest is what runs
 });
 
 t.test('warn updates an unsigned image and reports it; enforce without a key exits 2', async (t) => {
-  const s = await scenario(t, 'e2e-sig-warn');
+  const s = await signedScenario(t, 'e2e-sig-warn', 'rsa');
   if (!s) return;
-  const { env, prefix } = s;
-  const key = makeKey('rsa');
-  const keyFile = join(env.envDir, `${prefix}-cosign.pub`);
-  writeFileSync(keyFile, key.pem);
+  const { env, prefix, keyFile } = s;
   const running = await runningOn(s, 'warned');
   const before = (await runningImage(s, running)).image;
   await pushNext(s, running);
