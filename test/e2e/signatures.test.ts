@@ -226,3 +226,30 @@ t.test('warn updates an unsigned image and reports it; enforce without a key exi
   t.equal(noIssuer.code, 2);
   t.match(noIssuer.stderr, /--cosign-issuer/);
 });
+
+t.test('a tag-policy update goes through the same gate: the newer tag applied only once signed', async (t) => {
+  const s = await signedScenario(t, 'e2e-sig-tags', 'ecdsa');
+  if (!s) return;
+  const { env, prefix, key, keyFile } = s;
+  const running = await runningOn(s, 'semver', { image: { tag: '1.0.0' }, run: { labels: { 'tidewatch.tag.policy': 'minor' } } });
+  const before = (await runningImage(s, running)).image;
+  const minor = await pushNext(s, running, { tag: '1.1.0' });
+  const service = await serviceFor(t, env, prefix, ['--verify-signatures', 'enforce', '--cosign-key', keyFile]);
+  const unsignedCheck = (await checkRecords(service)).get(running.name);
+  t.equal(unsignedCheck?.latest_digest, minor.digest, 'the candidate is the newer tag digest');
+  t.equal(unsignedCheck?.signature, 'unsigned');
+  const refused = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN });
+  t.match(refused.body, { summary: { updated: 0, skipped: 1 } }, 'the unsigned newer tag is not applied');
+  t.equal((await runningImage(s, running)).image, before);
+
+  await signLegacy({ registry: env.registry, repo: running.repo, digest: minor.digest }, [key]);
+  // `unsigned` is believed for a while (docs/signatures.md#what-it-costs): a fresh service judges again.
+  await service.stop('SIGKILL');
+  const again = await serviceFor(t, env, prefix, ['--verify-signatures', 'enforce', '--cosign-key', keyFile]);
+  const applied = await call(`${again.url}/v1/update`, { method: 'POST', token: TOKEN });
+  t.match(applied.body, { summary: { updated: 1, skipped: 0 } }, 'signed: applied');
+  const info = await s.engine.getContainer(running.name).inspect();
+  t.equal(info.Config.Image, `${env.registry}/${running.repo}:1.1.0`, 'the container runs the newer tag');
+  const image = await s.engine.getImage(info.Image).inspect();
+  t.ok(image.RepoDigests.includes(`${env.registry}/${running.repo}@${minor.digest}`), 'by the digest verified');
+});
