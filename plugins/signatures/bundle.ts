@@ -110,6 +110,17 @@ function verifyKeyless(entity: SignedEntity, trust: BundleTrust): Outcome {
   }
 }
 
+/** A keyless message-signature bundle over `artifact` (cosign's legacy keyless layers, legacy-keyless.ts). */
+export function verifyKeylessMessage(json: unknown, artifact: Buffer, trust: BundleTrust): Outcome {
+  let entity: SignedEntity;
+  try {
+    entity = toSignedEntity(bundleFromJSON(json), artifact);
+  } catch (err) {
+    return { ok: false, why: `malformed keyless material: ${errorMessage(err)}` };
+  }
+  return verifyKeyless(entity, trust);
+}
+
 /** One bundle's outcome for `candidate`. */
 export function verifyBundle(json: unknown, candidate: string, trust: BundleTrust): Outcome {
   let bundle: Bundle;

@@ -28,20 +28,24 @@ export function signedDigest(payload: Buffer): { digest: string } | { why: strin
 }
 
 /**
- * Accepts only when a configured key verifies the signature over the payload AND the payload names
- * `candidate`: a valid signature over another image's digest is not this image's.
+ * Accepts only when a configured key (or, for a layer carrying a certificate, the keyless identity)
+ * verifies the signature over the payload AND the payload names `candidate`: a valid signature over
+ * another image's digest is not this image's.
  */
-export function verifyLegacy(signature: LegacySignature, candidate: string, keys: readonly CosignKey[]): Outcome {
+export function verifyLegacy(signature: LegacySignature, candidate: string, keys: readonly CosignKey[], keyless?: (s: LegacySignature) => Outcome): Outcome {
   const encoded = signature.annotations[ANNOTATIONS.signature] ?? '';
   if (!BASE64.test(encoded)) return { ok: false, why: 'the signature annotation is not base64' };
   const raw = Buffer.from(encoded, 'base64');
   const key = keys.find((k) => verifiesWith(k, signature.payload, raw));
-  if (!key) {
-    if (keys.length === 0) return { ok: false, why: 'a keyless legacy signature (no --cosign-key configured to check it)' };
-    return { ok: false, why: 'no configured key verifies the legacy signature' };
-  }
+  let by: string;
+  if (key) by = `key ${key.kind} ${key.id.slice(0, 12)} (legacy .sig)`;
+  else if (signature.annotations[ANNOTATIONS.certificate] !== undefined && keyless) {
+    const outcome = keyless(signature);
+    if (!outcome.ok) return outcome;
+    by = outcome.by;
+  } else return { ok: false, why: 'no configured key verifies the legacy signature' };
   const signed = signedDigest(signature.payload);
   if ('why' in signed) return { ok: false, why: signed.why };
   if (signed.digest !== candidate) return { ok: false, why: `the signature names ${signed.digest}, not ${candidate}` };
-  return { ok: true, by: `key ${key.kind} ${key.id.slice(0, 12)} (legacy .sig)` };
+  return { ok: true, by };
 }

@@ -5,6 +5,7 @@
 import { errorMessage, parseImageReference, type SignatureVerdict } from '../../core/index.js';
 import { verifyBundle, type BundleTrust } from './bundle.js';
 import type { SignatureFinder } from './find.js';
+import { verifyLegacyKeyless } from './legacy-keyless.js';
 import { verifyLegacy, type Outcome } from './simple-signing.js';
 
 export interface Verdict {
@@ -93,7 +94,7 @@ export class Verdicts {
         if (by) return { verdict: 'verified', reason: `signed by ${by}` };
       }
       for (const legacy of await this.#finder.legacy(repository, digest, signal)) {
-        const by = judge(verifyLegacy(legacy, digest, this.#trust.keys));
+        const by = judge(verifyLegacy(legacy, digest, this.#trust.keys, (s) => verifyLegacyKeyless(s, this.#trust)));
         if (by) return { verdict: 'verified', reason: `signed by ${by}` };
       }
     } catch (err) {

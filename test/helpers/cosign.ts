@@ -75,6 +75,8 @@ export interface LegacyOptions {
   signedDigest?: string
   /** replace the payload after signing it: a tampered signature */
   tamper?: boolean
+  /** more layer annotations from the raw signature (keyless: certificate, RFC 3161 timestamp) */
+  annotations?: (signature: Buffer) => Record<string, string>
 }
 
 /** Pushes a legacy `.sig` manifest with one signature layer per key; returns the manifest digest. */
@@ -82,10 +84,11 @@ export async function signLegacy(t: Target, keys: readonly TestKey[], options: L
   const layers: Record<string, unknown>[] = []
   for (const key of keys) {
     const payload = simpleSigningPayload(`${t.registry}/${t.repo}`, options.signedDigest ?? t.digest)
-    const signature = signWith(key, payload).toString('base64')
+    const raw = signWith(key, payload)
+    const signature = raw.toString('base64')
     const stored = options.tamper ? Buffer.from(payload.toString('utf8').replace('"optional":null', '"optional":{"tampered":"yes"}')) : payload
     await pushJsonBlob(t, stored)
-    layers.push(descriptor(COSIGN.simpleSigning, stored, { annotations: { [COSIGN.signatureAnnotation]: signature } }))
+    layers.push(descriptor(COSIGN.simpleSigning, stored, { annotations: { [COSIGN.signatureAnnotation]: signature, ...options.annotations?.(raw) } }))
   }
   const config = Buffer.from(
     JSON.stringify({

@@ -4,7 +4,7 @@
 // identity (exact or by expression) and issuer, with a timestamp, from a CA of the root.
 import t from 'tap';
 import type { Target } from '../../../core/index.js';
-import { makeBundle, pushBundles } from '../../helpers/cosign.js';
+import { makeBundle, pushBundles, signLegacy } from '../../helpers/cosign.js';
 import { requireEnv } from '../../helpers/env.js';
 import { testPrefix } from '../../helpers/images.js';
 import { makeKeyless, type Keyless } from '../../helpers/sigstore-ca.js';
@@ -53,4 +53,38 @@ t.test('keyless bundles: identity, issuer, timestamp and CA decide', async (t) =
   const otherIssuer = await checkAll(ok, { verify: 'enforce', identity: IDENTITY, issuer: 'https://accounts.other.test', trustedRoot: trusted.trustedRoot });
   t.teardown(otherIssuer.close);
   t.equal(otherIssuer.results.get('keyless-ok')?.staleness.signature?.verdict, 'invalid', 'another issuer');
+});
+
+t.test("cosign's legacy keyless layers: certificate and RFC 3161 timestamp annotations", async (t) => {
+  const env = await requireEnv(t);
+  if (!env) return;
+  const trusted = makeKeyless(IDENTITY, ISSUER);
+  const pem = (der: Buffer) => `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`;
+  const cases: Target[] = [];
+  const add = async (name: string, withTimestamp: boolean, signedDigest?: string) => {
+    const image = await staleAt(env, prefix, name);
+    await signLegacy({ registry: env.registry, repo: image.repo, digest: image.v2.digest }, [trusted.key], {
+      ...(signedDigest ? { signedDigest } : {}),
+      annotations: (raw) => ({
+        'dev.sigstore.cosign/certificate': pem(trusted.certificate),
+        'dev.sigstore.cosign/chain': '',
+        ...(withTimestamp ? { 'dev.sigstore.cosign/rfc3161timestamp': JSON.stringify({ SignedRFC3161Timestamp: trusted.timestamp(raw).toString('base64') }) } : {}),
+      }),
+    });
+    cases.push(image.target);
+  };
+  await add('legacy-keyless-ok', true);
+  await add('legacy-keyless-no-ts', false);
+  await add('legacy-keyless-other-digest', true, `sha256:${'ab'.repeat(32)}`);
+  const run = await checkAll(cases, { verify: 'enforce', identity: IDENTITY, issuer: ISSUER, trustedRoot: trusted.trustedRoot });
+  t.teardown(run.close);
+  const sig = (name: string) => run.results.get(name)?.staleness.signature;
+  t.equal(sig('legacy-keyless-ok')?.verdict, 'verified', sig('legacy-keyless-ok')?.reason ?? '');
+  t.match(sig('legacy-keyless-ok')?.reason, /legacy \.sig, keyless/);
+  t.equal(sig('legacy-keyless-no-ts')?.verdict, 'invalid', 'no timestamp');
+  t.equal(sig('legacy-keyless-other-digest')?.verdict, 'invalid', 'a keyless signature over another digest');
+  t.match(sig('legacy-keyless-other-digest')?.reason, /names sha256:abab/);
+  const otherIdentity = await checkAll(cases.slice(0, 1), { verify: 'enforce', identity: 'x@y.test', issuer: ISSUER, trustedRoot: trusted.trustedRoot });
+  t.teardown(otherIdentity.close);
+  t.equal(otherIdentity.results.get('legacy-keyless-ok')?.staleness.signature?.verdict, 'invalid', 'another identity');
 });
