@@ -207,3 +207,23 @@ t.test('what a registry sends is bounded: an oversized signature payload is an e
   t.equal(sig?.verdict, 'error');
   t.match(sig?.reason, /over the 16384-byte bound/);
 });
+
+t.test('the tidewatch.verify label turns verification on or off per container', async (t) => {
+  const env = await requireEnv(t);
+  if (!env) return;
+  const key = makeKey('ed25519');
+  const labelled = await staleImage(env, 'label-on');
+  const plain = await staleImage(env, 'label-none');
+  const offed = await staleImage(env, 'label-off');
+  const globalOff = await checkAll(
+    [{ ...labelled.target, labels: { 'tidewatch.verify': 'enforce' } }, plain.target],
+    { verify: 'off', keys: [key.pem] },
+  );
+  t.teardown(globalOff.close);
+  t.match(globalOff.results.get('label-on')?.staleness.signature, { verdict: 'unsigned', policy: 'enforce' }, 'the label turns it on');
+  t.equal(globalOff.results.get('label-none')?.staleness.signature, undefined, 'absent when the policy is off');
+  const globalWarn = await checkAll([{ ...offed.target, labels: { 'com.centurylinklabs.watchtower.verify': 'off' } }, plain.target], { verify: 'warn', keys: [key.pem] });
+  t.teardown(globalWarn.close);
+  t.equal(globalWarn.results.get('label-off')?.staleness.signature, undefined, 'the label turns it off (alias prefix)');
+  t.match(globalWarn.results.get('label-none')?.staleness.signature, { verdict: 'unsigned', policy: 'warn' });
+});
