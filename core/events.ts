@@ -28,7 +28,10 @@ export interface EventPayloads {
   update_completed: {
     run_id: string;
     container: string;
+    /** The reference the target runs now (a new tag after a tag update, docs/tags.md). */
     image: string;
+    /** The reference before the update (equal to `image` for a digest update). */
+    old_image: string;
     old_image_id: string;
     new_image_id: string;
   } & TargetPlacement &

@@ -186,7 +186,8 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
     deps.emit('update_completed', {
       run_id: ctx.runId,
       container: target.name,
-      image: target.image,
+      image: result.newImage ?? target.image,
+      old_image: target.image,
       old_image_id: result.oldImageId ?? target.imageId,
       new_image_id: result.newImageId ?? '',
       ...targetPlacement(target),

@@ -273,7 +273,14 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
       // Self-update (docs/image.md): the successor is running and is stopping this process, which is
       // its proof; rolling back now would remove the one Tidewatch that is about to be left.
       logger.info({ container: target.name }, 'self-update: the successor is running and took over');
-      return { target, outcome: 'updated', oldImageId: info.Image, newImageId: imageId, newContainerId: newId };
+      return {
+        target,
+        outcome: 'updated',
+        oldImageId: info.Image,
+        newImageId: imageId,
+        newContainerId: newId,
+        ...(wanted.run !== subject.imageName ? { newImage: wanted.run } : {}),
+      };
     }
     const problems = await rollBack(rt, subject, newId, stoppedDependents, state);
     const error = errorMessage(err);

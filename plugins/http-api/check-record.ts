@@ -52,6 +52,11 @@ export interface CheckRecord extends Placement {
   documentation?: string;
   current_image_version?: string;
   current_revision?: string;
+  tag_policy?: string;
+  current_tag?: string;
+  latest_tag?: string;
+  update_kind?: string;
+  note?: string;
   /** The signature verdict on latest_digest (docs/signatures.md); absent when verification is off. */
   signature?: SignatureVerdict;
   timestamp: string;
@@ -122,8 +127,29 @@ export function checkRecord(result: CheckResult): CheckRecord {
     const value = labels[label];
     if (value) record[field] = value;
   }
+  tagFields(staleness, record);
   return record;
 }
+
+/** The tag policy's fields (docs/tags.md#what-the-api-shows), each present only when it applies. */
+export type TagFields = Pick<CheckRecord, 'tag_policy' | 'current_tag' | 'latest_tag' | 'update_kind' | 'note'>;
+
+export function tagFields(staleness: Staleness, into: TagFields): void {
+  if (staleness.tagPolicy) into.tag_policy = staleness.tagPolicy;
+  if (staleness.currentTag) into.current_tag = staleness.currentTag;
+  if (staleness.latestTag && staleness.latestTag !== staleness.currentTag) into.latest_tag = staleness.latestTag;
+  if (staleness.updateKind && staleness.stale && !staleness.error) into.update_kind = staleness.updateKind;
+  if (staleness.note) into.note = staleness.note;
+}
+
+/** JSON schema properties of the tag policy's fields, for every record that carries them. */
+export const tagProperties = {
+  tag_policy: { type: 'string', description: 'The container\'s tag policy (digest, patch, minor, major, pin), when one applies' },
+  current_tag: { type: 'string', description: 'Tag of the running reference, under a tag policy' },
+  latest_tag: { type: 'string', description: 'The newer tag chosen, only when it differs from current_tag; latest_digest is then its digest' },
+  update_kind: { type: 'string', enum: ['digest', 'patch', 'minor', 'major'], description: 'What kind of update, only when update_available' },
+  note: { type: 'string', description: 'A sentence about the check, e.g. a newer tag that exists but not for this platform' },
+} as const;
 
 /** JSON schema of one record: the route's serializer and the Swagger description both use it. */
 export const checkRecordSchema = {
@@ -149,6 +175,7 @@ export const checkRecordSchema = {
     documentation: { type: 'string', description: 'org.opencontainers.image.documentation of the running image' },
     current_image_version: { type: 'string', description: 'org.opencontainers.image.version of the running image' },
     current_revision: { type: 'string', description: 'org.opencontainers.image.revision of the running image' },
+    ...tagProperties,
     signature: {
       type: 'string',
       enum: ['verified', 'unsigned', 'invalid', 'error'],

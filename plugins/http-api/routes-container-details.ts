@@ -3,14 +3,14 @@
 // what the last /v1/check found for that container (the fork's is always false), with `checked_at` saying when.
 import type { FastifyPluginAsync } from 'fastify';
 import { parseBoolLabel, readLabel, type Target } from '../../core/index.js';
-import { currentDigest, placement, placementProperties, type Placement } from './check-record.js';
+import { currentDigest, placement, placementProperties, tagProperties, type Placement, type TagFields } from './check-record.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 import type { LastChecks } from './last-checks.js';
 import type { Query } from './query.js';
 import { exactFilter, exactFilterQuerySchema } from './routes-containers.js';
 
-export interface ContainerDetailsView extends Placement {
+export interface ContainerDetailsView extends Placement, TagFields {
   name: string;
   image: string;
   image_id: string;
@@ -42,6 +42,8 @@ const detailsSchema = {
     stale: { type: 'boolean', description: 'The last /v1/check of this container found an update; false until one has' },
     scope: { type: 'string', description: 'The scope label, empty when unscoped' },
     checked_at: { type: 'string', format: 'date-time', description: 'When that check ran (present only once checked)' },
+    // The tag policy's fields of that last check (docs/tags.md#what-the-api-shows).
+    ...tagProperties,
   },
 } as const;
 
@@ -62,6 +64,7 @@ export function detailsView(target: Target, lastChecks: LastChecks): ContainerDe
     scope: readLabel(target.labels, 'scope') ?? '',
   };
   if (last) view.checked_at = last.checkedAt.toISOString();
+  if (last?.tags) Object.assign(view, last.tags);
   return view;
 }
 

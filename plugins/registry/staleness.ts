@@ -92,7 +92,8 @@ export async function registryStaleness(client: RegistryClient, target: Target, 
   // `pin`: never change this container's image, not even its digest; nothing to ask.
   if (rules.policy === 'pin') return { source: SOURCE, stale: false, ...fields, ...currentOf(target, ref) };
   let note: string | undefined;
-  if (rules.rules && ref.tag !== undefined && tags) {
+  // Only an image that came from a registry moves to another of its tags; a local build has nothing to compare.
+  if (rules.rules && ref.tag !== undefined && tags && target.repoDigests.length > 0) {
     const tagged = await tagUpdate({ client, ...tags }, target, { ...ref, tag: ref.tag }, rules.rules, ctx);
     if (tagged.staleness) return { ...tagged.staleness, ...fields };
     note = tagged.note;

@@ -6,7 +6,7 @@ import { errorMessage, repositoryName, type ImageReference, type RunContext, typ
 import { RegistryError, type RegistryClient } from './client.js';
 import { listTags } from './tag-list.js';
 import { formatPlatform, servesPlatform, tagPlatforms, type Platform, type TagPlatforms } from './tag-platforms.js';
-import { currentVersion, newerTags, type TagBump, type TagRules } from './tag-versions.js';
+import { currentVersion, newerTags, type Candidate, type TagBump, type TagRules } from './tag-versions.js';
 
 /** Candidates tried at most per target: a repository whose newer tags all lack the platform costs this many manifests. */
 export const MAX_CANDIDATES_TRIED = 8;
@@ -27,6 +27,21 @@ export interface TagSourceDeps {
 const tagListKey = (ref: ImageReference) => `registry:tags:${repositoryName(ref)}`;
 const platformsKey = (ref: ImageReference, tag: string) => `registry:tag-platforms:${repositoryName(ref)}:${tag}`;
 
+// The candidates of one running tag under one set of rules, per tag list: a run's list is one array shared by
+// every target of the repository, and rules are compiled once per distinct label set (tag-rules.ts), so 200
+// containers of 50 repositories read each list once per distinct tag and rules, not once per container.
+const candidateCache = new WeakMap<readonly string[], Map<string, WeakMap<TagRules, Candidate[]>>>();
+
+function candidatesOf(tags: readonly string[], current: string, rules: TagRules): Candidate[] {
+  let byTag = candidateCache.get(tags);
+  if (!byTag) candidateCache.set(tags, (byTag = new Map()));
+  let byRules = byTag.get(current);
+  if (!byRules) byTag.set(current, (byRules = new WeakMap()));
+  let found = byRules.get(rules);
+  if (!found) byRules.set(rules, (found = newerTags(current, tags, rules)));
+  return found;
+}
+
 function noteFor(skipped: readonly string[], platform: Platform, untried: number): string {
   const others = skipped.length - 1 + untried;
   const more = others > 0 ? ` (nor ${others} other newer tag${others === 1 ? '' : 's'}${untried > 0 ? ', not all tried' : ''})` : '';
@@ -38,7 +53,7 @@ export async function chooseTag(deps: TagSourceDeps, target: Target, ref: ImageR
   // Aliases, words and (without an explicit policy) floating tags follow their digest: no tag list.
   if (!currentVersion(ref.tag, rules)) return {};
   const tags = await ctx.memo(tagListKey(ref), () => listTags(deps.client, ref, ctx.signal));
-  const candidates = newerTags(ref.tag, tags, rules);
+  const candidates = candidatesOf(tags, ref.tag, rules);
   if (candidates.length === 0) return {};
   const platform = await deps.platformOf(target, ctx);
   const skipped: string[] = [];

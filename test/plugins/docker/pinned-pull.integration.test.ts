@@ -105,3 +105,24 @@ t.test('a new tag whose image exits at start is rolled back to the old reference
   t.equal(now.Image, v1.configDigest);
   t.same(await containerNames(engine, prefix), [name], 'nothing staged or aside left');
 });
+
+t.test('a reference pinned to a digest stays pinned, on the new tag and digest', async (t) => {
+  const s = await scenario(t, 'pin-pinned');
+  if (!s) return;
+  const { env, engine, prefix } = s;
+  const repo = `${prefix}/app`;
+  const v1 = await pushImage({ registry: env.registry, repo, tag: '5.0.0', marker: 'v1', cmd: QUICK_STOP_CMD });
+  await pullImage(engine, v1.digestRef);
+  const name = `${prefix}-app`;
+  await runContainer(engine, { name, image: `${v1.ref}@${v1.digest}` });
+  const v2 = await pushImage({ registry: env.registry, repo, tag: '5.1.0', marker: 'v2', cmd: QUICK_STOP_CMD });
+
+  const { tw } = await withAnswer(env, prefix, { source: 'registry', stale: true, latestDigest: v2.digest, latestTag: '5.1.0' });
+  t.teardown(() => tw.close());
+  const report = await tw.update();
+  t.match(report.results[0], { outcome: 'updated', newImage: `${v2.ref}@${v2.digest}` });
+  const now = await engine.getContainer(name).inspect();
+  t.equal(now.Config.Image, `${v2.ref}@${v2.digest}`, 'repo:tag@sha256:old became repo:newtag@sha256:new');
+  t.equal(now.Image, v2.configDigest);
+  t.ok(now.State.Running);
+});

@@ -10,6 +10,7 @@ import { PagingRegistry } from '../../helpers/paging-registry.js';
 import { foreignPlatform, pushIndex, pushTags } from '../../helpers/tag-fixtures.js';
 import { defaultPlatform } from '../../../plugins/registry/image-created.js';
 import { harness, target } from './harness.js';
+import { RegistryProxy } from './registry-proxy.js';
 
 const prefix = testPrefix('tag-policy');
 const native = defaultPlatform();
@@ -85,6 +86,7 @@ t.test('the default policy costs what it cost before; pin costs nothing; a bad l
     labelled('bad', `${name}:1.0.0`, digests.get('1.0.0')!, { 'tidewatch.tag.policy': 'weekly' }),
     labelled('bad-pattern', `${name}:1.0.0`, digests.get('1.0.0')!, { 'tidewatch.tag.policy': 'minor', 'tidewatch.tag.include': '(' }),
     labelled('bad-transform', `${name}:1.0.0`, digests.get('1.0.0')!, { 'tidewatch.tag.policy': 'minor', 'wud.tag.transform': '^(\\d+)$ => $2' }),
+    { ...target('local-build', `${name}:1.0.0`), labels: { 'tidewatch.tag.policy': 'minor' } },
   ];
   const h = await harness(targets, { tlsSkip: true });
   t.teardown(() => h.tw.close());
@@ -94,7 +96,8 @@ t.test('the default policy costs what it cost before; pin costs nothing; a bad l
   t.match(h.byName(report, 'bad').staleness, { stale: false, error: /label tidewatch\.tag\.policy: "weekly" is not one of digest, patch, minor, major, pin/ });
   t.match(h.byName(report, 'bad-pattern').staleness, { stale: false, error: /label tidewatch\.tag\.include: invalid RE2 pattern/ });
   t.match(h.byName(report, 'bad-transform').staleness, { stale: false, error: /label wud\.tag\.transform: \$2 names a group/ });
-  t.same(proxy.paths.filter((p) => p !== 'GET /v2/'), [`HEAD /v2/${repo}/manifests/1.0.0`], 'one HEAD for the default target; nothing for pin or the bad labels, no tag list');
+  t.same(h.byName(report, 'local-build').staleness, { source: 'registry', stale: false, tagPolicy: 'minor', currentTag: '1.0.0' }, 'a local build never moves to a registry tag');
+  t.same(proxy.paths.filter((p) => p !== 'GET /v2/'), [`HEAD /v2/${repo}/manifests/1.0.0`], 'one HEAD for the default target; nothing for pin, the bad labels or the local build, no tag list');
 });
 
 t.test('--tag-policy is the default of containers without a label; floating tags follow their digest under it', async (t) => {
@@ -173,4 +176,27 @@ t.test('the tag list is paged by Link, and a walk cut at its bound names the rep
   t.teardown(() => cut.tw.close());
   t.match(cut.byName(await cut.check(), 'cut').staleness, { stale: false, error: new RegExp(`the tag list of ${tiny.host}/${repo} has more than 50 pages`) });
   t.equal(tiny.count(/\/tags\/list$/), 50, 'no page past the bound');
+});
+
+t.test("a tag list answered 429 is waited for and retried, as every registry request (What's Up Docker #1136, GHCR)", async (t) => {
+  const env = await requireEnv(t);
+  if (!env) return;
+  const repo = `${prefix}/limited`;
+  const { digests } = await pushTags(env.registry, repo, ['1.0.0', '1.0.1']);
+  let limited = 0;
+  const proxy = await new RegistryProxy({
+    upstream: env.registry,
+    inject: (req) => {
+      if (!req.path.includes('/tags/list') || limited >= 2) return undefined;
+      limited++;
+      return { status: 429, headers: { 'retry-after': '1', 'content-type': 'application/json' }, body: '{"errors":[{"code":"TOOMANYREQUESTS"}]}' };
+    },
+  }).start();
+  t.teardown(() => proxy.close());
+  const h = await harness([labelled('limited', `${proxy.host}/${repo}:1.0.0`, digests.get('1.0.0')!, { 'tidewatch.tag.policy': 'patch' })], { tlsSkip: true });
+  t.teardown(() => h.tw.close());
+  const started = Date.now();
+  t.match(h.byName(await h.check(), 'limited').staleness, { stale: true, latestTag: '1.0.1' });
+  t.equal(proxy.count((r) => r.path.includes('/tags/list')), 3, 'two 429s, then the list');
+  t.ok(Date.now() - started >= 1500, 'Retry-After was honoured');
 });
