@@ -11,6 +11,7 @@ import { makeBundle, makeKey, pushBundles, signLegacy, type KeyKind, type TestKe
 import type { TestEnv } from '../helpers/env.js';
 import { pushNext, runningOn, scenario, type RunningOn, type Scenario } from '../helpers/scenarios.js';
 import { call, runBinary, startService, type RunningService } from '../helpers/service.js';
+import { makeKeyless, makeKeylessLike } from '../helpers/sigstore-ca.js';
 
 const TOKEN = 'e2e-signatures-token-0123456789';
 
@@ -252,4 +253,37 @@ t.test('a tag-policy update goes through the same gate: the newer tag applied on
   t.equal(info.Config.Image, `${env.registry}/${running.repo}:1.1.0`, 'the container runs the newer tag');
   const image = await s.engine.getImage(info.Image).inspect();
   t.ok(image.RepoDigests.includes(`${env.registry}/${running.repo}@${minor.digest}`), 'by the digest verified');
+});
+
+t.test('keyless through the binary: a bundle from the test CA with a timestamp is applied, another identity is not', async (t) => {
+  const s = await scenario(t, 'e2e-sig-keyless');
+  if (!s) return;
+  const { env, prefix } = s;
+  const signer = makeKeyless('release@tidewatch.test', 'https://issuer.tidewatch.test');
+  const apps = ['keyless-ok', 'keyless-stranger'];
+  const before = new Map<string, string>();
+  const candidates = new Map<string, string>();
+  for (const name of apps) {
+    const running = await runningOn(s, name);
+    before.set(running.name, (await runningImage(s, running)).image);
+    const v2 = await pushNext(s, running);
+    candidates.set(running.name, v2.digest);
+    const where = { registry: env.registry, repo: running.repo, digest: v2.digest };
+    // The stranger signs with the same CA and timestamp authority, under another identity.
+    const who = name === 'keyless-ok' ? signer : makeKeylessLike(signer, 'someone@elsewhere.test');
+    await pushBundles(where, [{ bundle: makeBundle(where, who.key, { certificate: who.certificate, timestamp: (sig) => who.timestamp(sig) }) }], v2.mediaType);
+  }
+  const service = await serviceFor(t, env, prefix, [
+    '--verify-signatures', 'enforce', '--cosign-identity', 'release@tidewatch.test', '--cosign-issuer', 'https://issuer.tidewatch.test',
+    '--sigstore-trusted-root', signer.trustedRoot,
+  ]);
+  const update = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN });
+  t.match(update.body, { summary: { updated: 1, skipped: 1 } });
+  const ok = `${prefix}-keyless-ok`;
+  const stranger = `${prefix}-keyless-stranger`;
+  const okInfo = await s.engine.getContainer(ok).inspect();
+  t.ok((await s.engine.getImage(okInfo.Image).inspect()).RepoDigests.some((d) => d.endsWith(`@${candidates.get(ok)}`)), 'the keyless-signed digest runs');
+  t.equal((await s.engine.getContainer(stranger).inspect()).Image, before.get(stranger), 'another identity: kept as it was');
+  const skipped = service.logs.find((l) => l['container'] === stranger && typeof l['reason'] === 'string');
+  t.match(skipped?.['reason'], /^signature invalid: the keyless bundle does not verify/);
 });

@@ -17,6 +17,8 @@ export interface Keyless {
   readonly certificate: Buffer
   /** an RFC 3161 TimeStampResp (DER) over `data` */
   timestamp(data: Buffer): Buffer
+  /** another certificate from the same CA, for `who` (same issuer) */
+  issue(who: string): { key: TestKey; certificate: Buffer }
   /** path of the trusted_root.json */
   readonly trustedRoot: string
   readonly dir: string
@@ -39,21 +41,27 @@ export function makeKeyless(identity: string, issuer: string, options: { caName?
     'req', '-x509', '-new', '-key', 'ca.key', '-subj', `/O=tidewatch-test/CN=${caName}`, '-days', '2', '-out', 'ca.pem',
     '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
   ])
-  const key = makeKey('ecdsa')
-  writeFileSync(join(dir, 'leaf.key'), key.privateKey.export({ type: 'pkcs8', format: 'pem' }))
-  openssl(dir, ['req', '-new', '-key', 'leaf.key', '-subj', '/O=sigstore.dev', '-out', 'leaf.csr'])
-  writeFileSync(
-    join(dir, 'leaf.ext'),
-    [
-      'basicConstraints=critical,CA:FALSE',
-      'keyUsage=critical,digitalSignature',
-      'extendedKeyUsage=codeSigning',
-      `subjectAltName=email:${identity}`,
-      `1.3.6.1.4.1.57264.1.1=DER:${Buffer.from(issuer).toString('hex')}`,
-      `1.3.6.1.4.1.57264.1.8=ASN1:UTF8String:${issuer}`,
-    ].join('\n'),
-  )
-  openssl(dir, ['x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', 'leaf.ext', '-out', 'leaf.pem'])
+  let leaves = 0
+  const issue = (who: string): { key: TestKey; certificate: Buffer } => {
+    const id = ++leaves
+    const key = makeKey('ecdsa')
+    writeFileSync(join(dir, `leaf-${id}.key`), key.privateKey.export({ type: 'pkcs8', format: 'pem' }))
+    openssl(dir, ['req', '-new', '-key', `leaf-${id}.key`, '-subj', '/O=sigstore.dev', '-out', `leaf-${id}.csr`])
+    writeFileSync(
+      join(dir, `leaf-${id}.ext`),
+      [
+        'basicConstraints=critical,CA:FALSE',
+        'keyUsage=critical,digitalSignature',
+        'extendedKeyUsage=codeSigning',
+        `subjectAltName=email:${who}`,
+        `1.3.6.1.4.1.57264.1.1=DER:${Buffer.from(issuer).toString('hex')}`,
+        `1.3.6.1.4.1.57264.1.8=ASN1:UTF8String:${issuer}`,
+      ].join('\n'),
+    )
+    openssl(dir, ['x509', '-req', '-in', `leaf-${id}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', `leaf-${id}.ext`, '-out', `leaf-${id}.pem`])
+    return { key, certificate: der(join(dir, `leaf-${id}.pem`)) }
+  }
+  const leaf = issue(identity)
 
   openssl(dir, ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'tsa.key'])
   openssl(dir, ['req', '-new', '-key', 'tsa.key', '-subj', '/O=tidewatch-test/CN=test-tsa', '-out', 'tsa.csr'])
@@ -96,8 +104,8 @@ export function makeKeyless(identity: string, issuer: string, options: { caName?
   writeFileSync(trustedRoot, JSON.stringify(root, null, 2))
   let n = 0
   return {
-    key,
-    certificate: der(join(dir, 'leaf.pem')),
+    ...leaf,
+    issue,
     trustedRoot,
     dir,
     timestamp(data: Buffer): Buffer {
@@ -108,4 +116,9 @@ export function makeKeyless(identity: string, issuer: string, options: { caName?
       return readFileSync(join(dir, `r-${id}.tsr`))
     },
   }
+}
+
+/** The same CA and timestamp authority, signing as `who`. */
+export function makeKeylessLike(of: Keyless, who: string): Keyless {
+  return { ...of, ...of.issue(who) }
 }
