@@ -19,12 +19,13 @@ export interface SignatureField {
 }
 
 export interface EventPayloads {
-  scan_started: { run_id: string; kind: 'update' | 'check'; targeted: boolean };
+  /** `trigger`: who started the run (`RunContext.trigger`: `schedule`, `api`, `webhook:<receiver>`…). */
+  scan_started: { run_id: string; kind: 'update' | 'check'; targeted: boolean; trigger?: string };
   /** Update runs carry the whole 2.1 summary; check runs `scanned`, `updated` (0) and `failed`. */
   scan_completed: { run_id: string } & (UpdateSummary | Pick<UpdateSummary, 'scanned' | 'updated' | 'failed'>);
   scan_failed: { run_id: string; error: string };
   image_cleanup: { run_id: string; images: { image_id: string; image_name: string }[] };
-  update_started: { run_id: string; container: string; image: string; image_id: string } & TargetPlacement & SignatureField;
+  update_started: { run_id: string; container: string; image: string; image_id: string; trigger?: string } & TargetPlacement & SignatureField;
   update_completed: {
     run_id: string;
     container: string;
@@ -34,16 +35,26 @@ export interface EventPayloads {
     old_image: string;
     old_image_id: string;
     new_image_id: string;
+    trigger?: string;
   } & TargetPlacement &
     SignatureField;
-  update_failed: { run_id: string; container: string; image: string; error: string; rolled_back: boolean } & TargetPlacement;
+  update_failed: {
+    run_id: string;
+    container: string;
+    image: string;
+    error: string;
+    rolled_back: boolean;
+    trigger?: string;
+  } & TargetPlacement;
   /**
    * Internal (not on the SSE stream): the whole report of a finished run, emitted just before its
    * `scan_completed`, for subscribers that need every target's result (notifiers, Home Assistant).
    */
-  run_report: { run_id: string } & ({ kind: 'check'; report: CheckReport } | { kind: 'update'; report: UpdateReport });
+  run_report: { run_id: string; trigger?: string } & ({ kind: 'check'; report: CheckReport } | { kind: 'update'; report: UpdateReport });
   /** Internal: one per notification delivery attempt's final result, for metrics (docs/notifications.md). */
   notification: { service: string; result: 'sent' | 'failed' };
+  /** Internal: one per webhook request a known receiver answered, for metrics (docs/webhooks.md#metrics). */
+  webhook: { receiver: string; result: 'accepted' | 'duplicate' | 'ignored' | 'rejected' };
   /**
    * Internal (not on the SSE stream): one per signature verification made (a cached verdict is not made
    * again), for metrics (docs/signatures.md).

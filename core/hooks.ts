@@ -29,6 +29,11 @@ export interface Hooks {
   /** Staleness sources; the first that answers wins (the watch split). */
   readonly checkStaleness: AsyncSeriesBailHook<[Target, RunContext], Staleness | undefined>;
   /**
+   * After the source answered: a plugin may add what it knows about the target to the answer (a `note`),
+   * never change what the source decided (docs/plugins.md#hooks). Each tap returns the answer, amended or not.
+   */
+  readonly annotate: SyncWaterfallHook<[Staleness, Target, RunContext]>;
+  /**
    * After a staleness source answered a target stale (checks and updates alike): plugins add facts to the
    * answer (the signature verdict on its latestDigest, docs/signatures.md), returning it or a copy.
    */
@@ -124,6 +129,7 @@ export function createHooks(logger: Logger): Hooks {
     discover: new AsyncSeriesWaterfallHook(['targets', 'context']),
     select: new SyncWaterfallHook(['targets', 'context']),
     checkStaleness: new AsyncSeriesBailHook(['target', 'context']),
+    annotate: new SyncWaterfallHook(['staleness', 'target', 'context']),
     review: new AsyncSeriesWaterfallHook(['staleness', 'target', 'context']),
     gate: new AsyncSeriesBailHook(['target', 'staleness', 'context']),
     apply: new AsyncSeriesBailHook(['plan', 'context']),

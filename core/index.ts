@@ -57,6 +57,8 @@ export type {
   ServiceKey,
   Services,
 } from './services.js';
+export { HTTP_ROUTES, bearerToken, httpRoutes } from './http-routes.js';
+export type { HttpRouteDefinition, HttpRouteRequest, HttpRouteResponse, HttpRoutes } from './http-routes.js';
 export { GIT_PATH, REGISTRY_PATH, STAGES, isGitWatched } from './watch-split.js';
 export type { WatchClaim } from './watch-split.js';
 

@@ -50,6 +50,8 @@ export interface OptionCommon {
   readonly hidden?: boolean;
   /** The command line's positional arguments are this option's value (one option may say so: container names). */
   readonly positional?: boolean;
+  /** Another key the config file accepts for the option (a repeatable flag's plural: `webhooks` for `--webhook`). */
+  readonly fileKey?: string;
 }
 
 /** One option's declaration: what every builder takes, plus the kind, default, parser and schema. */

@@ -183,7 +183,7 @@ class TidewatchEngine implements Tidewatch {
     return this.#observed(ctx, 'check', async () => {
       const { results } = await discoverAndCheck(this.hooks, this.#split, ctx, this.#concurrency);
       const report: CheckReport = { runId: ctx.runId, results, startedAt: ctx.startedAt, finishedAt: new Date() };
-      this.emit('run_report', { run_id: ctx.runId, kind: 'check', report });
+      this.emit('run_report', { run_id: ctx.runId, trigger: ctx.trigger, kind: 'check', report });
       const summary = {
         scanned: results.length,
         updated: 0,
@@ -214,7 +214,7 @@ class TidewatchEngine implements Tidewatch {
           emit: this.emit.bind(this),
         };
         const report = await runUpdate(deps, ctx);
-        this.emit('run_report', { run_id: ctx.runId, kind: 'update', report });
+        this.emit('run_report', { run_id: ctx.runId, trigger: ctx.trigger, kind: 'update', report });
         return { report, summary: report.summary };
       });
     } finally {
@@ -228,7 +228,7 @@ class TidewatchEngine implements Tidewatch {
     kind: RunKind,
     body: () => Promise<{ report: R; summary: UpdateReport['summary'] }>,
   ): Promise<R> {
-    this.emit('scan_started', { run_id: ctx.runId, kind, targeted: ctx.targeted });
+    this.emit('scan_started', { run_id: ctx.runId, kind, targeted: ctx.targeted, trigger: ctx.trigger });
     ctx.logger.info({ targeted: ctx.targeted }, `${kind} run started`);
     const record = (summary: UpdateReport['summary'], error?: string) =>
       this.history.add({

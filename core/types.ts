@@ -169,6 +169,11 @@ export interface ApplyResult {
   readonly reason?: string;
   /** The reference the target runs now, when the update changed it (a new tag, a new pinned digest). */
   readonly newImage?: string;
+  /**
+   * For `updated`: a sentence the user should read about the result, e.g. that the Compose file still
+   * names the old image (docs/compose.md#tag-updates-and-compose).
+   */
+  readonly note?: string;
 }
 
 export type RunKind = 'check' | 'update';

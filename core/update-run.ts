@@ -169,6 +169,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       container: target.name,
       image: target.image,
       image_id: target.imageId,
+      trigger: ctx.trigger,
       ...targetPlacement(target),
       ...signatureOf(plan),
     });
@@ -190,16 +191,21 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       old_image: target.image,
       old_image_id: result.oldImageId ?? target.imageId,
       new_image_id: result.newImageId ?? '',
+      trigger: ctx.trigger,
       ...targetPlacement(target),
       ...signatureOf(plan),
     });
   } else if (result.outcome === 'failed') {
+    // The reason in the log too, not only in the event: a run-once or a scheduled run has no other reader, and a
+    // socket proxy's refusal names there the switch to allow (docs/security.md).
+    ctx.logger.warn({ container: target.name, err: result.error ?? 'update failed', rolled_back: result.rolledBack ?? false }, 'update failed');
     deps.emit('update_failed', {
       run_id: ctx.runId,
       container: target.name,
       image: target.image,
       error: result.error ?? 'update failed',
       rolled_back: result.rolledBack ?? false,
+      trigger: ctx.trigger,
       ...targetPlacement(target),
     });
   }

@@ -27,6 +27,8 @@
 #     client/                      ca.pem cert.pem key.pem: a client's DOCKER_CERT_PATH
 #   swarm/ (docker.sock dockerd.pid dockerd.log data/ exec/ containerd…)  a second private engine, a
 #                                  single-node Swarm manager (not with `engine`; docs/swarm.md)
+#   engine26/ (docker.sock dockerd.pid dockerd.log data/ exec/ containerd…)  Debian trixie's Docker 26.1 with
+#                                  containerd 1.7 beside bookworm's runc (not with `engine`; TIDEWATCH_ENV_DOCKER26)
 #   podman/  podman.sock  service.pid  service.log  containers.conf  storage.conf  registries.conf
 #            storage/  run/  tmp/          Podman's Docker-compatible API (not with `engine`; docs/podman.md)
 #
@@ -80,6 +82,8 @@ install_packages() {
     command -v go >/dev/null 2>&1 || missing+=(golang-go)
     [ -d /usr/share/gocode/src/golang.org/x/text/cases ] || missing+=(golang-golang-x-text-dev)
     command -v podman >/dev/null 2>&1 || missing+=(podman)
+    # The least-privilege tests put docker-socket-proxy's haproxy configuration in front of the engine (docs/security.md).
+    command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
   fi
   [ ${#missing[@]} -eq 0 ] && return 0
   [ "$(id -u)" -eq 0 ] || die "missing Debian packages (${missing[*]}) and not root: cannot apt-get install"
@@ -151,7 +155,7 @@ spawn() {
 # innermost first, and only while no dockerd/containerd of ours runs. With DIR (another engine's), only
 # under DIR; without, the other engines' directories are left to them unless everything is going down.
 unmount_leftovers() { # [DIR] [all]
-  local m dir=${1:-$ENV_DIR} keep="$SECOND_DIR/ $SWARM_DIR/ $PODMAN_DIR/"
+  local m dir=${1:-$ENV_DIR} keep="$SECOND_DIR/ $SWARM_DIR/ $PODMAN_DIR/ $D26_DIR/"
   if [ -n "${1:-}" ] || [ "${2:-}" = all ]; then keep=; fi
   awk -v d="$dir/" -v k="$keep" 'BEGIN { n = split(k, ks, " ") }
     index($2, d) == 1 { for (i = 1; i <= n; i++) if (index($2, ks[i]) == 1) next; print $2 }' /proc/mounts |
@@ -492,6 +496,90 @@ swarm_json() {
   printf '\n  "swarmDockerSocket": "%s",\n  "swarmDockerHost": "unix://%s",' "$SWARM_SOCK" "$SWARM_SOCK"
 }
 
+# ---------------------------------------------------------------- Docker 26 (the Docker users run)
+
+# A fourth private engine: Debian trixie's docker.io 26.1 (API 1.45) and containerd 1.7, the packages fetched
+# with `apt-get download` from a trixie source list kept apart from the system's (its own lists, its own
+# cache: nothing of the machine's apt state changes, nothing is installed), unpacked with `dpkg -x` into a
+# cache that survives reruns and `down`, and run beside bookworm's runc (docker.io's) with the same flags
+# as the main engine. The end-to-end tests run their scenarios on both engines (test/e2e/engine-versions.test.ts).
+# Not started with TIDEWATCH_ENV_PACKAGES=engine unless TIDEWATCH_ENV_DOCKER26=1; TIDEWATCH_ENV_DOCKER26=0 leaves it out.
+D26_DIR="$ENV_DIR/engine26"
+D26_SOCK="$D26_DIR/docker.sock"
+D26_CACHE="$(realpath -m "${TIDEWATCH_DOCKER26_CACHE:-/var/cache/tidewatch-test/docker26}")"
+D26_ROOT="$D26_CACHE/root"
+D26_PACKAGES=(docker.io containerd)
+
+docker26_wanted() {
+  [ "${TIDEWATCH_ENV_DOCKER26:-}" = 1 ] && return 0
+  [ "${TIDEWATCH_ENV_DOCKER26:-1}" != 0 ] && [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ]
+}
+docker26_ok() { docker -H "unix://$D26_SOCK" version >/dev/null 2>&1; }
+docker26_unpacked() { [ -x "$D26_ROOT/usr/sbin/dockerd" ] && [ -x "$D26_ROOT/usr/bin/containerd" ] && [ -x "$D26_ROOT/usr/bin/containerd-shim-runc-v2" ]; }
+
+# docker26_fetch: the trixie packages, once per machine (a lock, since several environments may share the cache).
+docker26_fetch() {
+  docker26_unpacked && return 0
+  [ "$(id -u)" -eq 0 ] || die "Docker 26 is not unpacked in $D26_CACHE and not root: cannot fetch it"
+  mkdir -p "$D26_CACHE"
+  exec 8>"$D26_CACHE/.lock"
+  flock -w 600 8 || die "could not lock $D26_CACHE/.lock"
+  if ! docker26_unpacked; then
+    mkdir -p "$D26_CACHE/lists/partial" "$D26_CACHE/cache/archives/partial" "$D26_CACHE/debs"
+    # The system's own Debian mirror, with the trixie suite: the same archive, keyring and signatures.
+    local mirror
+    mirror=$(awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+    [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
+    [ -n "$mirror" ] || die "no Debian mirror in the system's apt sources: cannot fetch Docker 26"
+    printf 'Types: deb\nURIs: %s\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+      "$mirror" >"$D26_CACHE/trixie.sources"
+    local apt=(-q -o "Dir::Etc::sourcelist=$D26_CACHE/trixie.sources" -o Dir::Etc::sourceparts=- \
+      -o "Dir::State::Lists=$D26_CACHE/lists" -o "Dir::Cache=$D26_CACHE/cache" -o APT::Sandbox::User=root)
+    log "fetching Debian trixie's ${D26_PACKAGES[*]} (Docker 26) into $D26_CACHE"
+    rm -f "$D26_CACHE"/debs/*.deb
+    {
+      apt-get "${apt[@]}" update && (cd "$D26_CACHE/debs" && apt-get "${apt[@]}" download "${D26_PACKAGES[@]}")
+    } </dev/null >>"$D26_CACHE/fetch.log" 2>&1 || { show_log "$D26_CACHE/fetch.log"; die "could not fetch Docker 26"; }
+    rm -rf "$D26_ROOT.tmp" && mkdir -p "$D26_ROOT.tmp"
+    local deb
+    for deb in "$D26_CACHE"/debs/*.deb; do dpkg -x "$deb" "$D26_ROOT.tmp" || die "dpkg -x $deb failed"; done
+    rm -rf "$D26_ROOT" && mv "$D26_ROOT.tmp" "$D26_ROOT"
+    docker26_unpacked || die "the trixie packages hold no dockerd/containerd/containerd-shim-runc-v2"
+    # The unpacked tree is what is kept; the packages and lists are fetched again only if it goes.
+    rm -rf "$D26_CACHE/debs" "$D26_CACHE/lists" "$D26_CACHE/cache"
+  fi
+  exec 8>&-
+}
+
+docker26_up() {
+  docker26_wanted || return 0
+  if alive "$D26_DIR/dockerd.pid" dockerd && docker26_ok; then return 0; fi
+  docker26_fetch
+  stop "$D26_DIR/dockerd.pid" dockerd
+  mkdir -p "$D26_DIR"
+  unmount_leftovers "$D26_DIR"
+  # Its containerd finds the 1.7 shim first on PATH, and the shim bookworm's runc after it; dockerd its own
+  # docker-proxy and docker-init (neither is used with these flags).
+  PATH="$D26_ROOT/usr/bin:$D26_ROOT/usr/sbin:$PATH" containerd_up "$D26_DIR"
+  log "starting Docker 26 ($("$D26_ROOT/usr/sbin/dockerd" --version 2>/dev/null)) on unix://$D26_SOCK"
+  PATH="$D26_ROOT/usr/bin:$D26_ROOT/usr/sbin:$PATH" launch_dockerd "$D26_DIR" "$D26_DIR/containerd.sock" "$(cat "$ENV_DIR/storage-driver")" \
+    "$D26_DIR/dockerd.pid" docker26_ok -H "unix://$D26_SOCK" && return 0
+  show_log "$D26_DIR/dockerd.log"
+  die "Docker 26 did not answer on $D26_SOCK"
+}
+
+docker26_down() {
+  [ -d "$D26_DIR" ] || return 0
+  stop "$D26_DIR/dockerd.pid" dockerd
+  stop "$D26_DIR/containerd.pid" containerd
+}
+
+# Docker 26's entries of env.json, when it runs.
+docker26_json() {
+  alive "$D26_DIR/dockerd.pid" dockerd || return 0
+  printf '\n  "docker26Socket": "%s",\n  "docker26Host": "unix://%s",\n  "docker26Log": "%s",' "$D26_SOCK" "$D26_SOCK" "$D26_DIR/dockerd.log"
+}
+
 # ---------------------------------------------------------------- MQTT broker
 
 mqtt_ok() { (exec 3<>"/dev/tcp/127.0.0.1/$MQTT_PORT") 2>/dev/null; }
@@ -550,7 +638,7 @@ write_env_json() {
   "registryAppLog": "$ENV_DIR/registry-$REG_PORT.log",
   "authRegistryAppLog": "$ENV_DIR/registry-$AUTH_REG_PORT.log",
   "dockerdLog": "$ENV_DIR/dockerd.log",
-  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",$(mqtt_json)$(swarm_json)$(podman_json)$(second_json)
+  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",$(mqtt_json)$(swarm_json)$(podman_json)$(second_json)$(docker26_json)
   "envDir": "$ENV_DIR"
 }
 EOF
@@ -701,6 +789,7 @@ cmd_up() {
   swarm_up
   podman_up
   second_dockerd_up
+  docker26_up
   skopeo_up
   write_env_json
   log "ready: DOCKER_HOST=unix://$DOCKER_SOCK$(second_wanted && printf ' and %s (TLS)' "$SECOND_HOST"), registries 127.0.0.1:$REG_PORT and 127.0.0.1:$AUTH_REG_PORT (auth), $ENV_DIR/env.json"
@@ -712,6 +801,7 @@ cmd_down() {
   podman_down
   stop "$ENV_DIR/mosquitto.pid" mosquitto
   swarm_down
+  docker26_down
   stop "$SECOND_DIR/docker.pid" dockerd
   stop "$SECOND_DIR/containerd.pid" containerd
   stop "$ENV_DIR/registry-$AUTH_REG_PORT.pid" docker-registry
@@ -750,6 +840,7 @@ cmd_status() {
     report containerd2 "$SECOND_DIR/containerd.pid" containerd test -S "$SECOND_DIR/containerd.sock"
     report "dockerd:$SECOND_PORT" "$SECOND_DIR/docker.pid" dockerd second_ok
   fi
+  if docker26_wanted; then report docker26 "$D26_DIR/dockerd.pid" dockerd docker26_ok; fi
   if [ -s "$ENV_DIR/storage-driver" ]; then printf '%-16s %s\n' "storage driver" "$(cat "$ENV_DIR/storage-driver")"; fi
   if [ -s "$ENV_DIR/env.json" ]; then printf '%-16s %s\n' "env.json" "$ENV_DIR/env.json"; fi
   return $ok

@@ -14,6 +14,7 @@ import { notifyPlugin } from '../plugins/notify/index.js';
 import { registryPlugin } from '../plugins/registry/index.js';
 import { signaturesPlugin } from '../plugins/signatures/index.js';
 import { swarmPlugin } from '../plugins/swarm/index.js';
+import { webhooksPlugin } from '../plugins/webhooks/index.js';
 
 export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = []): TidewatchPlugin<object>[] {
   return [
@@ -27,6 +28,7 @@ export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = 
     signaturesPlugin,
     notifyPlugin,
     mqttPlugin,
+    webhooksPlugin,
     httpApiPlugin,
   ] as TidewatchPlugin<object>[];
 }

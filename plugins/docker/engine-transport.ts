@@ -5,8 +5,9 @@
 import http from 'node:http';
 import type https from 'node:https';
 import { createRequire } from 'node:module';
-import type { EngineRequestOptions } from '../../core/index.js';
+import { TidewatchError, type EngineRequestOptions } from '../../core/index.js';
 import type { DockerEndpoint } from './client.js';
+import { PROXY_REFUSED, isProxyRefusal, refusalMessage } from './socket-proxy.js';
 
 /** The Engine refused a call: its HTTP status and its own message, as docs/errors.md describes. */
 export class EngineError extends Error {
@@ -18,6 +19,30 @@ export class EngineError extends Error {
     super(message);
     this.name = 'EngineError';
   }
+}
+
+/**
+ * A socket proxy in front of the Engine refused the call (docs/security.md#when-the-proxy-refuses-a-call): the message names
+ * the call and the proxy switches it needs, as docs/errors.md lists under TW_ERR_DOCKER_PROXY_REFUSED. Its status
+ * is the HTTP API's, 502 (Tidewatch's own upstream refused); the proxy's 403 is in the message.
+ */
+export class SocketProxyRefusal extends TidewatchError {
+  /** `POST /containers/{id}/stop` */
+  readonly endpoint: string;
+  /** `['CONTAINERS', 'POST']` */
+  readonly switches: readonly string[];
+
+  constructor(method: string, path: string) {
+    const { endpoint, switches, message } = refusalMessage(method, path);
+    super(PROXY_REFUSED, message, 502);
+    this.name = 'SocketProxyRefusal';
+    this.endpoint = endpoint;
+    this.switches = switches;
+  }
+}
+
+export function isSocketProxyRefusal(err: unknown): err is SocketProxyRefusal {
+  return err instanceof SocketProxyRefusal;
 }
 
 export interface TlsMaterial {
@@ -71,9 +96,10 @@ function parseJson(text: string): unknown {
   }
 }
 
-async function engineError(response: http.IncomingMessage): Promise<EngineError> {
+async function engineError(response: http.IncomingMessage, method: string, path: string): Promise<EngineError | SocketProxyRefusal> {
   const text = (await readBody(response)).toString('utf8');
   const json = parseJson(text) as { message?: string } | undefined;
+  if (isProxyRefusal(response.statusCode ?? 0, json)) return new SocketProxyRefusal(method, path);
   const message = typeof json?.message === 'string' ? json.message : text.trim() || `HTTP ${response.statusCode}`;
   return new EngineError(response.statusCode ?? 0, message, json);
 }
@@ -114,7 +140,7 @@ export class EngineTransport {
       const request = this.#client.request(requestOptions, (response) => {
         const status = response.statusCode ?? 0;
         if (status >= 200 && status < 300) resolve(response);
-        else engineError(response).then(reject, reject);
+        else engineError(response, method, path).then(reject, reject);
       });
       request.on('error', reject);
       request.end(body);

@@ -6,6 +6,7 @@ import { errorMessage, readLabel, type Logger, type RunContext, type Target } fr
 import { createDockerClient } from './client.js';
 import { discoverContainers, type DiscoveryOptions, type ListedContainer } from './discovery.js';
 import type { EngineSpec } from './hosts.js';
+import { isSocketProxyRefusal } from './engine-transport.js';
 import { ImageFactsCache } from './image-facts-cache.js';
 import type { ResolvedDockerOptions } from './options.js';
 import { repairInterrupted } from './repair.js';
@@ -52,7 +53,9 @@ export function createEngine(
     // A failed repair is tried again by the next discovery.
     repair: () => (repairing ??= repairOnce().finally(() => (repairing = undefined))),
     lastKnown: [],
-    imageFacts: new ImageFactsCache(docker),
+    imageFacts: new ImageFactsCache(docker, Date.now, (err) =>
+      logger.warn({ err: err.message }, 'image facts are not kept between runs: every run inspects each image again'),
+    ),
   };
 }
 
@@ -135,7 +138,9 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
       return;
     }
     firstError ??= result.reason;
-    down.set(engine.host, `engine ${engine.host} did not answer: ${errorMessage(result.reason)}`);
+    // A socket proxy's refusal names the call and the switch it needs (docs/security.md); the engine did answer.
+    const why = isSocketProxyRefusal(result.reason) ? 'refused a call' : 'did not answer';
+    down.set(engine.host, `engine ${engine.host} ${why}: ${errorMessage(result.reason)}`);
     // Listing containers shows what is there now: a down engine's are not listed, only reported by runs.
     if (ctx.kind !== 'list') targets.push(...engine.lastKnown);
   });

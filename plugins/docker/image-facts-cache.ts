@@ -10,6 +10,7 @@
 // ending. Podman's engine is not cached (docs/podman.md): whether it reports events depends on its settings.
 import type http from 'node:http';
 import type { EngineClient } from './engine-client.js';
+import { isSocketProxyRefusal, type SocketProxyRefusal } from './engine-transport.js';
 import type { ImageFacts } from './target.js';
 
 /** The longest an image's facts are reused without being inspected again, whatever the stream says. */
@@ -42,10 +43,13 @@ export class ImageFactsCache {
   /** Bumped by every event and every end of the stream: a lease taken before may not store anything. */
   #generation = 0;
   #closed = false;
+  /** Told once when a socket proxy refuses the stream (EVENTS not allowed, docs/security.md): runs then inspect every image. */
+  #onRefused: ((err: SocketProxyRefusal) => void) | undefined;
 
-  constructor(docker: EngineClient, now: () => number = Date.now) {
+  constructor(docker: EngineClient, now: () => number = Date.now, onRefused?: (err: SocketProxyRefusal) => void) {
     this.#docker = docker;
     this.#now = now;
+    this.#onRefused = onRefused;
   }
 
   /** True while the event stream is open: only then is anything reused or stored. */
@@ -79,7 +83,13 @@ export class ImageFactsCache {
     this.#opening = this.#docker
       .imageEvents(since, this.#closing.signal)
       .then((stream) => this.#attach(stream))
-      .catch(() => this.#invalidate())
+      .catch((err: unknown) => {
+        if (isSocketProxyRefusal(err)) {
+          this.#onRefused?.(err);
+          this.#onRefused = undefined;
+        }
+        this.#invalidate();
+      })
       .finally(() => (this.#opening = undefined));
   }
 

@@ -96,6 +96,12 @@ export const dockerOptions = {
     description:
       'How long a new container must stay running (and healthy, when it has a health check) before the old one is removed; otherwise it is rolled back. 0: no wait.',
   }),
+  // Off by default: Tidewatch writes to a user's files only when asked (docs/compose.md#--compose-rewrite).
+  composeRewrite: option.boolean({
+    flag: 'compose-rewrite', group: behaviour,
+    description:
+      "After a tag update of a Compose-managed container, rewrite that service's image: in its Compose file (when Tidewatch can read it and it still names the old reference), so Compose keeps the new tag when it recreates the container (docs/compose.md).",
+  }),
 
   inspectConcurrency: option.integer({
     flag: 'docker-inspect-concurrency', min: 1, default: 10, hidden: true, group: connection,

@@ -20,6 +20,7 @@ import type { DockerOptionValues, ResolvedDockerOptions } from './options.js';
 import { detectOwnContainerId } from './self-container.js';
 import { effectiveScope, selectDockerTargets } from './selection.js';
 import { RUNTIME as PLUGIN_NAME } from './target.js';
+import { tapComposeNotes } from './compose-follow-up.js';
 import { tapUpdates } from './update-taps.js';
 
 /** What the plugin's parts use: the declared values, pull credentials from the registry plugin's service. */
@@ -108,6 +109,8 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
     return error === undefined ? undefined : { source: core.watchPath(target), stale: false, error };
   });
 
+  // A pending tag update of a Compose-managed container says what Compose will do to it (docs/compose.md).
+  tapComposeNotes(core, options.composeRewrite);
   for (const engine of engines) tapUpdates(core, engine.runtime, engine.host);
 
   await Promise.all(

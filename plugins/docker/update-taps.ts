@@ -4,6 +4,7 @@
 // running-after invariant, post-check hooks, and image cleanup.
 import { STAGES, errorMessage, type ApplyResult, type RunContext, type Target, type TidewatchCore, type UpdatePlan } from '../../core/index.js';
 import { restoreAll } from './aside.js';
+import { followCompose } from './compose-follow-up.js';
 import { inspectOrUndefined } from './container-ops.js';
 import { enforceRunning, type Violation } from './invariant.js';
 import { removeReplacedImages } from './image-cleanup.js';
@@ -119,7 +120,8 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
 
   core.hooks.apply.tapPromise(RUNTIME, async (plan, ctx) => {
     if (!mine(plan.target)) return undefined;
-    return applyDocker(rt, plan, ctx, states.of(ctx), slots);
+    // A Compose-managed container moved to another tag: its file (docs/compose.md#tag-updates-and-compose).
+    return followCompose(plan, await applyDocker(rt, plan, ctx, states.of(ctx), slots), options.composeRewrite, ctx.logger);
   });
 
   core.hooks.cleanup.tapPromise(RUNTIME, async (results, ctx) => {

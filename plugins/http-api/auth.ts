@@ -6,7 +6,7 @@
 // client IP and never with what was sent.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { Logger } from '../../core/index.js';
+import { bearerToken, type Logger } from '../../core/index.js';
 import type { ProxyTrust } from './client-ip.js';
 import { sendError } from './envelope.js';
 
@@ -16,15 +16,10 @@ const digest = (value: string): Buffer => createHash('sha256').update(value, 'ut
 
 /**
  * The token in an Authorization header: `Bearer <token>` (any case), or the raw value, which is what
- * Swagger UI sends for an apiKey scheme when the user pastes the bare token.
+ * Swagger UI sends for an apiKey scheme when the user pastes the bare token (the core's rule, shared with
+ * the webhook receivers).
  */
-export function tokenFromAuthorization(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const value = header.trim();
-  const bearer = /^bearer\s+(.*)$/i.exec(value);
-  const token = bearer ? (bearer[1] as string).trim() : value;
-  return token === '' ? undefined : token;
-}
+export const tokenFromAuthorization = bearerToken;
 
 export class TokenGuard {
   readonly #expected: Buffer;

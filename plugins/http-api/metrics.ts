@@ -13,6 +13,7 @@ export class ApiMetrics {
   readonly #duration: Histogram<'kind'>;
   readonly #registryRequests: Counter<'registry' | 'method' | 'code'>;
   readonly #notifications: Counter<'service' | 'result'>;
+  readonly #webhooks: Counter<'receiver' | 'result'>;
   readonly #signatures: Counter<'result'>;
   /** Runs in flight: their kind and start, since the closing events do not repeat them. */
   readonly #running = new Map<string, { kind: string; startedAt: number }>();
@@ -56,6 +57,12 @@ export class ApiMetrics {
       labelNames: ['service', 'result'],
       registers,
     });
+    this.#webhooks = new Counter({
+      name: 'tidewatch_webhooks_total',
+      help: 'Webhook requests of the configured receivers, by result (accepted, duplicate, ignored, rejected)',
+      labelNames: ['receiver', 'result'],
+      registers,
+    });
     this.#signatures = new Counter({
       name: 'tidewatch_signature_verifications_total',
       help: 'Signature verifications made (cached verdicts not counted), by result (docs/signatures.md)',
@@ -95,6 +102,9 @@ export class ApiMetrics {
         break;
       case 'notification':
         this.#notifications.inc({ service: event.data.service, result: event.data.result });
+        break;
+      case 'webhook':
+        this.#webhooks.inc({ receiver: event.data.receiver, result: event.data.result });
         break;
       default:
         break;

@@ -11,6 +11,7 @@ export const ENDPOINTS = [
   'events',
   'health',
   'history',
+  'hooks',
   'images',
   'metrics',
   'swagger',

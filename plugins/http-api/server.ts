@@ -21,6 +21,7 @@ import { configRoutes } from './routes-config.js';
 import { LastChecks } from './last-checks.js';
 import { containerDetailsRoutes } from './routes-container-details.js';
 import { containerRoutes } from './routes-containers.js';
+import { contributedRoutes } from './routes-contributed.js';
 import { eventRoutes } from './routes-events.js';
 import { healthRoutes } from './routes-health.js';
 import { historyRoutes } from './routes-history.js';
@@ -75,6 +76,8 @@ async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: Eve
       return (await import('./swagger.js')).swaggerRoutes(ctx.proxies, routes);
     case 'dashboard':
       return (await import('./dashboard/routes-dashboard.js')).dashboardRoutes();
+    case 'hooks':
+      return contributedRoutes(ctx, endpoint);
     case 'health':
       return undefined;
   }

@@ -29,6 +29,12 @@ const securityDefinitions = {
     name: 'Authorization',
     description: 'Events token (--http-api-events-token), for /v1/events. Enter the token only.',
   },
+  WebhookToken: {
+    type: 'apiKey' as const,
+    in: 'header',
+    name: 'Authorization',
+    description: "A webhook receiver's own token (--webhook NAME=KIND,token=…), for /v1/hooks/{receiver}. Enter the token only.",
+  },
 };
 
 /** Repeatable query parameters are sent as `?image=a&image=b`: Swagger 2.0 calls that `multi`. */
@@ -68,6 +74,7 @@ export async function registerSwaggerSpec(app: FastifyInstance): Promise<void> {
         { name: 'history', description: 'Past runs' },
         { name: 'images', description: 'Images of the monitored containers' },
         { name: 'health', description: 'Health probes' },
+        { name: 'webhooks', description: 'Inbound webhooks from registries and Git hosts (docs/webhooks.md)' },
       ],
     },
     transformObject: (documents) =>

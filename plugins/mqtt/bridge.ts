@@ -162,8 +162,10 @@ export class HomeAssistantBridge {
     const updated = results.filter((r) => r.outcome === 'updated').map((r) => r.target.name);
     if (updated.length === 0) return [];
     const fresh = await this.core.targets({ filters: { containers: updated.map(exactNamePattern) }, trigger: 'mqtt' });
-    const sources = new Map(checks.map((c) => [c.target.name, c.staleness.source]));
-    return fresh.filter((t) => updated.includes(t.name)).map((t) => this.#entities.updated(t, sources.get(t.name) ?? 'registry'));
+    const answers = new Map(checks.map((c) => [c.target.name, c.staleness]));
+    return fresh
+      .filter((t) => updated.includes(t.name))
+      .map((t) => this.#entities.updated(t, answers.get(t.name)?.source ?? 'registry', answers.get(t.name)));
   }
 
   #reconcile(targets: readonly Target[], full: boolean): void {

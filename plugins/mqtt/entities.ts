@@ -54,10 +54,14 @@ export class Entities {
     return seen;
   }
 
-  /** Just updated to what the check called latest: up to date, whatever its new image says. */
-  updated(target: Target, source: string): Entity {
+  /**
+   * Just updated to what the check called latest: up to date, whatever its new image says. After a tag
+   * update the new tag is the current one (docs/mqtt.md#versions).
+   */
+  updated(target: Target, source: string, checked?: Staleness): Entity {
     const { entity } = this.see(target);
-    entity.staleness = { source, stale: false };
+    const tag = checked?.latestTag ?? checked?.currentTag;
+    entity.staleness = { source, stale: false, ...(checked?.tagPolicy ? { tagPolicy: checked.tagPolicy } : {}), ...(tag ? { currentTag: tag } : {}) };
     entity.checkedImageId = target.imageId;
     return entity;
   }

@@ -4,6 +4,8 @@
 // found nothing newer, else the newer digest (or image id, or commit) the check named: the label of an image
 // not pulled yet is not known. Digests are shown as `sha256:` and 12 hex digits, prefix kept: Home Assistant
 // compares versions, and bare hex digits could read as a number.
+// Tag updates (docs/mqtt.md#versions): while a newer tag is chosen, installed is the current tag and latest
+// the new one; a container on a version policy (patch, minor, major) that is up to date shows its tag as both.
 import { repositoryName, tryParseImageReference, type Staleness, type Target } from '../../core/index.js';
 
 export const OCI_VERSION = 'org.opencontainers.image.version';
@@ -28,7 +30,19 @@ function repoDigest(target: Target): string | undefined {
   return (digests.find((d) => d.repo === own) ?? digests[0])?.digest;
 }
 
+const VERSION_POLICIES = new Set(['patch', 'minor', 'major']);
+
+/** The versions as tags, when the check is about tags (see above); undefined: digests as before. */
+function tagVersions(staleness?: Staleness): { installed: string; latest: string } | undefined {
+  if (!staleness || staleness.error !== undefined || staleness.unchecked || !staleness.currentTag) return undefined;
+  const { currentTag, latestTag } = staleness;
+  if (staleness.stale) return latestTag && latestTag !== currentTag ? { installed: currentTag, latest: latestTag } : undefined;
+  return staleness.tagPolicy && VERSION_POLICIES.has(staleness.tagPolicy) ? { installed: currentTag, latest: currentTag } : undefined;
+}
+
 export function installedVersion(target: Target, staleness?: Staleness): string {
+  const tags = tagVersions(staleness);
+  if (tags) return tags.installed;
   const label = target.imageLabels[OCI_VERSION]?.trim();
   if (label) return label;
   const digest = staleness?.currentDigest ?? repoDigest(target);
@@ -38,6 +52,8 @@ export function installedVersion(target: Target, staleness?: Staleness): string 
 /** Undefined until a check answered for the running image (an error or an unchecked target says nothing). */
 export function latestVersion(target: Target, staleness?: Staleness): string | undefined {
   if (!staleness || staleness.error !== undefined || staleness.unchecked) return undefined;
+  const tags = tagVersions(staleness);
+  if (tags) return tags.latest;
   if (!staleness.stale) return installedVersion(target, staleness);
   if (staleness.latestDigest) return shortDigest(staleness.latestDigest);
   if (staleness.latestImageId) return shortDigest(staleness.latestImageId);

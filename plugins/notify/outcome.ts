@@ -12,6 +12,7 @@ import {
 } from '../../core/index.js';
 import type { NotificationLevel } from './options.js';
 import { shortID } from './template/data.js';
+import { versionChange } from './version-change.js';
 
 export type ContainerState = 'Skipped' | 'Scanned' | 'Updated' | 'Failed' | 'Fresh' | 'Stale' | 'Restarted';
 
@@ -22,6 +23,12 @@ export interface ContainerOutcome {
   /** The newer image (id, or registry digest when it was not pulled); the current one when fresh. */
   readonly latestImageId: string;
   readonly error?: string;
+  /** The tag fields of the check (docs/notifications.md#tag-updates), when the source gave them. */
+  readonly currentTag?: string;
+  readonly latestTag?: string;
+  readonly updateKind?: string;
+  /** The check's note, or for `Updated` the update's own (say, the Compose file still names the old tag). */
+  readonly note?: string;
   /** The signature verdict on the newer image, when signatures are verified (docs/signatures.md). */
   readonly signature?: SignatureCheck;
 }
@@ -36,6 +43,8 @@ export interface OutcomeEntry {
 
 export interface RunOutcome {
   readonly kind: 'check' | 'update';
+  /** Who started the run (`webhook:<receiver>`, `schedule`, …), when the core said; templates read `.Trigger`. */
+  readonly trigger?: string;
   /** In discovery order. */
   readonly containers: readonly ContainerOutcome[];
   readonly entries: readonly OutcomeEntry[];
@@ -49,9 +58,22 @@ function latestOf(check: CheckResult, result?: ApplyResult): string {
   return result?.newImageId ?? check.staleness.latestImageId ?? check.staleness.latestDigest ?? check.target.imageId;
 }
 
+/** The tag fields a report entry carries: the version change only while stale or once updated. */
+function tagsOf(check: CheckResult, result: ApplyResult | undefined): Partial<ContainerOutcome> {
+  const { staleness } = check;
+  const note = (result?.outcome === 'updated' ? result.note : undefined) ?? staleness.note;
+  const pending = staleness.stale && !staleness.error;
+  return {
+    ...(staleness.currentTag ? { currentTag: staleness.currentTag } : {}),
+    ...(pending && staleness.latestTag ? { latestTag: staleness.latestTag } : {}),
+    ...(pending && staleness.updateKind ? { updateKind: staleness.updateKind } : {}),
+    ...(note ? { note } : {}),
+  };
+}
+
 function classify(check: CheckResult, result: ApplyResult | undefined): ContainerOutcome {
   const { target, staleness } = check;
-  const base = { target, currentImageId: target.imageId, latestImageId: latestOf(check, result) };
+  const base = { target, currentImageId: target.imageId, latestImageId: latestOf(check, result), ...tagsOf(check, result) };
   if (staleness.error) return { ...base, state: 'Skipped', error: staleness.error };
   switch (result?.outcome) {
     case 'updated':
@@ -71,13 +93,18 @@ function classify(check: CheckResult, result: ApplyResult | undefined): Containe
 function entriesOf(outcome: ContainerOutcome, time: Date): OutcomeEntry[] {
   const { target } = outcome;
   const about = { time, container: target.name };
+  // A tag update says what changes (`: nginx 1.25.3-alpine → 1.25.4-alpine (patch)`), and its note follows.
+  const change = versionChange(target.image, outcome);
+  const suffix = change ? `: ${change}` : '';
+  const note: OutcomeEntry[] = outcome.note ? [{ ...about, level: 'warn', message: outcome.note }] : [];
   switch (outcome.state) {
     case 'Stale':
-      return [{ ...about, level: 'info', message: `Found new ${target.image} image (${shortID(outcome.latestImageId)})` }];
+      return [{ ...about, level: 'info', message: `Found new ${target.image} image (${shortID(outcome.latestImageId)})${suffix}` }, ...note];
     case 'Updated':
       return [
-        { ...about, level: 'info', message: `Found new ${target.image} image (${shortID(outcome.latestImageId)})` },
-        { ...about, level: 'info', message: `Updated /${target.name} from ${shortID(outcome.currentImageId)} to ${shortID(outcome.latestImageId)}` },
+        { ...about, level: 'info', message: `Found new ${target.image} image (${shortID(outcome.latestImageId)})${suffix}` },
+        { ...about, level: 'info', message: `Updated /${target.name} from ${shortID(outcome.currentImageId)} to ${shortID(outcome.latestImageId)}${suffix}` },
+        ...note,
       ];
     case 'Restarted':
       return [{ ...about, level: 'info', message: `Restarted /${target.name} after a dependency was updated` }];
@@ -98,7 +125,12 @@ export function runOutcome(event: EventPayloads['run_report']): RunOutcome {
     for (const result of event.report.results) results.set(result.target.id, result);
   }
   const containers = checks.filter((check) => !isMuted(check.target)).map((check) => withSignature(classify(check, results.get(check.target.id)), check));
-  return { kind: event.kind, containers, entries: containers.flatMap((outcome) => [...entriesOf(outcome, time), ...signatureEntries(outcome, time, event.kind)]) };
+  return {
+    kind: event.kind,
+    ...(event.trigger === undefined ? {} : { trigger: event.trigger }),
+    containers,
+    entries: containers.flatMap((outcome) => [...entriesOf(outcome, time), ...signatureEntries(outcome, time, event.kind)]),
+  };
 }
 
 function withSignature(outcome: ContainerOutcome, check: CheckResult): ContainerOutcome {

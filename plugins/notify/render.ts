@@ -30,6 +30,10 @@ function containerReport(outcome: ContainerOutcome): ContainerReport {
     latestImageId: outcome.latestImageId,
     state: outcome.state,
     ...(outcome.error ? { error: outcome.error } : {}),
+    ...(outcome.currentTag ? { currentTag: outcome.currentTag } : {}),
+    ...(outcome.latestTag ? { latestTag: outcome.latestTag } : {}),
+    ...(outcome.updateKind ? { updateKind: outcome.updateKind } : {}),
+    ...(outcome.note ? { note: outcome.note } : {}),
   });
 }
 
@@ -63,7 +67,13 @@ export function messageRenderer(template: CompiledTemplate, settings: RenderSett
   return (parts) => {
     const entries = parts.entries.map(logEntry);
     const input = settings.withReport
-      ? new NotificationData({ title, host: settings.host, entries, report: reportOf(parts.containers) })
+      ? new NotificationData({
+          title,
+          host: settings.host,
+          entries,
+          report: reportOf(parts.containers),
+          ...(parts.outcome.trigger === undefined ? {} : { trigger: parts.outcome.trigger }),
+        })
       : entries;
     return { title: settings.skipTitle ? '' : title, body: template.render(input) };
   };

@@ -20,6 +20,14 @@ export interface ServiceDiscovery {
 const NOT_A_MANAGER = new Set([503, 404]);
 
 /**
+ * The docker runtime's code for a socket proxy's refusal (docs/errors.md): a proxy without SWARM=1 in front of an
+ * engine that runs no swarm is the least-privilege setting for containers only (docs/security.md), so the
+ * refusal of GET /swarm is said once per engine, not warned about on every run.
+ */
+const PROXY_REFUSED = 'TW_ERR_DOCKER_PROXY_REFUSED';
+const toldRefused = new WeakSet<EngineApi>();
+
+/**
  * The swarm's cluster id when the engine is a manager of it, else undefined. Asked with GET /swarm, which only
  * a manager answers: GET /info would tell too, but the engine counts every container and image for it, on
  * every run of every plain Docker host (docs/swarm.md).
@@ -42,6 +50,11 @@ export async function discoverServices(engines: readonly EngineApi[], options: S
     engines.map((engine) =>
       managedCluster(engine, signal).catch((err: unknown) => {
         signal?.throwIfAborted();
+        if ((err as { code?: unknown }).code === PROXY_REFUSED) {
+          if (!toldRefused.has(engine)) logger.info({ host: engine.host, err: errorMessage(err) }, 'the socket proxy keeps Swarm from view: services are not checked');
+          toldRefused.add(engine);
+          return undefined;
+        }
         logger.warn({ host: engine.host, err: errorMessage(err) }, 'cannot tell whether the engine is a Swarm manager; its services are not checked');
         return undefined;
       }),

@@ -61,11 +61,12 @@ export function buildTable(plugins: readonly TidewatchPlugin<object>[]): OptionT
   }
   const byFlag = new Map(entries.map((e) => [e.spec.flag, e]));
   const byKey = new Map(entries.map((e) => [e.spec.key, e]));
+  const byFileKey = new Map(entries.flatMap((e) => (e.spec.fileKey === undefined ? [] : [[e.spec.fileKey, e] as const])));
   return {
     entries,
     byFlag: (flag) => byFlag.get(flag),
     byShort: (letter) => shorts.get(letter),
-    lookup: (key) => byFlag.get(key) ?? byFlag.get(key.replace(/_/g, '-')) ?? byKey.get(key),
+    lookup: (key) => byFlag.get(key) ?? byFlag.get(key.replace(/_/g, '-')) ?? byKey.get(key) ?? byFileKey.get(key),
     positional: entries.find((e) => e.spec.positional === true),
   };
 }

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { parse, stringify } from 'yaml';
+import { composeAvailable } from '../helpers/compose.js';
 import { docker, requireEnv, waitFor, type TestEnv } from '../helpers/env.js';
 import { pushImage, removeContainers, removeImages, testPrefix } from '../helpers/images.js';
 import { CaptureServer } from '../helpers/capture-server.js';
@@ -33,17 +34,6 @@ const APP_SERVICES = ['web', 'api', 'db'] as const;
 
 interface Stack {
   compose(args: string[]): Promise<{ stdout: string; stderr: string }>;
-}
-
-async function composeAvailable(t: { plan(n: number, comment?: string): void }): Promise<boolean> {
-  try {
-    await run('docker-compose', ['version']);
-    return true;
-  } catch {
-    if (process.env['CI'] === 'true') throw new Error('docker-compose is missing (CI=true: the drop-in test must not be skipped)');
-    t.plan(0, 'docker-compose is not installed (bash scripts/test-env.sh up installs it)');
-    return false;
-  }
 }
 
 /** The example without the watchtower service's `ports:` (see the top of this file). */

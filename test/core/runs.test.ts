@@ -172,7 +172,7 @@ t.test('update: gates, report-only, failures, restarts of dependents, in depende
     t.equal(runReport.data.report.checks.length, targets.length, 'every check of the run is in it');
   }
   const failed = events.find((e) => e.type === 'update_failed');
-  t.same(failed?.data, { run_id: report.runId, container: 'broken', image: targets[5]?.image, error: 'boom', rolled_back: true });
+  t.same(failed?.data, { run_id: report.runId, container: 'broken', image: targets[5]?.image, error: 'boom', rolled_back: true, trigger: 'embed' });
   t.ok(events.every((e) => 'run_id' in e.data && e.data.run_id === report.runId), 'every event carries the run id');
   t.equal(tw.history.entries().at(-1)?.runId, report.runId);
 });

@@ -13,6 +13,7 @@ t.test('the core and each built-in plugin are importable by package name', async
     ['tidewatch/plugins/no-pull', 'noPullPlugin', 'no-pull'],
     ['tidewatch/plugins/cooldown', 'cooldownPlugin', 'cooldown'],
     ['tidewatch/plugins/http-api', 'httpApiPlugin', 'http-api'],
+    ['tidewatch/plugins/webhooks', 'webhooksPlugin', 'webhooks'],
   ] as const) {
     const mod = (await import(path)) as Record<string, { name?: string; apply?: unknown }>;
     t.equal(mod[exportName]?.name, pluginName, `${path} exports ${exportName}`);

@@ -45,6 +45,11 @@ export interface TestEnv {
   /** the same as a DOCKER_HOST value */
   podmanHost?: string
   podmanLog?: string
+  /** Debian trixie's Docker 26.1 (API 1.45) beside the main 20.10 engine (scripts/test-env.sh); absent with TIDEWATCH_ENV_PACKAGES=engine */
+  docker26Socket?: string
+  /** the same as a DOCKER_HOST value */
+  docker26Host?: string
+  docker26Log?: string
   envDir: string
 }
 
@@ -251,4 +256,30 @@ export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 10_000, i
     }
     await new Promise(r => setTimeout(r, intervalMs))
   }
+}
+
+/** The environment with its Docker 26 engine. */
+export type Docker26TestEnv = TestEnv & { docker26Socket: string; docker26Host: string }
+
+/**
+ * requireEnv for the tests run on Docker 26 too: the environment with its Docker 26 engine answering, or undefined
+ * after marking the test skipped (locally). In CI a missing Docker 26 throws, failing the test.
+ */
+export async function requireDocker26(t: SkippableTest): Promise<Docker26TestEnv | undefined> {
+  const env = await requireEnv(t)
+  if (!env) return undefined
+  let why: string | undefined
+  if (!env.docker26Socket || !env.docker26Host) why = 'the test environment has no Docker 26 engine'
+  else {
+    try {
+      await new Docker({ socketPath: env.docker26Socket }).ping()
+    } catch (err) {
+      why = `Docker 26 at ${env.docker26Socket} does not answer (${(err as Error).message})`
+    }
+  }
+  if (why === undefined) return env as Docker26TestEnv
+  const msg = `${why}. Start it with: bash scripts/test-env.sh up`
+  if (inCI()) throw new Error(`${msg} (CI=true: tests that need the real environment must not be skipped)`)
+  t.plan(0, msg)
+  return undefined
 }

@@ -1,7 +1,7 @@
 // The setting most end-to-end tests start from: the environment, a unique prefix whose containers and
 // images are removed afterwards, and a container running an image pushed to the local registry.
-import type Docker from 'dockerode';
-import { docker, requireEnv, type TestEnv } from './env.js';
+import Docker from 'dockerode';
+import { docker, requireDocker26, requireEnv, type TestEnv } from './env.js';
 import {
   pullImage,
   pushImage,
@@ -43,6 +43,28 @@ export async function scenario(t: Teardownable, label: string): Promise<Scenario
     await removeImages(engine, prefix);
   });
   return { env, engine, prefix };
+}
+
+/** A scenario on one engine of the environment, with the engine's DOCKER_HOST value and socket. */
+export type EngineScenario = Scenario & { readonly host: string; readonly socket: string };
+
+/** scenario() on the main engine (Docker 20.10), with its host and socket. */
+export async function mainScenario(t: Teardownable, label: string): Promise<EngineScenario | undefined> {
+  const s = await scenario(t, label);
+  return s && { ...s, host: s.env.dockerHost, socket: s.env.dockerSocket };
+}
+
+/** scenario() on the environment's Docker 26 engine (scripts/test-env.sh); CI=true fails without it. */
+export async function docker26Scenario(t: Teardownable, label: string): Promise<EngineScenario | undefined> {
+  const env = await requireDocker26(t);
+  if (!env) return undefined;
+  const engine = new Docker({ socketPath: env.docker26Socket });
+  const prefix = testPrefix(label);
+  t.teardown(async () => {
+    await removeContainers(engine, prefix);
+    await removeImages(engine, prefix);
+  });
+  return { env, engine, prefix, host: env.docker26Host, socket: env.docker26Socket };
 }
 
 export interface RunningOn {

@@ -50,6 +50,11 @@ export interface ContainerReportInit {
   error?: string;
   monitorOnly?: boolean;
   newContainerId?: string;
+  /** Tidewatch's tag fields (docs/notifications.md#tag-updates); empty strings when absent. */
+  currentTag?: string;
+  latestTag?: string;
+  updateKind?: string;
+  note?: string;
 }
 
 /** One container of the report; in Go every accessor is a method, and it is an `error` (Error()). */
@@ -88,6 +93,23 @@ export class ContainerReport extends GoStruct {
   }
   NewContainerID(): ContainerID {
     return new ContainerID(this.init.newContainerId ?? '');
+  }
+  // Tidewatch's own: not in Watchtower's model, so its templates never ask for them (docs/notifications.md#tag-updates).
+  /** The tag of the running reference. */
+  CurrentTag(): string {
+    return this.init.currentTag ?? '';
+  }
+  /** The newer tag chosen, only when it differs from the current one. */
+  LatestTag(): string {
+    return this.init.latestTag ?? '';
+  }
+  /** `digest`, `patch`, `minor` or `major` while an update is available or was applied. */
+  UpdateKind(): string {
+    return this.init.updateKind ?? '';
+  }
+  /** A sentence for the user: a newer tag without this platform, a Compose file that still names the old tag. */
+  Note(): string {
+    return this.init.note ?? '';
   }
 }
 
@@ -192,6 +214,8 @@ export interface NotificationDataInit {
   host: string;
   entries?: LogEntry[];
   report?: Report | null;
+  /** Who started the run (docs/notifications.md): `.Trigger` in a template. */
+  trigger?: string;
 }
 
 /** The root of a report-mode template (`notifications.Data`); legacy mode renders the entries alone. */
@@ -202,12 +226,19 @@ export class NotificationData extends GoStruct {
   readonly Host: string;
   readonly Entries: LogEntry[];
   readonly Report: Report | null;
+  // A method, not a field: Watchtower's data has no such field, so `{{.}}` and json.v1 print what they did.
+  readonly #trigger: string;
   constructor(init: NotificationDataInit) {
     super();
     this.Title = init.title;
     this.Host = init.host;
     this.Entries = init.entries ?? [];
     this.Report = init.report ?? null;
+    this.#trigger = init.trigger ?? '';
+  }
+  /** `{{.Trigger}}`: who started the run (`schedule`, `api`, `webhook:<receiver>`…); empty when unknown. */
+  Trigger(): string {
+    return this.#trigger;
   }
   get goType(): string {
     return 'notifications.Data';

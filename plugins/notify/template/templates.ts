@@ -1,7 +1,56 @@
-// The built-in templates Watchtower ships, by name, verbatim (docs/notifications.md, "Templates"):
-// `default` (report mode), `default-legacy` (log entries), `porcelain.v1.summary-no-log`, `json.v1`
-// and `porcelain.json`. The text is data that must match Watchtower's byte for byte (whitespace included),
-// which test/plugins/notify/template-parity.test.ts checks against Go.
+// The built-in templates Watchtower ships, by name (docs/notifications.md, "Templates"): `default` (report
+// mode), `default-legacy` (log entries), `porcelain.v1.summary-no-log`, `json.v1` and `porcelain.json`. The
+// text is data that must match Watchtower's byte for byte (whitespace included), but for `default`'s tag
+// fields (docs/notifications.md#tag-updates); test/plugins/notify/template-parity.test.ts checks both against Go.
+
+/** Watchtower's `default` template, verbatim: Tidewatch's `default` is this plus the tag fields below. */
+export const WATCHTOWER_DEFAULT =
+    "\n" +
+    "{{- if .Report -}}\n" +
+    "  {{- /* Use report summary data */ -}}\n" +
+    "  {{- with .Report -}}\n" +
+    "    {{len .Scanned}} Scanned, {{len .Updated}} Updated, {{len .Restarted}} Restarted, {{len .Failed}} Failed, {{len .Fresh}} Fresh, {{len .Skipped}} Skipped\n" +
+    "      {{- /* List successfully updated containers */ -}}\n" +
+    "      {{- range .Updated}}\n" +
+    "- {{.Name}} ({{.ImageName}}): {{.CurrentImageID.ShortID}} updated to {{.LatestImageID.ShortID}}\n" +
+    "      {{- end -}}\n" +
+    "      {{- /* List restarted containers */ -}}\n" +
+    "      {{- range .Restarted}}\n" +
+    "- {{.Name}} ({{.ImageName}}): {{.State}}\n" +
+    "      {{- end -}}\n" +
+    "      {{- /* List fresh containers (no update needed) */ -}}\n" +
+    "      {{- range .Fresh}}\n" +
+    "- {{.Name}} ({{.ImageName}}): {{.State}}\n" +
+    "\t  {{- end -}}\n" +
+    "\t  {{- /* List skipped containers with reason */ -}}\n" +
+    "\t  {{- range .Skipped}}\n" +
+    "- {{.Name}} ({{.ImageName}}): {{.State}}: {{.Error}}\n" +
+    "\t  {{- end -}}\n" +
+    "\t  {{- /* List failed containers with error */ -}}\n" +
+    "\t  {{- range .Failed}}\n" +
+    "- {{.Name}} ({{.ImageName}}): {{.State}}: {{.Error}}\n" +
+    "\t  {{- end -}}\n" +
+    "  {{- end -}}\n" +
+    "{{- else -}}\n" +
+    "  {{- /* Fallback to simple entry messages */ -}}\n" +
+    "  {{range .Entries -}}{{.Message}}{{\"\\n\"}}{{- end -}}\n" +
+    "{{- end -}}";
+
+const UPDATED_LINE = "- {{.Name}} ({{.ImageName}}): {{.CurrentImageID.ShortID}} updated to {{.LatestImageID.ShortID}}\n";
+
+/**
+ * Tidewatch's `default`: Watchtower's, with an updated container's version change and note appended
+ * (docs/notifications.md#tag-updates). Both are empty for every container Watchtower could report, so for
+ * those the text is Watchtower's byte for byte (template-parity.test.ts renders both with Go to prove it).
+ */
+function tidewatchDefault(watchtower: string): string {
+  if (!watchtower.includes(UPDATED_LINE)) throw new Error('default template: the updated line moved');
+  return watchtower.replace(
+    UPDATED_LINE,
+    "- {{.Name}} ({{.ImageName}}): {{.CurrentImageID.ShortID}} updated to {{.LatestImageID.ShortID}}" +
+      "{{if .LatestTag}}: {{.CurrentTag}} → {{.LatestTag}}{{with .UpdateKind}} ({{.}}){{end}}{{end}}{{with .Note}}\n  {{.}}{{end}}\n",
+  );
+}
 
 export const builtinTemplates: Readonly<Record<string, string>> = Object.freeze({
   "default-legacy":
@@ -53,37 +102,7 @@ export const builtinTemplates: Readonly<Record<string, string>> = Object.freeze(
     "    {{$msg}}\n" +
     "{{- end -}}\n" +
     "{{- end -}}",
-  "default":
-    "\n" +
-    "{{- if .Report -}}\n" +
-    "  {{- /* Use report summary data */ -}}\n" +
-    "  {{- with .Report -}}\n" +
-    "    {{len .Scanned}} Scanned, {{len .Updated}} Updated, {{len .Restarted}} Restarted, {{len .Failed}} Failed, {{len .Fresh}} Fresh, {{len .Skipped}} Skipped\n" +
-    "      {{- /* List successfully updated containers */ -}}\n" +
-    "      {{- range .Updated}}\n" +
-    "- {{.Name}} ({{.ImageName}}): {{.CurrentImageID.ShortID}} updated to {{.LatestImageID.ShortID}}\n" +
-    "      {{- end -}}\n" +
-    "      {{- /* List restarted containers */ -}}\n" +
-    "      {{- range .Restarted}}\n" +
-    "- {{.Name}} ({{.ImageName}}): {{.State}}\n" +
-    "      {{- end -}}\n" +
-    "      {{- /* List fresh containers (no update needed) */ -}}\n" +
-    "      {{- range .Fresh}}\n" +
-    "- {{.Name}} ({{.ImageName}}): {{.State}}\n" +
-    "\t  {{- end -}}\n" +
-    "\t  {{- /* List skipped containers with reason */ -}}\n" +
-    "\t  {{- range .Skipped}}\n" +
-    "- {{.Name}} ({{.ImageName}}): {{.State}}: {{.Error}}\n" +
-    "\t  {{- end -}}\n" +
-    "\t  {{- /* List failed containers with error */ -}}\n" +
-    "\t  {{- range .Failed}}\n" +
-    "- {{.Name}} ({{.ImageName}}): {{.State}}: {{.Error}}\n" +
-    "\t  {{- end -}}\n" +
-    "  {{- end -}}\n" +
-    "{{- else -}}\n" +
-    "  {{- /* Fallback to simple entry messages */ -}}\n" +
-    "  {{range .Entries -}}{{.Message}}{{\"\\n\"}}{{- end -}}\n" +
-    "{{- end -}}",
+  "default": tidewatchDefault(WATCHTOWER_DEFAULT),
   "porcelain.v1.summary-no-log":
     "\n" +
     "{{- if .Report -}}\n" +

@@ -1,6 +1,7 @@
 // The corpus both Go's text/template and Tidewatch render in template-parity.test.ts: the built-in
 // templates over several data sets, Watchtower's documented examples, and edge cases of the syntax.
 import { builtinTemplates } from '../../../plugins/notify/template/index.js';
+import { WATCHTOWER_DEFAULT } from '../../../plugins/notify/template/templates.js';
 import { functionGrid, printfGrid, structureGrid } from './template-corpus-grids.js';
 
 export interface CorpusContainer {
@@ -11,6 +12,11 @@ export interface CorpusContainer {
   LatestImageID: string;
   State: string;
   Error?: string;
+  /** Tidewatch's tag fields (docs/notifications.md#tag-updates). */
+  CurrentTag?: string;
+  LatestTag?: string;
+  UpdateKind?: string;
+  Note?: string;
 }
 
 export interface CorpusData {
@@ -71,6 +77,24 @@ export const dataSets: Record<string, CorpusData> = {
   nilReportWithEntries: data(null),
   nilReportNoEntries: data(null, []),
 };
+
+// Tag updates (docs/notifications.md#tag-updates): data Watchtower never produces, so only Tidewatch's
+// templates and templates using the tag fields render it.
+const tagged = container('7', '/nginx', 'Updated', {
+  ImageName: 'nginx:1.25.3-alpine',
+  CurrentTag: '1.25.3-alpine',
+  LatestTag: '1.25.4-alpine',
+  UpdateKind: 'patch',
+  Note: 'Compose file /srv/app/compose.yml (service web) still names nginx:1.25.3-alpine.',
+});
+const taggedStale = container('8', '/pg', 'Stale', { ImageName: 'postgres:16.4', CurrentTag: '16.4', LatestTag: '17.1', UpdateKind: 'major' });
+const digestOnly = container('9', '/redis', 'Updated', { CurrentTag: 'latest', UpdateKind: 'digest' });
+export const tagDataSets: Record<string, CorpusData> = {
+  tagUpdates: data({ Scanned: [tagged, taggedStale, digestOnly, db], Updated: [tagged, digestOnly], Stale: [taggedStale], Fresh: [db] }, []),
+};
+
+const tagTemplate = `{{range .Report.All}}{{.Name}} {{.State}}{{with .LatestTag}} {{$.Host}}: {{.}}{{end}} [{{.CurrentTag}}|{{.LatestTag}}|{{.UpdateKind}}]{{with .Note}} note: {{.}}{{end}}
+{{end}}`;
 
 // Watchtower's documented examples (its templates page): the simple template and the report template.
 const docsSimple = `{{- range $i, $e := . -}}
@@ -252,12 +276,21 @@ function build(): CorpusCase[] {
     cases.push({ Name: `docs-simple/${name}`, Template: docsSimple, Root: 'entries', Data: set });
     cases.push({ Name: `docs-report/${name}`, Template: docsReport, Root: 'data', Data: set });
     for (const [n, t] of reportEdge) cases.push({ Name: `${n}/${name}`, Template: t, Root: 'data', Data: set });
+    // Watchtower's own default, verbatim, over Watchtower's data: the test compares Tidewatch's default with it.
+    cases.push({ Name: `watchtower-default/${name}`, Template: WATCHTOWER_DEFAULT, Root: 'data', Data: set });
     if (set.Report === null) {
       // A nil report prints as Go prints a nil interface; a real one would print pointers.
       const t = '{{.Report}}|{{printf "%v %T" .Report .Report}}|{{eq .Report nil}}|{{ToJSON .Report}}|{{ToPorcelainJSON .Report}}';
       cases.push({ Name: `report-nil/${name}`, Template: t, Root: 'data', Data: set });
       cases.push({ Name: `err-report-nil-len/${name}`, Template: '{{len .Report}}', Root: 'data', Data: set });
     }
+  }
+  for (const [name, set] of Object.entries(tagDataSets)) {
+    for (const tpl of ['default', 'porcelain.v1.summary-no-log', 'json.v1', 'porcelain.json']) {
+      cases.push({ Name: `${tpl}/${name}`, Template: builtinTemplates[tpl] as string, Root: 'data', Data: set });
+    }
+    cases.push({ Name: `tag-fields/${name}`, Template: tagTemplate, Root: 'data', Data: set });
+    cases.push({ Name: `docs-report/${name}`, Template: docsReport, Root: 'data', Data: set });
   }
   for (const [n, t] of [...edge, ...printfGrid(), ...functionGrid(), ...structureGrid()]) cases.push({ Name: n, Template: t, Root: 'raw', Data: raw });
   return cases;

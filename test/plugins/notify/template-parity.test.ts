@@ -7,6 +7,7 @@ import {
   LogEntry,
   NotificationData,
   Report,
+  builtinTemplates,
   compileTemplate,
   renderValue,
   type ContainerState,
@@ -31,6 +32,10 @@ const toContainer = (c: CorpusContainer) =>
     latestImageId: c.LatestImageID,
     state: c.State as ContainerState,
     error: c.Error ?? '',
+    ...(c.CurrentTag ? { currentTag: c.CurrentTag } : {}),
+    ...(c.LatestTag ? { latestTag: c.LatestTag } : {}),
+    ...(c.UpdateKind ? { updateKind: c.UpdateKind } : {}),
+    ...(c.Note ? { note: c.Note } : {}),
   });
 
 function toData(d: CorpusData): NotificationData {
@@ -91,5 +96,20 @@ t.test('Tidewatch renders the corpus exactly as Go text/template does', (t) => {
     }
   });
   t.ok(outputs > 60 && errors >= 5, `${outputs} outputs and ${errors} errors compared`);
+
+  // Watchtower's templates render exactly as before: on every data set Watchtower could produce, Tidewatch's
+  // `default` (with the tag fields) prints what Go prints for Watchtower's verbatim `default`.
+  const goByName = new Map(goResults.map((r) => [r.name, r]));
+  let compared = 0;
+  for (const c of corpus.filter((c) => c.Name.startsWith('watchtower-default/'))) {
+    const set = c.Name.slice('watchtower-default/'.length);
+    const watchtower = goByName.get(c.Name)?.output;
+    t.type(watchtower, 'string', `${c.Name}: Go rendered Watchtower's default`);
+    t.equal(renderTidewatch({ ...c, Template: builtinTemplates.default as string }).output, watchtower, `default/${set} is Watchtower's text`);
+    compared++;
+  }
+  t.ok(compared >= 5, `${compared} data sets compared with Watchtower's verbatim default`);
+  // And a tag update shows its version change and note (Go agrees, above).
+  t.match(goByName.get('default/tagUpdates')?.output, /- \/nginx \(nginx:1\.25\.3-alpine\): a{12} updated to b{12}: 1\.25\.3-alpine → 1\.25\.4-alpine \(patch\)\n  Compose file/);
   t.end();
 });

@@ -7,6 +7,7 @@ const store = window.sessionStorage;
 const state = {
   containers: [],
   checks: new Map(), // name -> { record, at }
+  details: new Map(), // name -> /v1/containers/details entry (the last check's tag fields, from any run)
   updating: new Set(),
   sort: { key: 'name', dir: 1 },
   events: null,
@@ -66,6 +67,7 @@ async function signIn(token, eventsToken) {
   state.containers = res.body.containers;
   fillScopes();
   render();
+  void loadDetails();
   void openFeed();
   void loadHistory();
   return true;
@@ -97,9 +99,31 @@ function rows() {
     .sort((a, b) => String(a[key]).localeCompare(String(b[key])) * dir);
 }
 
-function digestCell(label, digest) {
-  if (!digest) return `<td data-label="${label}"></td>`;
-  return `<td data-label="${label}"><span class="digest" title="${esc(digest)}">${esc(short(digest))}</span><button type="button" class="copy" data-copy="${esc(digest)}" aria-label="Copy ${esc(digest)}">copy</button></td>`;
+// A version when one is known (docs/dashboard.md#versions), with the digest beside it to copy.
+function versionCell(label, version, digest) {
+  const v = version ? `<span class="version">${esc(version)}</span>` : '';
+  const d = digest
+    ? `<span class="digest" title="${esc(digest)}">${esc(short(digest))}</span><button type="button" class="copy" data-copy="${esc(digest)}" aria-label="Copy ${esc(digest)}">copy</button>`
+    : '';
+  return `<td data-label="${label}">${v}${v && d ? ' ' : ''}${d}</td>`;
+}
+
+const VERSION_POLICIES = new Set(['patch', 'minor', 'major']);
+
+/**
+ * The versions of a row: from this tab's check record, else from /v1/containers/details (the last check
+ * made by anyone). A tag update shows current tag → latest tag; otherwise the image's version label (or the
+ * tag of a container on a version policy) is current, and latest is the same while up to date, unknown
+ * (digest only) while a digest update waits. A tag followed by digest (`latest`, `7`) is no version.
+ */
+function versionsOf(r, d) {
+  const src = r ?? d;
+  if (!src) return { current: '', latest: '', kind: '', note: '' };
+  const stale = r ? r.update_available : d.stale;
+  const tag = VERSION_POLICIES.has(src.tag_policy) ? src.current_tag : '';
+  const current = src.latest_tag ? src.current_tag : (src.current_image_version || tag || '');
+  const latest = src.latest_tag || (stale ? '' : current);
+  return { current: current ?? '', latest, kind: stale ? (src.update_kind ?? '') : '', note: src.note ?? '' };
 }
 
 function links(record) {
@@ -126,10 +150,15 @@ function row(c) {
   const sig = r?.signature ? ` <span class="sig sig-${esc(r.signature)}">${esc(r.signature)}</span>` : '';
   const current = r?.update_source === 'git' ? r.current_revision || '' : r?.digest || c.digest;
   const latest = r ? (r.update_source === 'git' ? r.git_commit : r.latest_digest) : '';
+  const v = versionsOf(r, state.details.get(c.name));
+  // current → latest for a tag update, then the kind (docs/dashboard.md#versions).
+  const arrow = v.kind && v.latest && v.current ? ` <span class="change">${esc(v.current)} → ${esc(v.latest)}</span>` : '';
+  const change = v.kind ? `${arrow} <span class="kind kind-${esc(v.kind)}">${esc(v.kind)}</span>` : '';
+  const note = v.note ? `<p class="note">${esc(v.note)}</p>` : '';
   return `<tr data-name="${esc(c.name)}" class="${r?.update_available ? 'stale' : ''}">
 <td data-label="Name" class="name">${esc(c.name)}</td><td data-label="Image" class="image">${esc(c.image)}</td><td data-label="State">${esc(c.state)}</td><td data-label="Source">${esc(r?.update_source ?? c.update_source)}</td>
-${digestCell('Current', current)}${digestCell('Latest', latest)}
-<td data-label="Update" class="${updateClass}${r?.error ? ' err' : ''}" title="${esc(r?.error ?? '')}">${esc(r?.error ? `error: ${r.error}` : update)}${sig}</td>
+${versionCell('Current', v.current, current)}${versionCell('Latest', v.latest, latest)}
+<td data-label="Update" class="${updateClass}${r?.error ? ' err' : ''}" title="${esc(r?.error ?? '')}">${esc(r?.error ? `error: ${r.error}` : update)}${r?.error ? '' : change}${sig}${note}</td>
 <td data-label="Flags">${flags}</td><td data-label="Checked">${esc(entry ? when(entry.at) : '')}</td><td data-label="Links">${links(r)}</td>
 <td data-label="Actions"><button type="button" data-check="${esc(c.name)}">Check</button> <button type="button" data-update="${esc(c.name)}" ${r?.update_available && !busy ? '' : 'disabled'}>Update</button></td>
 </tr>`;
@@ -159,6 +188,15 @@ function fillScopes() {
 async function refreshContainers() {
   const res = await api('GET', '/v1/containers');
   if (res.status === 200) state.containers = res.body.containers;
+  await loadDetails();
+}
+
+/** The last check's fields of every container (tags, update kind, note), whoever ran that check. */
+async function loadDetails() {
+  const res = await api('GET', '/v1/containers/details');
+  if (res.status !== 200) return;
+  state.details = new Map(res.body.containers.filter((d) => d.checked_at).map((d) => [d.name, d]));
+  render();
 }
 
 // ---------------------------------------------------------------- actions
@@ -192,7 +230,12 @@ function confirmDialog(text, ok) {
 
 async function update(name) {
   const r = state.checks.get(name)?.record;
-  const to = r?.update_source === 'git' ? `commit ${short(r.git_commit)}` : `digest ${short(r?.latest_digest)}`;
+  const to =
+    r?.update_source === 'git'
+      ? `commit ${short(r.git_commit)}`
+      : r?.latest_tag
+        ? `${r.latest_tag}${r.update_kind ? ` (${r.update_kind})` : ''}`
+        : `digest ${short(r?.latest_digest)}`;
   if (!(await confirmDialog(`Update ${name} to ${to}?`, 'Update'))) return;
   showMessage('');
   state.updating.add(name);
@@ -231,7 +274,9 @@ async function updateAll() {
 function feedLine(type, data) {
   const item = document.createElement('li');
   const who = data.container ? ` ${data.container}` : '';
-  const detail = data.error ? `: ${data.error}` : data.scanned !== undefined ? `: scanned ${data.scanned}, updated ${data.updated}, failed ${data.failed}` : '';
+  // A tag update's update_completed names where the container came from (old_image) and where it is now.
+  const moved = data.old_image && data.image && data.old_image !== data.image ? `: ${data.old_image} → ${data.image}` : '';
+  const detail = data.error ? `: ${data.error}` : data.scanned !== undefined ? `: scanned ${data.scanned}, updated ${data.updated}, failed ${data.failed}` : moved;
   item.innerHTML = `<span class="type">${esc(type)}</span>${esc(who)}${esc(detail)} <small>${esc(new Date().toLocaleTimeString())}</small>`;
   const feed = $('feed');
   feed.prepend(item);

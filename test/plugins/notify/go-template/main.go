@@ -49,6 +49,11 @@ type ContainerReport interface {
 	State() string
 	IsMonitorOnly() bool
 	NewContainerID() ContainerID
+	// Tidewatch's tag fields (docs/notifications.md#tag-updates); Watchtower's model has none.
+	CurrentTag() string
+	LatestTag() string
+	UpdateKind() string
+	Note() string
 }
 
 type containerStatus struct {
@@ -61,6 +66,10 @@ type containerStatus struct {
 	state          string
 	monitorOnly    bool
 	newContainerID ContainerID
+	currentTag     string
+	latestTag      string
+	updateKind     string
+	note           string
 }
 
 func (u *containerStatus) ID() ContainerID             { return u.containerID }
@@ -72,6 +81,10 @@ func (u *containerStatus) Error() string               { return u.containerError
 func (u *containerStatus) State() string               { return u.state }
 func (u *containerStatus) IsMonitorOnly() bool         { return u.monitorOnly }
 func (u *containerStatus) NewContainerID() ContainerID { return u.newContainerID }
+func (u *containerStatus) CurrentTag() string          { return u.currentTag }
+func (u *containerStatus) LatestTag() string           { return u.latestTag }
+func (u *containerStatus) UpdateKind() string          { return u.updateKind }
+func (u *containerStatus) Note() string                { return u.note }
 
 type Report interface {
 	Scanned() []ContainerReport
@@ -224,6 +237,7 @@ var funcs = template.FuncMap{
 
 type inContainer struct {
 	ID, Name, ImageName, CurrentImageID, LatestImageID, State, Error, NewContainerID string
+	CurrentTag, LatestTag, UpdateKind, Note                                          string
 	MonitorOnly                                                                      bool
 }
 
@@ -289,6 +303,7 @@ func containers(in []inContainer) []ContainerReport {
 			containerID: ContainerID(c.ID), containerName: c.Name, oldImage: ImageID(c.CurrentImageID),
 			newImage: ImageID(c.LatestImageID), imageName: c.ImageName, containerError: c.Error, state: c.State,
 			monitorOnly: c.MonitorOnly, newContainerID: ContainerID(c.NewContainerID),
+			currentTag: c.CurrentTag, latestTag: c.LatestTag, updateKind: c.UpdateKind, note: c.Note,
 		})
 	}
 	return out

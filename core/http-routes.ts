@@ -1,0 +1,96 @@
+// Routes other plugins add to the HTTP API's server (docs/plugins.md#http-routes): the webhook receivers'
+// `POST /v1/hooks/{receiver}` are served by the http-api plugin, but neither plugin imports the other. A
+// contributor registers a framework-neutral definition under `HTTP_ROUTES` while it is applied; the API
+// serves the definitions whose endpoint name is enabled in --http-api-endpoints when it builds its server
+// (it is applied last, server/builtins.ts), under its own rate limiter, body limit and error shape.
+import { TidewatchError } from './errors.js';
+import { defineService, type ServiceKey, type Services } from './services.js';
+
+/** One request as a contributed route sees it: nothing of the HTTP framework leaks through. */
+export interface HttpRouteRequest {
+  /** Path parameters by name (`:receiver` → `receiver`). */
+  readonly params: Readonly<Record<string, string>>;
+  /** Header values by lower-case name; a repeated header gives its first value. */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** The raw body, at most the route's `bodyLimit` bytes (an HMAC is computed over exactly these bytes). */
+  readonly body: Buffer;
+  /** The client IP as the API's rate limiter keys it (a trusted proxy's header, else the peer). */
+  readonly ip: string;
+}
+
+/** What a contributed route answers: a JSON body (the API adds `api_version` and `timestamp`) or an error. */
+export interface HttpRouteResponse {
+  readonly status: number;
+  readonly body?: Readonly<Record<string, unknown>>;
+  /** Sent in the API's error shape `{"error","code","api_version","timestamp"}` (docs/errors.md). */
+  readonly error?: { readonly message: string; readonly code: string };
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface HttpRouteDefinition {
+  /** The --http-api-endpoints name that enables the route (`hooks`); an unknown name is never served. */
+  readonly endpoint: string;
+  readonly method: 'POST' | 'PUT' | 'GET' | 'DELETE';
+  /** The path in the router's syntax, parameters as `:name` (`/v1/hooks/:receiver`). */
+  readonly url: string;
+  /** Larger bodies are refused with 413 before the handler runs. */
+  readonly bodyLimit: number;
+  /** The operation's description for Swagger: summary, description, tags, params, consumes, response. */
+  readonly schema?: Readonly<Record<string, unknown>>;
+  /** Never throws for a request's fault: every answer, errors included, is a returned response. */
+  handle(request: HttpRouteRequest): Promise<HttpRouteResponse> | HttpRouteResponse;
+}
+
+export interface HttpRoutes {
+  /** Adds a route; throws once the API has built its server (a plugin applied after the http-api plugin). */
+  register(route: HttpRouteDefinition): void;
+  /** The routes of an endpoint name, for the API building its server; registering afterwards is an error. */
+  take(endpoint: string): readonly HttpRouteDefinition[];
+}
+
+export const HTTP_ROUTES: ServiceKey<HttpRoutes> = defineService<HttpRoutes>('http-routes');
+
+class RouteCollector implements HttpRoutes {
+  readonly #routes: HttpRouteDefinition[] = [];
+  #taken = false;
+
+  register(route: HttpRouteDefinition): void {
+    if (this.#taken) {
+      throw new TidewatchError(
+        'TW_ERR_HTTP_ROUTES_CLOSED',
+        `route ${route.method} ${route.url} was registered after the HTTP API built its server: apply the plugin before the http-api plugin`,
+        500,
+      );
+    }
+    this.#routes.push(Object.freeze({ ...route }));
+  }
+
+  take(endpoint: string): readonly HttpRouteDefinition[] {
+    this.#taken = true;
+    return this.#routes.filter((r) => r.endpoint === endpoint);
+  }
+}
+
+/**
+ * The one route registration point of a core: the first plugin to ask provides it, so contributors and
+ * the API agree on it whatever their order (docs/plugins.md#http-routes).
+ */
+export function httpRoutes(services: Services): HttpRoutes {
+  const existing = services.get(HTTP_ROUTES);
+  if (existing) return existing;
+  const collector = new RouteCollector();
+  services.provide(HTTP_ROUTES, collector);
+  return collector;
+}
+
+/**
+ * The token an Authorization header carries: `Bearer <token>` (any case), or the raw value (what Swagger UI
+ * sends for an apiKey scheme, and Harbor's "Auth Header"); undefined when none.
+ */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const value = header.trim();
+  const bearer = /^bearer\s+(.*)$/i.exec(value);
+  const token = bearer ? (bearer[1] as string).trim() : value;
+  return token === '' ? undefined : token;
+}

@@ -1,0 +1,76 @@
+// Routes other plugins contribute through the core's HTTP_ROUTES registration point (docs/plugins.md#http-routes),
+// served like the API's own: after the per-IP limiter and CORS, under the JSON error shape. Each route takes its
+// body raw (an HMAC is computed over the exact bytes) up to its own limit, refused with 413 before it is read
+// when the declared length is larger. The route authenticates its callers itself (webhook receivers hold their
+// own tokens); nothing here logs a request's path, which may carry a token (docs/webhooks.md#authentication).
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { errorMessage, httpRoutes, type HttpRouteDefinition, type HttpRouteResponse } from '../../core/index.js';
+import type { RouteContext } from './context.js';
+import { envelope, sendError } from './envelope.js';
+import { codeOf } from './error-handling.js';
+import type { Endpoint } from './options.js';
+
+function headerMap(request: FastifyRequest): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(request.headers)) out[name] = Array.isArray(value) ? value[0] : value;
+  return out;
+}
+
+function send(reply: FastifyReply, response: HttpRouteResponse): FastifyReply {
+  for (const [name, value] of Object.entries(response.headers ?? {})) reply.header(name, value);
+  if (response.error) return sendError(reply, response.status, response.error.message, response.error.code);
+  return reply.code(response.status).type('application/json; charset=utf-8').send(envelope({ ...(response.body ?? {}) }));
+}
+
+export function contributedRoutes(ctx: RouteContext, endpoint: Endpoint): FastifyPluginAsync {
+  const routes = httpRoutes(ctx.core.services).take(endpoint);
+  const logger = ctx.core.logger.child({ plugin: 'http-api' });
+  return async (app) => {
+    // Encapsulated: only these routes take raw bodies of any media type; each route says which it accepts.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    // The server's handler logs the path of a 5xx; here the path may hold a token, so only the pattern is logged.
+    app.setErrorHandler((err: unknown, request, reply) => {
+      const raw = (err as { statusCode?: unknown }).statusCode;
+      const status = typeof raw === 'number' && raw >= 400 && raw <= 599 ? raw : 500;
+      if (status >= 500) {
+        logger.error({ route: request.routeOptions.url, err: errorMessage(err) }, 'HTTP API request failed');
+        return sendError(reply, 500, 'internal server error', 'TW_ERR_INTERNAL');
+      }
+      return sendError(reply, status, errorMessage(err), codeOf(err, status));
+    });
+    for (const route of routes) register(app, route);
+  };
+
+  function register(app: Parameters<FastifyPluginAsync>[0], route: HttpRouteDefinition): void {
+    const name = `${route.method} ${route.url}`;
+    app.route({
+      method: route.method,
+      url: route.url,
+      bodyLimit: route.bodyLimit,
+      ...(route.schema ? { schema: route.schema } : {}),
+      onRequest: async (request, reply) => {
+        const length = Number(request.headers['content-length'] ?? 0);
+        if (length > route.bodyLimit) {
+          return sendError(reply, 413, `request body is larger than ${route.bodyLimit} bytes`, 'TW_ERR_HTTP_BODY_TOO_LARGE');
+        }
+      },
+      handler: async (request, reply) => {
+        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        try {
+          const response = await route.handle({
+            params: { ...(request.params as Record<string, string>) },
+            headers: headerMap(request),
+            body,
+            ip: ctx.proxies.client(request).ip,
+          });
+          return send(reply, response);
+        } catch (err) {
+          // The route's pattern, never the URL: a path parameter may be a token.
+          logger.error({ route: name, err: errorMessage(err) }, 'HTTP API request failed');
+          return sendError(reply, 500, 'internal server error', 'TW_ERR_INTERNAL');
+        }
+      },
+    });
+  }
+}

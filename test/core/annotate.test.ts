@@ -1,0 +1,42 @@
+// The annotate hook (docs/plugins.md#hooks): after the source answers, a plugin may add a note to the
+// answer a check reports; an answer with an error is left as the source gave it.
+import t from 'tap';
+import { createTidewatch, definePlugin } from '../../core/index.js';
+import { fakeTarget } from '../helpers/targets.js';
+
+const runtime = definePlugin({
+  name: 'fake-runtime',
+  apply(core) {
+    core.hooks.discover.tapPromise('fake-runtime', async (found) => [...found, fakeTarget('a'), fakeTarget('broken')]);
+    core.hooks.checkStaleness.tapPromise('fake-source', async (target) =>
+      target.name === 'broken'
+        ? { source: 'registry', stale: false, error: 'unreachable' }
+        : { source: 'registry', stale: true, latestTag: '2.0.0', note: 'from the source.' },
+    );
+  },
+});
+
+const annotator = definePlugin({
+  name: 'annotator',
+  apply(core) {
+    core.hooks.annotate.tap('annotator', (staleness, target) => ({ ...staleness, note: `${staleness.note ?? ''} about ${target.name}.`.trim() }));
+  },
+});
+
+t.test('an annotator adds to the answer the check reports; errors are left alone', async (t) => {
+  const tw = await createTidewatch({ plugins: [runtime, annotator] });
+  t.teardown(() => tw.close());
+  const { results } = await tw.check();
+  const by = Object.fromEntries(results.map((r) => [r.target.name, r.staleness]));
+  t.equal(by.a?.note, 'from the source. about a.');
+  t.equal(by.a?.stale, true);
+  t.equal(by.broken?.note, undefined);
+  t.equal(by.broken?.error, 'unreachable');
+});
+
+t.test('without an annotator the answer is the source\'s own object', async (t) => {
+  const tw = await createTidewatch({ plugins: [runtime] });
+  t.teardown(() => tw.close());
+  const { results } = await tw.check();
+  t.equal(results.find((r) => r.target.name === 'a')?.staleness.note, 'from the source.');
+});

