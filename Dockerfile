@@ -3,11 +3,16 @@
 #   docker build -t tidewatch .
 #   docker run -d --name tidewatch -v /var/run/docker.sock:/var/run/docker.sock tidewatch
 #
-# NODE_IMAGE is the base of both stages. The default, Debian's slim Node image, is glibc like the
-# machines the tests run on, so the native-free dependencies behave the same; Alpine would save ~40 MB
-# but changes libc under a process whose job is to keep containers alive. Machines that cannot pull
-# from Docker Hub build the same file on a local stand-in: scripts/node-base-image.sh.
-ARG NODE_IMAGE=node:20-bookworm-slim
+# That is the Watchtower form, and the image's defaults keep it working: root, a writable filesystem.
+# The least-privilege form (a non-root user with the socket's group, a read-only root filesystem,
+# no-new-privileges, no capabilities) is in docs/security.md and tested the same way.
+#
+# NODE_IMAGE is the base of both stages: Node 24 LTS (docs/node.md). The default, Debian's slim Node
+# image, is glibc like the machines the tests run on, so the native-free dependencies behave the same;
+# Alpine would save ~40 MB but changes libc under a process whose job is to keep containers alive.
+# Machines that cannot pull from Docker Hub build the same file on a local stand-in:
+# scripts/node-base-image.sh.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---------------------------------------------------------------- build: compile, then keep production deps
 FROM ${NODE_IMAGE} AS build
@@ -39,7 +44,8 @@ COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 COPY bin ./bin
 # What notifications already announced survives a restart here (docs/notifications.md, "No repeats");
-# mount a volume on /data to keep it across a new container too. Writable by any --user.
+# mount a volume on /data to keep it across a new container too. Writable by any --user, and the one
+# writable place besides a tmpfs on /tmp when the root filesystem is read-only (docs/security.md).
 RUN mkdir -m 1777 /data
 ENV NODE_ENV=production \
     TIDEWATCH_HEARTBEAT_FILE=/tmp/tidewatch.heartbeat \

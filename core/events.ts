@@ -53,6 +53,11 @@ export interface EventPayloads {
   run_report: { run_id: string; trigger?: string } & ({ kind: 'check'; report: CheckReport } | { kind: 'update'; report: UpdateReport });
   /** Internal: one per notification delivery attempt's final result, for metrics (docs/notifications.md). */
   notification: { service: string; result: 'sent' | 'failed' };
+  /**
+   * Internal (not on the SSE stream): a full update run refused because another run holds the update
+   * lock (a scheduled tick, or a 429 to the API), for Watchtower's `watchtower_scans_skipped` (docs/http-api.md).
+   */
+  scan_skipped: { kind: 'update'; trigger: string };
   /** Internal: one per webhook request a known receiver answered, for metrics (docs/webhooks.md#metrics). */
   webhook: { receiver: string; result: 'accepted' | 'duplicate' | 'ignored' | 'rejected' };
   /**

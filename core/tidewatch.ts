@@ -202,7 +202,10 @@ class TidewatchEngine implements Tidewatch {
       release = await this.lock.acquire(ctx.signal);
     } else {
       release = this.lock.tryAcquire();
-      if (!release) throw errors.busy();
+      if (!release) {
+        this.emit('scan_skipped', { kind: 'update', trigger: ctx.trigger });
+        throw errors.busy();
+      }
     }
     try {
       return await this.#observed(ctx, 'update', async () => {

@@ -1,5 +1,5 @@
 // Embedding the core in your own tooling: the same plugins the service loads, driven from code.
-// Run from the repository (Node 20 runs TypeScript through the loader the tests use):
+// Run from the repository (its `.js` imports of the `.ts` sources need the loader the tests use):
 //   DOCKER_HOST=unix:///var/run/docker.sock TS_NODE_TRANSPILE_ONLY=1 \
 //     node --import ./node_modules/@tapjs/typescript/dist/esm/import.mjs examples/embed.ts
 // In your own project, import from 'tidewatch' and compile it with the rest of your code.

@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
-# Makes a local stand-in for the `node:20-bookworm-slim` base image out of this machine's own Node and
-# Debian files, for machines that cannot pull from Docker Hub (CI, the test environment). The image is a
-# test fixture, not a product: the Dockerfile builds on it with `--build-arg NODE_IMAGE=<tag>`.
+# Makes a local stand-in for the `node:24-bookworm-slim` base image, for machines that cannot pull from
+# Docker Hub (CI, the test environment), out of the pinned Node from the npm registry
+# (scripts/pinned-node.sh, docs/node.md), this machine's npm and Debian files. So the image runs Node 24
+# whatever node the machine has. The image is a test fixture, not a product: the Dockerfile builds on it
+# with `--build-arg NODE_IMAGE=<tag>`.
 #
-#   bash scripts/node-base-image.sh [TAG]      (default tidewatch-node-base:local; DOCKER_HOST selects the engine)
+#   bash scripts/node-base-image.sh [TAG] [LINE]   (default tidewatch-node-base:local, line 24;
+#                                                    LINE 20 only for bench:image-memory's comparison)
 #
-# It holds what the Dockerfile's two stages use: node and npm under /usr/local (as in the official
-# image), the shared libraries node links, busybox for /bin/sh (RUN steps), CA certificates, and the
-# `node` user (uid 1000). Idempotent: an existing TAG is kept.
+# DOCKER_HOST selects the engine. It holds what the Dockerfile's two stages use: node and npm under
+# /usr/local (as in the official image), the shared libraries node links, busybox for /bin/sh (RUN
+# steps), CA certificates, and the `node` user (uid 1000). Idempotent: an existing TAG built from the
+# same Node version is kept; one from another version (an older checkout's) is replaced.
 set -euo pipefail
 TAG=${1:-tidewatch-node-base:local}
+LINE=${2:-24}
 
-if docker image inspect "$TAG" >/dev/null 2>&1; then
-  echo "node-base-image: $TAG exists"
+node_bin="$(bash "$(dirname "$0")/pinned-node.sh" "$LINE")/node"
+version=$("$node_bin" -v | tr -d v)
+have=$(docker image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$TAG" 2>/dev/null | sed -n 's/^NODE_VERSION=//p' || true)
+if [ "$have" = "$version" ]; then
+  echo "node-base-image: $TAG exists (node $version)"
   exit 0
 fi
-
-node_bin=$(readlink -f "$(command -v node)")
 npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
 busybox_bin=$(command -v busybox) || { echo "node-base-image: busybox missing (apt-get install busybox-static)" >&2; exit 1; }
 if ldd "$busybox_bin" >/dev/null 2>&1; then

@@ -17,6 +17,16 @@ COVERAGE_LINES_MIN=70
 REPORT_DIR=.tap/report
 TAP_OUT=.tap/results.tap
 
+# The suite runs on the Node versions package.json's "engines" names (docs/node.md). A machine whose
+# own node is outside them (Debian's or an older runner's Node 20) gets the pinned Node 24 from the npm
+# registry (scripts/pinned-node.sh) first on PATH, so `npm test` means the same on every machine.
+if ! node scripts/engines-check.mjs; then
+  PATH="$(bash scripts/pinned-node.sh 24 </dev/null):$PATH"
+  export PATH
+  node scripts/engines-check.mjs
+fi
+echo "test.sh: node $(node --version) ($(command -v node))"
+
 npm run build
 npm run typecheck
 

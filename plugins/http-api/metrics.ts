@@ -2,6 +2,7 @@
 // APIs in one process (tests, embedders) must not collide in prom-client's global registry.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { TidewatchEvent } from '../../core/index.js';
+import { WatchtowerMetrics } from './watchtower-metrics.js';
 
 const SUMMARY_FIELDS = ['scanned', 'updated', 'failed', 'restarted', 'skipped'] as const;
 
@@ -13,6 +14,8 @@ export class ApiMetrics {
   readonly #duration: Histogram<'kind'>;
   readonly #registryRequests: Counter<'registry' | 'method' | 'code'>;
   readonly #notifications: Counter<'service' | 'result'>;
+  /** Watchtower's series beside these (docs/http-api.md, "Watchtower's series"). */
+  readonly #watchtower: WatchtowerMetrics;
   readonly #webhooks: Counter<'receiver' | 'result'>;
   readonly #signatures: Counter<'result'>;
   /** Runs in flight: their kind and start, since the closing events do not repeat them. */
@@ -57,6 +60,7 @@ export class ApiMetrics {
       labelNames: ['service', 'result'],
       registers,
     });
+    this.#watchtower = new WatchtowerMetrics(this.registry);
     this.#webhooks = new Counter({
       name: 'tidewatch_webhooks_total',
       help: 'Webhook requests of the configured receivers, by result (accepted, duplicate, ignored, rejected)',
@@ -73,6 +77,7 @@ export class ApiMetrics {
   }
 
   onEvent(event: TidewatchEvent): void {
+    this.#watchtower.onEvent(event);
     switch (event.type) {
       case 'scan_started':
         this.#running.set(event.data.run_id, { kind: event.data.kind, startedAt: Date.parse(event.timestamp) });

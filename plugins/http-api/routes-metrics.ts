@@ -15,7 +15,8 @@ export function metricsRoutes(ctx: RouteContext, metrics: ApiMetrics): FastifyPl
           summary: 'Prometheus metrics',
           description:
             'tidewatch_scans_total, tidewatch_containers_* (last update run), tidewatch_container_updates_total, ' +
-            'tidewatch_scan_duration_seconds, tidewatch_registry_requests_total, tidewatch_notifications_total and the Node.js process defaults.',
+            'tidewatch_scan_duration_seconds, tidewatch_registry_requests_total, tidewatch_notifications_total and the Node.js process defaults; ' +
+            "beside them Watchtower's series: watchtower_containers_{scanned,updated,failed,restarted}, watchtower_scans_total, watchtower_scans_skipped.",
           tags: ['metrics'],
           security: MAIN_SECURITY,
           produces: ['text/plain'],

@@ -1,10 +1,11 @@
-// Debian's `docker-compose` (v1) for the Compose tests (docs/compose.md): missing, it skips locally and
-// FAILS in CI (CI=true), as every part of the test environment does.
+// The real docker-compose for the Compose tests (docs/compose.md): whether it is installed, and under
+// CI=true a missing one is an error, never a skip.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
+/** True when `docker-compose` runs; otherwise plans the test away, or throws under CI=true. */
 export async function composeAvailable(t: { plan(n: number, comment?: string): void }): Promise<boolean> {
   try {
     await run('docker-compose', ['version']);

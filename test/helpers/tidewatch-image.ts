@@ -1,6 +1,6 @@
 // Builds the distribution image from the top-level Dockerfile on the private engine, the way a user
-// builds it, except for the base: CI cannot pull node:20-bookworm-slim, so scripts/node-base-image.sh
-// makes a stand-in from this machine's Node first (docs/image.md, "Building without Docker Hub").
+// builds it, except for the base: CI cannot pull node:24-bookworm-slim, so scripts/node-base-image.sh
+// makes a stand-in from the pinned Node 24 first (docs/image.md, "Building without Docker Hub").
 // One build per test process; the engine's layer cache makes the next process's build quick.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -9,6 +9,8 @@ import { REPO_ROOT } from './service.js';
 
 const run = promisify(execFile);
 export const BASE_TAG = 'tidewatch-node-base:local';
+/** The stand-in base per Node line (docs/node.md): 24 is the image's; 20 only for bench:image-memory. */
+const BASE_TAGS = { '24': BASE_TAG, '20': 'tidewatch-node-base:node20' } as const;
 const built = new Map<string, Promise<string>>();
 
 /** `docker` against the private engine; resolves to stdout, rejects with stderr. */
@@ -22,12 +24,16 @@ export async function dockerCli(env: TestEnv, args: string[], timeoutMs = 120_00
   return stdout.trim();
 }
 
-/** Builds (once per tag and process) and returns the tag. `revision` varies the image, for self-update. */
-export function tidewatchImage(env: TestEnv, tag = 'tidewatch:test', revision = 'test'): Promise<string> {
+/**
+ * Builds (once per tag and process) and returns the tag. `revision` varies the image, for self-update;
+ * `line` picks the Node of the stand-in base.
+ */
+export function tidewatchImage(env: TestEnv, tag = 'tidewatch:test', revision = 'test', line: keyof typeof BASE_TAGS = '24'): Promise<string> {
   let promise = built.get(tag);
   if (!promise) {
     promise = (async () => {
-      await run('bash', ['scripts/node-base-image.sh', BASE_TAG], {
+      const base = BASE_TAGS[line];
+      await run('bash', ['scripts/node-base-image.sh', base, line], {
         env: { ...process.env, DOCKER_HOST: env.dockerHost },
         cwd: REPO_ROOT,
         timeout: 120_000,
@@ -36,7 +42,7 @@ export function tidewatchImage(env: TestEnv, tag = 'tidewatch:test', revision = 
       // (the private engine has no bridge).
       await dockerCli(
         env,
-        ['build', '-q', '--network', 'host', '--build-arg', `NODE_IMAGE=${BASE_TAG}`, '--build-arg', `REVISION=${revision}`, '-t', tag, '.'],
+        ['build', '-q', '--network', 'host', '--build-arg', `NODE_IMAGE=${base}`, '--build-arg', `REVISION=${revision}`, '-t', tag, '.'],
         600_000,
       );
       return tag;

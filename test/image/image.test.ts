@@ -50,6 +50,7 @@ t.test('the image: only what runs, under budget, labelled', { timeout: 900_000 }
   t.equal(await inImage('find /app -path /app/node_modules -prune -o -name "*.ts" ! -name "*.d.ts" -print'), '', 'no TypeScript sources');
   const devDeps = 'typescript tap playwright-core @tapjs/typescript'.split(' ').map((p) => `/app/node_modules/${p}/package.json`);
   t.equal(await inImage(`ls ${devDeps.join(' ')} 2>/dev/null || true`), '', 'no dev dependencies');
+  t.match(await inImage('node --version'), /^v24\./, 'the image runs Node 24 (docs/node.md)');
   const version = await dockerCli(env, ['run', '--rm', image, '--version']);
   t.match(version, /^tidewatch \d+\.\d+\.\d+/);
 
