@@ -33,6 +33,11 @@ export interface Hooks {
    * never change what the source decided (docs/plugins.md#hooks). Each tap returns the answer, amended or not.
    */
   readonly annotate: SyncWaterfallHook<[Staleness, Target, RunContext]>;
+  /**
+   * After a staleness source answered a target stale (checks and updates alike): plugins add facts to the
+   * answer (the signature verdict on its latestDigest, docs/signatures.md), returning it or a copy.
+   */
+  readonly review: AsyncSeriesWaterfallHook<[Staleness, Target, RunContext]>;
   /** Anything that may defer an update (cooldown, monitor-only). */
   readonly gate: AsyncSeriesBailHook<[Target, Staleness, RunContext], Skip | undefined>;
   /** The runtime plugin that owns the target replaces it. */
@@ -125,6 +130,7 @@ export function createHooks(logger: Logger): Hooks {
     select: new SyncWaterfallHook(['targets', 'context']),
     checkStaleness: new AsyncSeriesBailHook(['target', 'context']),
     annotate: new SyncWaterfallHook(['staleness', 'target', 'context']),
+    review: new AsyncSeriesWaterfallHook(['staleness', 'target', 'context']),
     gate: new AsyncSeriesBailHook(['target', 'staleness', 'context']),
     apply: new AsyncSeriesBailHook(['plan', 'context']),
     cleanup: new AsyncSeriesHook(['results', 'context']),

@@ -18,6 +18,8 @@ export type {
   RunFilters,
   RunKind,
   RunRequest,
+  SignatureCheck,
+  SignatureVerdict,
   Skip,
   Staleness,
   Target,
@@ -39,6 +41,7 @@ export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
 export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader } from './services.js';
+export { REGISTRY_CLIENT } from './services.js';
 export type {
   DockerEngines,
   EngineApi,
@@ -47,6 +50,9 @@ export type {
   LocalImages,
   PullCredentials,
   RegistryAuth,
+  RegistryClientService,
+  RegistryDocument,
+  RegistryReadOptions,
   RemoteImages,
   ServiceKey,
   Services,

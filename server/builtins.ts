@@ -12,6 +12,7 @@ import { mqttPlugin } from '../plugins/mqtt/index.js';
 import { noPullPlugin } from '../plugins/no-pull/index.js';
 import { notifyPlugin } from '../plugins/notify/index.js';
 import { registryPlugin } from '../plugins/registry/index.js';
+import { signaturesPlugin } from '../plugins/signatures/index.js';
 import { swarmPlugin } from '../plugins/swarm/index.js';
 import { webhooksPlugin } from '../plugins/webhooks/index.js';
 
@@ -24,6 +25,7 @@ export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = 
     noPullPlugin,
     registryPlugin,
     cooldownPlugin,
+    signaturesPlugin,
     notifyPlugin,
     mqttPlugin,
     webhooksPlugin,
