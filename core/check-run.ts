@@ -26,11 +26,22 @@ export async function checkTarget(hooks: Hooks, split: WatchSplit, target: Targe
   try {
     const staleness = await hooks.checkStaleness.promise(target, ctx);
     if (!staleness) return { source: path, stale: false, error: `no staleness source for ${path}-watched containers is loaded` };
-    // Annotators (say, the Docker runtime's Compose note) add to an answer; an error stays as the source gave it.
-    return staleness.error || !hooks.annotate.isUsed() ? staleness : hooks.annotate.call(staleness, target, ctx);
+    // Reviewers add to a stale answer (the signature verdict, docs/signatures.md; the Docker runtime's Compose
+    // note, docs/compose.md#tag-updates-and-compose); an error stays as the source gave it.
+    return staleness.stale && !staleness.error && hooks.review.isUsed() ? await review(hooks, staleness, target, ctx) : staleness;
   } catch (err) {
     ctx.logger.warn({ container: target.name, err: errorMessage(err) }, 'staleness check failed');
     return { source: path, stale: false, error: errorMessage(err) };
+  }
+}
+
+/** The `review` taps on a stale answer; one that throws leaves the answer as the source gave it. */
+async function review(hooks: Hooks, staleness: Staleness, target: Target, ctx: RunContext): Promise<Staleness> {
+  try {
+    return await hooks.review.promise(staleness, target, ctx);
+  } catch (err) {
+    ctx.logger.warn({ container: target.name, err: errorMessage(err) }, 'reviewing the staleness failed');
+    return staleness;
   }
 }
 

@@ -1,6 +1,6 @@
 // The typed event bus. Events are emitted through the core's `event` hook (a SyncHook), so every
 // subscriber (SSE, metrics, logging, notifiers) is just a tap. The wire shapes are docs/interface.md §6.
-import type { CheckReport, Target, UpdateReport, UpdateSummary } from './types.js';
+import type { CheckReport, SignatureVerdict, Target, UpdateReport, UpdateSummary } from './types.js';
 
 /** A target's `kind` and `host` on the update events, each only when the target has it (a Swarm service). */
 export interface TargetPlacement {
@@ -13,6 +13,11 @@ export function targetPlacement(target: Target): TargetPlacement {
   return { ...(target.kind ? { kind: target.kind } : {}), ...(target.host ? { host: target.host } : {}) };
 }
 
+/** The verdict on the image an update applies, when signatures are verified (docs/signatures.md). */
+export interface SignatureField {
+  signature?: SignatureVerdict;
+}
+
 export interface EventPayloads {
   /** `trigger`: who started the run (`RunContext.trigger`: `schedule`, `api`, `webhook:<receiver>`…). */
   scan_started: { run_id: string; kind: 'update' | 'check'; targeted: boolean; trigger?: string };
@@ -20,7 +25,7 @@ export interface EventPayloads {
   scan_completed: { run_id: string } & (UpdateSummary | Pick<UpdateSummary, 'scanned' | 'updated' | 'failed'>);
   scan_failed: { run_id: string; error: string };
   image_cleanup: { run_id: string; images: { image_id: string; image_name: string }[] };
-  update_started: { run_id: string; container: string; image: string; image_id: string; trigger?: string } & TargetPlacement;
+  update_started: { run_id: string; container: string; image: string; image_id: string; trigger?: string } & TargetPlacement & SignatureField;
   update_completed: {
     run_id: string;
     container: string;
@@ -31,7 +36,8 @@ export interface EventPayloads {
     old_image_id: string;
     new_image_id: string;
     trigger?: string;
-  } & TargetPlacement;
+  } & TargetPlacement &
+    SignatureField;
   update_failed: {
     run_id: string;
     container: string;
@@ -54,6 +60,11 @@ export interface EventPayloads {
   scan_skipped: { kind: 'update'; trigger: string };
   /** Internal: one per webhook request a known receiver answered, for metrics (docs/webhooks.md#metrics). */
   webhook: { receiver: string; result: 'accepted' | 'duplicate' | 'ignored' | 'rejected' };
+  /**
+   * Internal (not on the SSE stream): one per signature verification made (a cached verdict is not made
+   * again), for metrics (docs/signatures.md).
+   */
+  signature_verification: { image: string; digest: string; result: SignatureVerdict; reason: string };
   /** Internal (not on the SSE stream): one per registry HTTP request, for metrics. */
   registry_request: { registry: string; method: string; code: string };
 }

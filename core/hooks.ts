@@ -29,10 +29,12 @@ export interface Hooks {
   /** Staleness sources; the first that answers wins (the watch split). */
   readonly checkStaleness: AsyncSeriesBailHook<[Target, RunContext], Staleness | undefined>;
   /**
-   * After the source answered: a plugin may add what it knows about the target to the answer (a `note`),
-   * never change what the source decided (docs/plugins.md#hooks). Each tap returns the answer, amended or not.
+   * After a staleness source answered a target stale (checks and updates alike): plugins add what they know
+   * to the answer (the signature verdict on its latestDigest, docs/signatures.md; the Docker runtime's Compose
+   * note), returning it or an amended copy; never change what the source decided. Not called for an answer
+   * with an error.
    */
-  readonly annotate: SyncWaterfallHook<[Staleness, Target, RunContext]>;
+  readonly review: AsyncSeriesWaterfallHook<[Staleness, Target, RunContext]>;
   /** Anything that may defer an update (cooldown, monitor-only). */
   readonly gate: AsyncSeriesBailHook<[Target, Staleness, RunContext], Skip | undefined>;
   /** The runtime plugin that owns the target replaces it. */
@@ -124,7 +126,7 @@ export function createHooks(logger: Logger): Hooks {
     discover: new AsyncSeriesWaterfallHook(['targets', 'context']),
     select: new SyncWaterfallHook(['targets', 'context']),
     checkStaleness: new AsyncSeriesBailHook(['target', 'context']),
-    annotate: new SyncWaterfallHook(['staleness', 'target', 'context']),
+    review: new AsyncSeriesWaterfallHook(['staleness', 'target', 'context']),
     gate: new AsyncSeriesBailHook(['target', 'staleness', 'context']),
     apply: new AsyncSeriesBailHook(['plan', 'context']),
     cleanup: new AsyncSeriesHook(['results', 'context']),

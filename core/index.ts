@@ -18,6 +18,8 @@ export type {
   RunFilters,
   RunKind,
   RunRequest,
+  SignatureCheck,
+  SignatureVerdict,
   Skip,
   Staleness,
   Target,
@@ -39,6 +41,7 @@ export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
 export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader } from './services.js';
+export { REGISTRY_CLIENT } from './services.js';
 export type {
   DockerEngines,
   EngineApi,
@@ -47,6 +50,9 @@ export type {
   LocalImages,
   PullCredentials,
   RegistryAuth,
+  RegistryClientService,
+  RegistryDocument,
+  RegistryReadOptions,
   RemoteImages,
   ServiceKey,
   Services,
@@ -87,6 +93,8 @@ export { mapBounded } from './bounded.js';
 export { formatImageReference, parseImageReference, repositoryName, tryParseImageReference } from './image-reference.js';
 export type { ImageReference } from './image-reference.js';
 export { isTargeted, nameMatcher, splitFilterValues } from './request-filter.js';
+export { assertPatternBounds, isPlainName, patternBoundsViolation, patternCost, patternErrors, PATTERN_LIMITS } from './pattern-bounds.js';
+export type { PatternCost, PatternLimits } from './pattern-bounds.js';
 export { isMonitorOnly, selectionFilter } from './selection-rules.js';
 export type { MonitorOnlyOptions, SelectionRules } from './selection-rules.js';
 export {

@@ -2,29 +2,44 @@
 // after every plugin's `select` tap, so that every runtime's targets are filtered the same way.
 import { createRequire } from 'node:module';
 import { parseImageReference, repositoryName, tryParseImageReference } from './image-reference.js';
+import { isPlainName, patternCost, PATTERN_LIMITS } from './pattern-bounds.js';
 import type { RunFilters, Target } from './types.js';
+import { WeightedCache } from './weighted-cache.js';
 
 export type NameMatcher = (name: string) => boolean;
 
 /**
  * A container name matcher: RE2 (linear time, so no pattern can hang the service), anchored at both
- * ends; a value that is not a valid RE2 pattern matches the exact name.
+ * ends; a value that is not a valid RE2 pattern matches the exact name. Compiled matchers are cached
+ * by what they cost (core/pattern-bounds.ts), not by count: the cache never holds more than
+ * MATCHER_CACHE_BUDGET units, however many distinct patterns clients send (docs/http-api.md#pattern-limits).
  */
-const matchers = new Map<string, NameMatcher>();
+export const MATCHER_CACHE_BUDGET = 40 * PATTERN_LIMITS.maxCost;
+
+/** Each entry's own keep (its remembered answers), so that even cheap patterns count. */
+const ENTRY_OVERHEAD = 50;
+
+const matchers = new WeightedCache<string, NameMatcher>(MATCHER_CACHE_BUDGET);
 
 export function nameMatcher(pattern: string): NameMatcher {
   let matcher = matchers.get(pattern);
   if (!matcher) {
     matcher = compileNameMatcher(pattern);
     // Selection asks for the same few patterns every run (and every batch of a run).
-    if (matchers.size >= 1_000) matchers.clear();
-    matchers.set(pattern, matcher);
+    matchers.set(pattern, matcher, patternCost(pattern).cost + ENTRY_OVERHEAD);
   }
   return matcher;
 }
 
+/** What the matcher cache holds now, in cost units (for tests and docs/performance.md). */
+export function matcherCacheWeight(): number {
+  return matchers.weight;
+}
+
 function compileNameMatcher(pattern: string): NameMatcher {
   const value = pattern.replace(/^\//, '');
+  // A value without a metacharacter is its own exact name: nothing to compile.
+  if (isPlainName(value)) return (name) => name === value;
   let matches: NameMatcher;
   try {
     // re2js loads with the first pattern, not when the core's surface is imported.

@@ -140,3 +140,38 @@ export interface Rollbacks {
   release(key: ContainerKey): boolean;
 }
 export const ROLLBACKS: ServiceKey<Rollbacks> = defineService<Rollbacks>('rollbacks');
+
+/** One manifest, index or artifact manifest as a registry served it (untrusted: bounded, digest-checked). */
+export interface RegistryDocument {
+  /** `sha256:…` of `body`; when the read named a digest, the body was checked against it. */
+  readonly digest: string;
+  /** The content type the registry sent, or the document's own `mediaType`. */
+  readonly mediaType: string;
+  readonly body: Buffer;
+}
+
+/** Bounds and media types of one registry read. */
+export interface RegistryReadOptions {
+  /** Largest body accepted; a larger answer fails the read. */
+  readonly maxBytes?: number;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Registry reads for plugins other than the registry source (signature verification, docs/signatures.md),
+ * made with the registry plugin's connections, credentials, bound on requests in flight and 429 handling.
+ * `image` names the repository (`registry/repo`, a tag or digest in it is ignored). Whatever a registry
+ * sends is untrusted: every read is bounded in bytes and a read by digest is checked against the digest.
+ */
+export interface RegistryClientService {
+  /** A manifest by tag or digest with these Accept types; undefined when the registry answers 404. */
+  manifest(image: string, reference: string, accept: readonly string[], options?: RegistryReadOptions): Promise<RegistryDocument | undefined>;
+  /** A blob by digest, checked against it. */
+  blob(image: string, digest: string, options?: RegistryReadOptions): Promise<Buffer>;
+  /**
+   * The OCI 1.1 referrers index of `digest` (`GET /v2/<name>/referrers/<digest>`), or undefined when the
+   * registry has no referrers API (404): the caller falls back to the referrers tag `sha256-<hex>`.
+   */
+  referrers(image: string, digest: string, options?: RegistryReadOptions & { artifactType?: string }): Promise<RegistryDocument | undefined>;
+}
+export const REGISTRY_CLIENT: ServiceKey<RegistryClientService> = defineService<RegistryClientService>('registry-client');

@@ -99,6 +99,24 @@ export interface Staleness {
   readonly updateKind?: 'digest' | 'patch' | 'minor' | 'major';
   /** A sentence for the user (e.g. `1.26.1 exists, but not for linux/arm64`); it never makes a target stale. */
   readonly note?: string;
+  /**
+   * The signature verdict on `latestDigest`, added by a `review` tap (the signatures plugin,
+   * docs/signatures.md); absent when nothing verified signatures.
+   */
+  readonly signature?: SignatureCheck;
+}
+
+/** What signature verification found for a candidate digest (docs/signatures.md#verdicts). */
+export type SignatureVerdict = 'verified' | 'unsigned' | 'invalid' | 'error';
+
+export interface SignatureCheck {
+  readonly verdict: SignatureVerdict;
+  /** The digest verified: the staleness' `latestDigest`. */
+  readonly digest: string;
+  /** A sentence: who signed (verified) or why not. */
+  readonly reason: string;
+  /** The policy that asked: `warn` reports only, `enforce` skips anything but verified. */
+  readonly policy: 'warn' | 'enforce';
 }
 
 export interface GitStaleness {

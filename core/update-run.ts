@@ -14,7 +14,7 @@ import {
   transitiveDependents,
 } from './dependency-order.js';
 import { errorMessage, errors } from './errors.js';
-import { targetPlacement, type EventPayloads, type EventType } from './events.js';
+import { targetPlacement, type EventPayloads, type EventType, type SignatureField } from './events.js';
 import type { Hooks } from './hooks.js';
 import type { WatchSplit } from './watch-split.js';
 import type {
@@ -155,6 +155,12 @@ async function applyAll(
   ctx.signal.throwIfAborted();
 }
 
+/** The signature verdict on what a plan applies, for its events (docs/signatures.md). */
+function signatureOf(plan: UpdatePlan): SignatureField {
+  const verdict = plan.restartOnly ? undefined : plan.staleness.signature?.verdict;
+  return verdict ? { signature: verdict } : {};
+}
+
 async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext): Promise<ApplyResult> {
   const { target } = plan;
   if (!plan.restartOnly) {
@@ -165,6 +171,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       image_id: target.imageId,
       trigger: ctx.trigger,
       ...targetPlacement(target),
+      ...signatureOf(plan),
     });
   }
   let result: ApplyResult;
@@ -186,6 +193,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       new_image_id: result.newImageId ?? '',
       trigger: ctx.trigger,
       ...targetPlacement(target),
+      ...signatureOf(plan),
     });
   } else if (result.outcome === 'failed') {
     // The reason in the log too, not only in the event: a run-once or a scheduled run has no other reader, and a

@@ -49,6 +49,8 @@ export const STAGES = Object.freeze({
     report: 0,
     /** Gates that defer an update (cooldown). */
     defer: 10,
+    /** Gates that verify the image an update would run (signatures, docs/signatures.md): after the deferring ones. */
+    verify: 20,
     /** After every gate said yes: the target will be applied (a runtime may start its pull here). */
     commit: 100,
   }),

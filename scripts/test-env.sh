@@ -767,6 +767,14 @@ with_lock() { # serialise concurrent up/down on the same env dir
   flock -w 300 9 || die "could not lock $ENV_DIR/.lock"
 }
 
+# skopeo_up: Debian trixie's skopeo (sigstore support) in $ENV_DIR/skopeo-trixie, the independent verifier of
+# the signature tests (scripts/skopeo-trixie.sh); not with TIDEWATCH_ENV_PACKAGES=engine. A failure is
+# logged: the tests that need it then fail under CI=true and skip otherwise.
+skopeo_up() {
+  [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ] || return 0
+  TIDEWATCH_ENV_DIR="$ENV_DIR" bash "$(dirname "${BASH_SOURCE[0]}")/skopeo-trixie.sh" install >/dev/null || log "warning: trixie's skopeo could not be installed"
+}
+
 cmd_up() {
   [ ${#DOCKER_SOCK} -lt 100 ] || die "socket path too long (${#DOCKER_SOCK} chars): use a shorter TIDEWATCH_ENV_DIR"
   install_packages
@@ -782,6 +790,7 @@ cmd_up() {
   podman_up
   second_dockerd_up
   docker26_up
+  skopeo_up
   write_env_json
   log "ready: DOCKER_HOST=unix://$DOCKER_SOCK$(second_wanted && printf ' and %s (TLS)' "$SECOND_HOST"), registries 127.0.0.1:$REG_PORT and 127.0.0.1:$AUTH_REG_PORT (auth), $ENV_DIR/env.json"
 }

@@ -13,6 +13,7 @@ import { noPullPlugin } from '../plugins/no-pull/index.js';
 import { notifyPlugin } from '../plugins/notify/index.js';
 import { registryPlugin } from '../plugins/registry/index.js';
 import { statePlugin } from '../plugins/state/index.js';
+import { signaturesPlugin } from '../plugins/signatures/index.js';
 import { swarmPlugin } from '../plugins/swarm/index.js';
 import { webhooksPlugin } from '../plugins/webhooks/index.js';
 
@@ -27,6 +28,7 @@ export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = 
     noPullPlugin,
     registryPlugin,
     cooldownPlugin,
+    signaturesPlugin,
     notifyPlugin,
     mqttPlugin,
     webhooksPlugin,

@@ -10,7 +10,7 @@ import { RUNTIME } from './target.js';
 
 /** Adds the Compose note to a pending tag update of a Compose-managed container of this runtime. */
 export function tapComposeNotes(core: TidewatchCore, rewrite: boolean): void {
-  core.hooks.annotate.tap(RUNTIME, (staleness: Staleness, target: Target) => {
+  core.hooks.review.tap(RUNTIME, (staleness: Staleness, target: Target) => {
     if (target.runtime !== RUNTIME) return staleness;
     const note = pendingNote(target, staleness, rewrite);
     return note ? { ...staleness, note: joinNotes(staleness.note, note) } : staleness;

@@ -36,8 +36,9 @@ export class TokenGuard {
 
   /** The first credential the request presents; later sources are fallbacks, not second chances. */
   presented(request: FastifyRequest): string | undefined {
-    const fromHeader = tokenFromAuthorization(request.headers.authorization);
-    if (fromHeader !== undefined) return fromHeader;
+    // A header that is present decides, even empty: the fallbacks are for clients that cannot set
+    // headers, not a second chance (docs/http-api.md#authentication).
+    if (request.headers.authorization !== undefined) return tokenFromAuthorization(request.headers.authorization);
     if (this.#realm === 'events') {
       const query = (request.query as Record<string, unknown> | undefined)?.access_token;
       const value = Array.isArray(query) ? query[0] : query;

@@ -6,6 +6,7 @@ import {
   readLabel,
   repoDigest,
   type CheckResult,
+  type SignatureVerdict,
   type Staleness,
   type Target,
 } from '../../core/index.js';
@@ -56,6 +57,8 @@ export interface CheckRecord extends Placement {
   latest_tag?: string;
   update_kind?: string;
   note?: string;
+  /** The signature verdict on latest_digest (docs/signatures.md); absent when verification is off. */
+  signature?: SignatureVerdict;
   timestamp: string;
   /** Present (true) only while the container is held after a rollback (docs/state.md#holds). */
   held?: boolean;
@@ -100,6 +103,7 @@ export function checkRecord(result: CheckResult): CheckRecord {
   if (gitRef) record.git_ref = gitRef;
   if (staleness.git?.commit) record.git_commit = staleness.git.commit;
   if (staleness.git?.changelog) record.changelog = staleness.git.changelog;
+  if (staleness.signature) record.signature = staleness.signature.verdict;
   const labels = target.imageLabels;
   for (const [field, label] of OCI_FIELDS) {
     const value = labels[label];
@@ -154,6 +158,11 @@ export const checkRecordSchema = {
     current_image_version: { type: 'string', description: 'org.opencontainers.image.version of the running image' },
     current_revision: { type: 'string', description: 'org.opencontainers.image.revision of the running image' },
     ...tagProperties,
+    signature: {
+      type: 'string',
+      enum: ['verified', 'unsigned', 'invalid', 'error'],
+      description: 'Signature verdict on latest_digest (docs/signatures.md); absent when verification is off',
+    },
     timestamp: { type: 'string', format: 'date-time', description: 'When this container was checked' },
     held: { type: 'boolean', description: 'Present (true) while the container is held after a rollback: no update run re-applies the image it was rolled back from' },
   },

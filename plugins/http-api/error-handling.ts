@@ -108,3 +108,12 @@ export function installErrorHandling(app: FastifyInstance, routes: RouteTable, l
     return sendError(reply, 404, `cannot ${request.method} ${path}`, 'TW_ERR_HTTP_NOT_FOUND');
   });
 }
+
+/**
+ * fastify's `frameworkErrors`: what it refuses before routing (a path that is not valid percent-encoding,
+ * FST_ERR_BAD_URL) gets the same error envelope as everything else, not fastify's own body.
+ */
+export function frameworkErrors(err: Error, _request: FastifyRequest, reply: FastifyReply): void {
+  const status = statusOf(err);
+  void sendError(reply, status, publicMessage(err, status), codeOf(err, status));
+}

@@ -17,6 +17,7 @@ export class ApiMetrics {
   /** Watchtower's series beside these (docs/http-api.md, "Watchtower's series"). */
   readonly #watchtower: WatchtowerMetrics;
   readonly #webhooks: Counter<'receiver' | 'result'>;
+  readonly #signatures: Counter<'result'>;
   /** Runs in flight: their kind and start, since the closing events do not repeat them. */
   readonly #running = new Map<string, { kind: string; startedAt: number }>();
 
@@ -66,6 +67,12 @@ export class ApiMetrics {
       labelNames: ['receiver', 'result'],
       registers,
     });
+    this.#signatures = new Counter({
+      name: 'tidewatch_signature_verifications_total',
+      help: 'Signature verifications made (cached verdicts not counted), by result (docs/signatures.md)',
+      labelNames: ['result'],
+      registers,
+    });
     collectDefaultMetrics({ register: this.registry });
   }
 
@@ -94,6 +101,9 @@ export class ApiMetrics {
         break;
       case 'registry_request':
         this.#registryRequests.inc({ registry: event.data.registry, method: event.data.method, code: event.data.code });
+        break;
+      case 'signature_verification':
+        this.#signatures.inc({ result: event.data.result });
         break;
       case 'notification':
         this.#notifications.inc({ service: event.data.service, result: event.data.result });

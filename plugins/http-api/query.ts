@@ -3,6 +3,7 @@
 // capped at the configured maximum rather than refused.
 import { formatGoDuration, parseGoDuration, splitFilterValues, type RunFilters } from '../../core/index.js';
 import { httpErrors } from './errors.js';
+import { checkContainerPatterns } from './pattern-filters.js';
 
 export type Query = Readonly<Record<string, unknown>>;
 
@@ -20,10 +21,13 @@ export function querySingle(query: Query | undefined, name: string): string | un
   return values[0];
 }
 
+/** The run filters of a query; `container` patterns beyond their cost bounds are a 400 (pattern-filters.ts). */
 export function runFilters(query: Query | undefined): RunFilters {
+  const containers = splitFilterValues(queryValues(query, 'container'));
+  checkContainerPatterns(containers);
   return {
     images: splitFilterValues(queryValues(query, 'image')),
-    containers: splitFilterValues(queryValues(query, 'container')),
+    containers,
     hosts: splitFilterValues(queryValues(query, 'host')),
   };
 }
@@ -69,7 +73,9 @@ export const filterQuerySchema = {
   container: {
     type: 'array',
     items: { type: 'string' },
-    description: 'Container names or RE2 patterns anchored at both ends; repeatable and comma-separated',
+    description:
+      'Container names or RE2 patterns anchored at both ends; repeatable and comma-separated. A pattern has at most 256 ' +
+      'characters and repetition counts up to 100 (docs/http-api.md, pattern limits); beyond them 400',
   },
   host: {
     type: 'array',

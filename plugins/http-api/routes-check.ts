@@ -7,6 +7,7 @@ import { checkRecord, checkRecordSchema, withHold } from './check-record.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 import type { KnownState } from './last-checks.js';
 import { filterQuerySchema, parseTimeout, runFilters, timeoutQuerySchema, type Query } from './query.js';
+import { compileContainerPatterns } from './pattern-filters.js';
 import { RunDeadline } from './run-deadline.js';
 
 /**
@@ -55,6 +56,7 @@ export function checkRoutes(ctx: RouteContext, known?: KnownState): FastifyPlugi
         const query = request.query as Query;
         const filters = runFilters(query);
         const timeout = parseTimeout(query, options.checkTimeoutMs);
+        await compileContainerPatterns(filters);
         const deadline = new RunDeadline('check', timeout, reply);
         const run = core.check({ filters, signal: deadline.signal, trigger: 'api' });
         // A run abandoned at the deadline still settles later; its outcome is the core's to log, and its

@@ -70,6 +70,12 @@ export function eventRoutes(ctx: RouteContext, hub: EventHub): FastifyPluginAsyn
           throw httpErrors.originForbidden(origin ?? '');
         }
         if (hub.size >= options.eventsMaxSubscribers) throw httpErrors.subscribersFull(options.eventsMaxSubscribers);
+        // HEAD (fastify adds it to every GET) gets the stream's head at once and never a subscriber slot:
+        // the stream's headers would only go out with a body write, which Node drops for HEAD
+        // (docs/http-api.md#event-stream).
+        if (request.method === 'HEAD') {
+          return reply.code(200).header('content-type', 'text/event-stream').header('cache-control', 'no-cache').send();
+        }
         const sse = reply.sse;
         if (!sse) throw new TidewatchError('TW_ERR_INTERNAL', '@fastify/sse did not decorate the reply', 500);
         sse.keepAlive();

@@ -8,6 +8,7 @@ import { errorMessage, errors, formatGoDuration, isTargeted, isTidewatchError, t
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse, sendError } from './envelope.js';
 import { filterQuerySchema, parseAsync, parseTimeout, runFilters, timeoutQuerySchema, type Query } from './query.js';
+import { compileContainerPatterns } from './pattern-filters.js';
 import { RunDeadline } from './run-deadline.js';
 import type { RunStarts } from './run-starts.js';
 
@@ -98,6 +99,7 @@ export function updateRoutes(ctx: RouteContext, starts: RunStarts): FastifyPlugi
       const filters = runFilters(query);
       const background = parseAsync(query);
       const timeout = parseTimeout(query, options.updateTimeoutMs);
+      await compileContainerPatterns(filters);
       const runId = randomUUID();
       const begun = process.hrtime.bigint();
       const deadline = new RunDeadline('update', timeout, reply);

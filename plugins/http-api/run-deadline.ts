@@ -4,6 +4,7 @@
 // target being replaced, if any, still finishes or rolls back inside the core.
 import type { FastifyReply } from 'fastify';
 import { errors, type RunKind } from '../../core/index.js';
+import { closedByServer } from './client-errors.js';
 import { httpErrors } from './errors.js';
 import type { RequestTimeout } from './query.js';
 
@@ -26,7 +27,10 @@ export class RunDeadline {
     this.#timer.unref();
     this.#onClientClose = () => {
       // `close` also fires after a normal end; only an unfinished response means the client left.
-      if (!reply.raw.writableEnded) this.#abort(httpErrors.clientGone(kind));
+      // The server closing it (shutdown) is not the client's doing (docs/http-api.md#malformed-requests-and-timeouts).
+      if (reply.raw.writableEnded) return;
+      if (closedByServer(reply.request.raw.socket)) this.#abort(errors.aborted(`${kind} cancelled: the server closed the connection`));
+      else this.#abort(httpErrors.clientGone(kind));
     };
     reply.raw.on('close', this.#onClientClose);
   }

@@ -10,7 +10,8 @@ import { TokenGuard } from './auth.js';
 import { ProxyTrust } from './client-ip.js';
 import type { RouteContext } from './context.js';
 import { sendError } from './envelope.js';
-import { installErrorHandling, RouteTable } from './error-handling.js';
+import { ConnectionLedger } from './client-errors.js';
+import { frameworkErrors, installErrorHandling, RouteTable } from './error-handling.js';
 import { PROTECTED_ENDPOINTS, type Endpoint, type ResolvedHttpApiOptions } from './options.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
 import { registerCors } from './cors.js';
@@ -32,6 +33,7 @@ import { statusRoutes } from './routes-status.js';
 import { updateRoutes } from './routes-update.js';
 import { RunStarts } from './run-starts.js';
 import { rewriteSwaggerRoot } from './swagger-paths.js';
+import { NODE_TIMEOUTS, timeoutOptions } from './timeouts.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -111,8 +113,13 @@ export interface BuiltServer {
 export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiOptions): Promise<BuiltServer> {
   const enabled = new Set(options.endpoints);
   const https = tlsOptions(options);
-  const base = serverOptions(enabled.has('swagger'));
-  const app = (https ? Fastify({ ...base, https }) : Fastify(base)) as unknown as FastifyInstance;
+  const connections = new ConnectionLedger();
+  const base = { ...serverOptions(enabled.has('swagger')), ...timeoutOptions(), clientErrorHandler: connections.onClientError, frameworkErrors };
+  const app = (https ? Fastify({ ...base, https: { ...https, ...NODE_TIMEOUTS } }) : Fastify(base)) as unknown as FastifyInstance;
+  app.server.on('request', connections.track);
+  app.server.on('connect', connections.onConnect);
+  // Shutdown cuts the connections still waiting for an answer: their runs end as the server's doing.
+  app.addHook('preClose', async () => connections.closingAll());
   const routes = new RouteTable();
   const proxies = new ProxyTrust(options.trustedProxies, options.proxyHeader);
   const logger = core.logger.child({ plugin: 'http-api' });

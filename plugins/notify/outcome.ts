@@ -1,7 +1,15 @@
 // A finished run as Watchtower's session report sees it (docs/notifications.md#the-report): every
 // selected container in one state, plus the log-like entries a template prints. Built from the core's
 // internal `run_report` event. Containers muted with the label `tidewatch.notify=false` are left out.
-import { parseBoolLabel, targetLabel, type ApplyResult, type CheckResult, type EventPayloads, type Target } from '../../core/index.js';
+import {
+  parseBoolLabel,
+  targetLabel,
+  type ApplyResult,
+  type CheckResult,
+  type EventPayloads,
+  type SignatureCheck,
+  type Target,
+} from '../../core/index.js';
 import type { NotificationLevel } from './options.js';
 import { shortID } from './template/data.js';
 import { versionChange } from './version-change.js';
@@ -21,6 +29,8 @@ export interface ContainerOutcome {
   readonly updateKind?: string;
   /** The check's note, or for `Updated` the update's own (say, the Compose file still names the old tag). */
   readonly note?: string;
+  /** The signature verdict on the newer image, when signatures are verified (docs/signatures.md). */
+  readonly signature?: SignatureCheck;
 }
 
 export interface OutcomeEntry {
@@ -114,11 +124,29 @@ export function runOutcome(event: EventPayloads['run_report']): RunOutcome {
   if (event.kind === 'update') {
     for (const result of event.report.results) results.set(result.target.id, result);
   }
-  const containers = checks.filter((check) => !isMuted(check.target)).map((check) => classify(check, results.get(check.target.id)));
+  const containers = checks.filter((check) => !isMuted(check.target)).map((check) => withSignature(classify(check, results.get(check.target.id)), check));
   return {
     kind: event.kind,
     ...(event.trigger === undefined ? {} : { trigger: event.trigger }),
     containers,
-    entries: containers.flatMap((outcome) => entriesOf(outcome, time)),
+    entries: containers.flatMap((outcome) => [...entriesOf(outcome, time), ...signatureEntries(outcome, time, event.kind)]),
   };
+}
+
+function withSignature(outcome: ContainerOutcome, check: CheckResult): ContainerOutcome {
+  const signature = check.staleness.signature;
+  return signature ? { ...outcome, signature } : outcome;
+}
+
+/**
+ * The signature verdict of a stale container, one line (docs/signatures.md#verdicts): info when verified,
+ * a warning otherwise (under enforce the update was skipped, under warn it went ahead).
+ */
+function signatureEntries(outcome: ContainerOutcome, time: Date, kind: RunOutcome['kind']): OutcomeEntry[] {
+  const sig = outcome.signature;
+  if (!sig) return [];
+  const about = { time, container: outcome.target.name };
+  if (sig.verdict === 'verified') return [{ ...about, level: 'info', message: `Signature of ${outcome.target.image} (${shortID(sig.digest)}) verified: ${sig.reason}` }];
+  const action = kind === 'check' ? '' : sig.policy === 'enforce' ? ', update skipped' : ', updated anyway (warn)';
+  return [{ ...about, level: 'warn', message: `Signature of ${outcome.target.image} (${shortID(sig.digest)}) ${sig.verdict}${action}: ${sig.reason}` }];
 }

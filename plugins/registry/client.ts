@@ -110,6 +110,11 @@ export class RegistryClient {
     return reply.body;
   }
 
+  /** One GET of `/v2/<repository>/<path>`, authorized as the checks are, the body bounded to `maxBytes`. */
+  get(ref: ImageReference, path: string, accept: string, maxBytes: number, signal?: AbortSignal): Promise<RegistryReply> {
+    return this.#request(ref, 'GET', path, accept, signal, maxBytes);
+  }
+
   /**
    * One page of the repository's tag list, `query` being `n=1000` or what the registry's `Link` named
    * (tag-list.ts walks the pages); authorised, limited and rate-limited as every request.

@@ -1,6 +1,6 @@
 // The registry plugin's start-up, loaded only when the plugin is applied (its index stays cheap to import
 // for --help): one transport, credential store and client, the staleness tap and the two services.
-import { PULL_CREDENTIALS, REGISTRY_PATH, REMOTE_IMAGES, STAGES, type TidewatchCore } from '../../core/index.js';
+import { PULL_CREDENTIALS, REGISTRY_CLIENT, REGISTRY_PATH, REMOTE_IMAGES, STAGES, type TidewatchCore } from '../../core/index.js';
 import { runningPlatform } from './running-platform.js';
 import { Authorizer } from './auth.js';
 import { RegistryClient } from './client.js';
@@ -8,6 +8,7 @@ import { CredentialStore, pullAuth } from './credentials.js';
 import { defaultDockerConfigDir } from './docker-config.js';
 import { imageCreated } from './image-created.js';
 import type { RegistryOptionValues } from './options.js';
+import { registryClientService } from './registry-service.js';
 import { registryStaleness } from './staleness.js';
 import { RegistryTransport } from './transport.js';
 
@@ -33,5 +34,7 @@ export function startRegistry(core: TidewatchCore, options: RegistryOptionValues
   // The cooldown gate ages images through this service, with the same connections and tokens.
   core.services.provide(REMOTE_IMAGES, { created: (reference, opts) => imageCreated(client, reference, opts) });
   core.services.provide(PULL_CREDENTIALS, { authFor: (imageRef) => pullAuth(credentials, imageRef) });
+  // Signature verification reads manifests, blobs and referrers through this one (docs/signatures.md).
+  core.services.provide(REGISTRY_CLIENT, registryClientService(client));
   core.onClose(() => transport.close());
 }

@@ -2,13 +2,11 @@
 // transform|prerelease` (Watchtower's `com.centurylinklabs.watchtower.` prefix read as an alias, as for every
 // label), What's Up Docker's `wud.tag.include|exclude|transform` as aliases, and the global `--tag-policy`.
 // A bad value is the target's error naming the label, never a crash. Patterns are RE2 (linear time, as the
-// request filters use: docs/interface.md), bounded in length.
+// request filters use: docs/interface.md), bounded in cost by the same limits as a client's `container=`
+// pattern (docs/http-api.md#pattern-limits): a label is input too.
 import { createRequire } from 'node:module';
-import { LABEL_PREFIX, WATCHTOWER_LABEL_PREFIX, parseBoolLabel } from '../../core/index.js';
+import { LABEL_PREFIX, WATCHTOWER_LABEL_PREFIX, parseBoolLabel, patternBoundsViolation } from '../../core/index.js';
 import { TAG_POLICIES, isTagPolicy, type TagPolicy, type TagRules } from './tag-versions.js';
-
-/** Longest include/exclude/transform pattern accepted: RE2 is linear in the text, its compile is not free. */
-export const MAX_PATTERN_LENGTH = 256;
 
 export interface TargetTagRules {
   readonly policy: TagPolicy;
@@ -43,7 +41,8 @@ function labelOf(labels: Labels, key: string, wud: boolean): { name: string; val
 type Re2 = import('re2js').RE2JS;
 
 function compile(label: string, pattern: string): Re2 {
-  if (pattern.length > MAX_PATTERN_LENGTH) throw new TagLabelError(label, `pattern longer than ${MAX_PATTERN_LENGTH} characters`);
+  const tooCostly = patternBoundsViolation(pattern);
+  if (tooCostly !== undefined) throw new TagLabelError(label, `pattern too costly: ${tooCostly}`);
   // re2js loads with the first tag pattern, not when the plugin does.
   const { RE2JS } = createRequire(import.meta.url)('re2js') as typeof import('re2js');
   try {

@@ -132,3 +132,18 @@ export async function call(
   }
   return { status: res.status, headers: res.headers, body, text };
 }
+
+/** The service with every endpoint enabled and both tokens, against `dockerHost` (the hostile-input tests). */
+export function startFullApi(
+  dockerHost: string,
+  tokens: { readonly token: string; readonly eventsToken: string },
+  extra: string[] = [],
+): Promise<RunningService> {
+  return startService([
+    '--host', dockerHost,
+    '--http-api-endpoints', 'all',
+    '--http-api-token', tokens.token,
+    '--http-api-events-token', tokens.eventsToken,
+    ...extra,
+  ]);
+}

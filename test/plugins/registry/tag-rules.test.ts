@@ -1,6 +1,6 @@
 // Reading a target's tag policy from its labels (docs/tags.md#labels), and the tag list's Link header.
 import t from 'tap';
-import { DEFAULT_TAG_RULES, MAX_PATTERN_LENGTH, tagRulesOf, transformOf } from '../../../plugins/registry/tag-rules.js';
+import { DEFAULT_TAG_RULES, tagRulesOf, transformOf } from '../../../plugins/registry/tag-rules.js';
 import { nextPageQuery } from '../../../plugins/registry/tag-list.js';
 
 t.test('the policy: label, Watchtower alias, global default', async (t) => {
@@ -22,7 +22,9 @@ t.test('include, exclude, transform, prerelease and their aliases', async (t) =>
   const both = tagRulesOf({ 'tidewatch.tag.policy': 'minor', 'tidewatch.tag.include': '^2', 'wud.tag.include': '^1' }, 'digest').rules!;
   t.ok(both.include?.('2.0.0'), 'the tidewatch. label wins over the wud. alias');
   t.throws(() => tagRulesOf({ 'tidewatch.tag.policy': 'minor', 'tidewatch.tag.prerelease': 'maybe' }, 'digest'), /label tidewatch\.tag\.prerelease: "maybe" is not a boolean/);
-  t.throws(() => tagRulesOf({ 'tidewatch.tag.policy': 'minor', 'tidewatch.tag.exclude': 'a'.repeat(MAX_PATTERN_LENGTH + 1) }, 'digest'), /longer than 256/);
+  t.throws(() => tagRulesOf({ 'tidewatch.tag.policy': 'minor', 'tidewatch.tag.exclude': 'a'.repeat(257) }, 'digest'), /tidewatch\.tag\.exclude.*too costly: 257 characters/);
+  // The request filters' cost bound applies to labels too: short, but a counted repetition past the limit.
+  t.throws(() => tagRulesOf({ 'tidewatch.tag.policy': 'minor', 'tidewatch.tag.include': '(?:ab|cd){1000}' }, 'digest'), /tidewatch\.tag\.include.*too costly: a repetition count of 1000/);
   t.throws(() => tagRulesOf({ 'tidewatch.tag.policy': 'minor', 'tidewatch.tag.include': '(?=x)' }, 'digest'), /invalid RE2 pattern/, 'no lookahead: RE2');
 });
 

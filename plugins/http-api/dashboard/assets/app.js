@@ -147,6 +147,8 @@ function row(c) {
     .filter(Boolean)
     .map((f) => `<span class="flag">${esc(f)}</span>`)
     .join('');
+  // The signature verdict on the latest digest (docs/signatures.md), when verification is on.
+  const sig = r?.signature ? ` <span class="sig sig-${esc(r.signature)}">${esc(r.signature)}</span>` : '';
   const current = r?.update_source === 'git' ? r.current_revision || '' : r?.digest || c.digest;
   const latest = r ? (r.update_source === 'git' ? r.git_commit : r.latest_digest) : '';
   const v = versionsOf(r, state.details.get(c.name));
@@ -157,7 +159,7 @@ function row(c) {
   return `<tr data-name="${esc(c.name)}" class="${r?.update_available ? 'stale' : ''}">
 <td data-label="Name" class="name" data-timeline="${esc(c.name)}">${esc(c.name)}</td><td data-label="Image" class="image">${esc(c.image)}</td><td data-label="State">${esc(c.state)}</td><td data-label="Source">${esc(r?.update_source ?? c.update_source)}</td>
 ${versionCell('Current', v.current, current)}${versionCell('Latest', v.latest, latest)}
-<td data-label="Update" class="${updateClass}${r?.error ? ' err' : ''}" title="${esc(r?.error ?? '')}">${esc(r?.error ? `error: ${r.error}` : update)}${r?.error ? '' : change}${note}</td>
+<td data-label="Update" class="${updateClass}${r?.error ? ' err' : ''}" title="${esc(r?.error ?? '')}">${esc(r?.error ? `error: ${r.error}` : update)}${r?.error ? '' : change}${sig}${note}</td>
 <td data-label="Flags">${flags}</td><td data-label="Checked">${esc(entry ? when(entry.at) : '')}</td><td data-label="Links">${links(r)}</td>
 <td data-label="Actions">${actions(c, r, busy)}</td>
 </tr>`;

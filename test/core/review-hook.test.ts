@@ -1,5 +1,5 @@
-// The annotate hook (docs/plugins.md#hooks): after the source answers, a plugin may add a note to the
-// answer a check reports; an answer with an error is left as the source gave it.
+// The review hook (docs/plugins.md#hooks): after the source answers a target stale, a plugin may add a note
+// to the answer a check reports (the Compose note does); an answer with an error is left as the source gave it.
 import t from 'tap';
 import { createTidewatch, definePlugin } from '../../core/index.js';
 import { fakeTarget } from '../helpers/targets.js';
@@ -19,11 +19,11 @@ const runtime = definePlugin({
 const annotator = definePlugin({
   name: 'annotator',
   apply(core) {
-    core.hooks.annotate.tap('annotator', (staleness, target) => ({ ...staleness, note: `${staleness.note ?? ''} about ${target.name}.`.trim() }));
+    core.hooks.review.tap('annotator', (staleness, target) => ({ ...staleness, note: `${staleness.note ?? ''} about ${target.name}.`.trim() }));
   },
 });
 
-t.test('an annotator adds to the answer the check reports; errors are left alone', async (t) => {
+t.test('a reviewer adds to the answer the check reports; errors are left alone', async (t) => {
   const tw = await createTidewatch({ plugins: [runtime, annotator] });
   t.teardown(() => tw.close());
   const { results } = await tw.check();
@@ -34,7 +34,7 @@ t.test('an annotator adds to the answer the check reports; errors are left alone
   t.equal(by.broken?.error, 'unreachable');
 });
 
-t.test('without an annotator the answer is the source\'s own object', async (t) => {
+t.test('without a reviewer the answer is the source\'s own object', async (t) => {
   const tw = await createTidewatch({ plugins: [runtime] });
   t.teardown(() => tw.close());
   const { results } = await tw.check();

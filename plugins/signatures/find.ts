@@ -1,0 +1,173 @@
+// Finding the signatures of one candidate digest on its registry, through the REGISTRY_CLIENT service
+// (docs/signatures.md#where-signatures-are-found):
+//   1. the OCI 1.1 referrers API `GET /v2/<name>/referrers/<digest>`; a 404 means the registry has none
+//      (remembered per registry), and the referrers tag `sha256-<hex>` is read instead: cosign v3 stores
+//      its Sigstore bundles as artifacts listed there;
+//   2. the legacy tag `sha256-<hex>.sig`: cosign's simple-signing manifest, one layer per signature.
+// Everything read is untrusted: entries, layers and bytes are bounded, and reads by digest are checked.
+import type { RegistryClientService, RegistryDocument } from '../../core/index.js';
+
+export const MEDIA = Object.freeze({
+  ociIndex: 'application/vnd.oci.image.index.v1+json',
+  ociManifest: 'application/vnd.oci.image.manifest.v1+json',
+  dockerManifest: 'application/vnd.docker.distribution.manifest.v2+json',
+  bundle: 'application/vnd.dev.sigstore.bundle.v0.3+json',
+  simpleSigning: 'application/vnd.dev.cosign.simplesigning.v1+json',
+});
+export const ANNOTATIONS = Object.freeze({
+  signature: 'dev.cosignproject.cosign/signature',
+  certificate: 'dev.sigstore.cosign/certificate',
+  chain: 'dev.sigstore.cosign/chain',
+  bundle: 'dev.sigstore.cosign/bundle',
+  predicateType: 'dev.sigstore.bundle.predicateType',
+});
+
+/** Bounds on what one candidate may make us read (docs/signatures.md#what-it-costs). */
+export const LIMITS = Object.freeze({
+  /** Referrer entries looked at, and bundles read, per candidate. */
+  referrers: 16,
+  bundles: 4,
+  /** Simple-signing layers read per candidate. */
+  layers: 4,
+  indexBytes: 256 * 1024,
+  manifestBytes: 64 * 1024,
+  bundleBytes: 256 * 1024,
+  payloadBytes: 16 * 1024,
+});
+
+export interface Descriptor {
+  readonly mediaType: string;
+  readonly digest: string;
+  readonly size: number;
+  readonly artifactType?: string;
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+/** A simple-signing layer: the payload blob and its layer's annotations. */
+export interface LegacySignature {
+  readonly payload: Buffer;
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+const DIGEST = /^sha256:[a-f0-9]{64}$/;
+const MANIFEST_TYPES = [MEDIA.ociManifest, MEDIA.dockerManifest];
+
+function parseObject(body: Buffer, what: string): Record<string, unknown> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new Error(`${what} is not JSON`);
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new Error(`${what} is not a JSON object`);
+  return doc as Record<string, unknown>;
+}
+
+function stringRecord(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof value !== 'object' || value === null) return out;
+  for (const [k, v] of Object.entries(value)) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+/** The well-formed descriptors of `list`, at most `max`. */
+export function descriptors(list: unknown, max: number): Descriptor[] {
+  if (!Array.isArray(list)) return [];
+  const out: Descriptor[] = [];
+  for (const entry of list.slice(0, max) as unknown[]) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const e = entry as Record<string, unknown>;
+    if (typeof e.digest !== 'string' || !DIGEST.test(e.digest) || typeof e.mediaType !== 'string') continue;
+    const size = typeof e.size === 'number' && Number.isSafeInteger(e.size) && e.size >= 0 ? e.size : -1;
+    out.push({
+      mediaType: e.mediaType,
+      digest: e.digest,
+      size,
+      ...(typeof e.artifactType === 'string' ? { artifactType: e.artifactType } : {}),
+      annotations: stringRecord(e.annotations),
+    });
+  }
+  return out;
+}
+
+export class SignatureFinder {
+  readonly #registry: RegistryClientService;
+  /**
+   * Per registry, whether it has the referrers API: a 404 means it has none (a registry with it answers
+   * 200, with an empty index when nothing refers), so it is asked once, not once per candidate.
+   */
+  readonly #referrersApi = new Map<string, Promise<boolean>>();
+
+  constructor(registry: RegistryClientService) {
+    this.#registry = registry;
+  }
+
+  /** The Sigstore bundles (parsed JSON, not yet verified) listed for `digest`, signature types first. */
+  async bundles(image: string, registry: string, digest: string, signal?: AbortSignal): Promise<unknown[]> {
+    const entries = await this.#referrers(image, registry, digest, signal);
+    const candidates = entries
+      .filter((d) => (d.artifactType ?? MEDIA.bundle) === MEDIA.bundle)
+      // An entry that says it is an attestation is read last: it can never be accepted as a signature.
+      .sort((a, b) => Number(isAttestation(a)) - Number(isAttestation(b)))
+      .slice(0, LIMITS.bundles);
+    const bundles: unknown[] = [];
+    for (const entry of candidates) {
+      const manifest = await this.#registry.manifest(image, entry.digest, MANIFEST_TYPES, { maxBytes: LIMITS.manifestBytes, ...(signal ? { signal } : {}) });
+      if (!manifest) continue;
+      const doc = parseObject(manifest.body, `referrer ${entry.digest}`);
+      const layer = descriptors(doc.layers, LIMITS.layers).find((l) => l.mediaType === MEDIA.bundle);
+      if (!layer) continue;
+      if (layer.size > LIMITS.bundleBytes) throw new Error(`bundle ${layer.digest} is ${layer.size} bytes, over the ${LIMITS.bundleBytes}-byte bound`);
+      const blob = await this.#registry.blob(image, layer.digest, { maxBytes: LIMITS.bundleBytes, ...(signal ? { signal } : {}) });
+      bundles.push(parseObject(blob, `bundle ${layer.digest}`));
+    }
+    return bundles;
+  }
+
+  /** The simple-signing layers of the legacy tag `sha256-<hex>.sig`, with their payloads. */
+  async legacy(image: string, digest: string, signal?: AbortSignal): Promise<LegacySignature[]> {
+    const tag = `${digest.replace(':', '-')}.sig`;
+    const manifest = await this.#registry.manifest(image, tag, MANIFEST_TYPES, { maxBytes: LIMITS.manifestBytes, ...(signal ? { signal } : {}) });
+    if (!manifest) return [];
+    const layers = descriptors(parseObject(manifest.body, `signature manifest ${tag}`).layers, LIMITS.layers).filter(
+      (l) => l.mediaType === MEDIA.simpleSigning && l.annotations[ANNOTATIONS.signature] !== undefined,
+    );
+    const found: LegacySignature[] = [];
+    for (const layer of layers) {
+      if (layer.size > LIMITS.payloadBytes) throw new Error(`signature payload ${layer.digest} is ${layer.size} bytes, over the ${LIMITS.payloadBytes}-byte bound`);
+      const payload = await this.#registry.blob(image, layer.digest, { maxBytes: LIMITS.payloadBytes, ...(signal ? { signal } : {}) });
+      found.push({ payload, annotations: layer.annotations });
+    }
+    return found;
+  }
+
+  /** The referrer descriptors of `digest`: the referrers API, else the referrers tag. */
+  async #referrers(image: string, registry: string, digest: string, signal?: AbortSignal): Promise<Descriptor[]> {
+    const opts = { maxBytes: LIMITS.indexBytes, ...(signal ? { signal } : {}) };
+    const ask = () => this.#registry.referrers(image, digest, { ...opts, artifactType: MEDIA.bundle });
+    let api = this.#referrersApi.get(registry);
+    let index: RegistryDocument | undefined;
+    if (api === undefined) {
+      // The first candidate of a registry asks; those arriving meanwhile wait for its answer.
+      const first = ask();
+      api = first.then((found) => found !== undefined);
+      this.#referrersApi.set(registry, api);
+      api.catch(() => this.#referrersApi.delete(registry));
+      index = await first;
+    } else if (await api.catch(() => true)) {
+      index = await ask();
+    }
+    if (index) return descriptors(parseObject(index.body, `referrers of ${digest}`).manifests, LIMITS.referrers);
+    const tagged = await this.#registry.manifest(image, digest.replace(':', '-'), [MEDIA.ociIndex, ...MANIFEST_TYPES], opts);
+    if (!tagged) return [];
+    const doc = parseObject(tagged.body, `referrers tag of ${digest}`);
+    if (Array.isArray(doc.manifests)) return descriptors(doc.manifests, LIMITS.referrers);
+    // A single artifact manifest under the tag (some tools write one rather than an index).
+    return [{ mediaType: tagged.mediaType, digest: tagged.digest, size: tagged.body.length, artifactType: typeof doc.artifactType === 'string' ? doc.artifactType : MEDIA.bundle, annotations: {} }];
+  }
+}
+
+function isAttestation(d: Descriptor): boolean {
+  const type = d.annotations[ANNOTATIONS.predicateType];
+  return type !== undefined && type !== 'https://sigstore.dev/cosign/sign/v1';
+}

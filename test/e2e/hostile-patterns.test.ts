@@ -1,0 +1,80 @@
+// Expensive container= patterns against the built binary (docs/http-api.md#pattern-limits): the issue's
+// reproduction (forty distinct 3 KB patterns, which once took the heap to 4.4 GB) is refused promptly with
+// 400 and the error envelope, memory stays flat, and /livez keeps answering within 50 ms while the most
+// expensive allowed patterns compile.
+import t from 'tap';
+import { requireEnv } from '../helpers/env.js';
+import { formatStats, latencyStats, livezVerdict, loadAverage, mib, pollLatency, rssBytes } from '../helpers/probe.js';
+import { startFullApi, type RunningService } from '../helpers/service.js';
+
+const TOKEN = 'hostile-patterns-main-token';
+const EVENTS_TOKEN = 'hostile-patterns-events-token';
+/** Each latency phase, long enough for a p99 of a few hundred samples. */
+const PHASE_MS = 6_000;
+
+/** The most expensive pattern the limits allow: 4 × 101 + the salt's units, within 500. */
+export const worstAllowed = (salt: string): string => `${salt}${'\\pL{100}'.repeat(4)}`;
+
+async function check(service: RunningService, containers: string[]): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
+  const query = new URLSearchParams(containers.map((c): [string, string] => ['container', c]));
+  const started = performance.now();
+  const res = await fetch(`${service.url}/v1/check?${query}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
+  const body = (await res.json()) as Record<string, unknown>;
+  return { status: res.status, body, ms: performance.now() - started };
+}
+
+t.test('expensive patterns cost a bounded answer, never the service', async (t) => {
+  const env = await requireEnv(t);
+  if (!env) return;
+  const service = await startFullApi(env.dockerHost, { token: TOKEN, eventsToken: EVENTS_TOKEN });
+  t.teardown(() => service.stop());
+  const pid = service.child.pid as number;
+  t.equal((await check(service, ['warm-.*'])).status, 200, 'a pattern within the limits is served');
+  const before = rssBytes(pid);
+
+  // The issue's reproduction: 40 distinct 3 KB patterns.
+  const repro = await (async () => {
+    const times: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const res = await check(service, [`fz${i}${Math.random().toString(36).slice(2)}${'(?:ab|cd){1000}'.repeat(200)}`]);
+      t.equal(res.status, 400, `pattern ${i}: 400`);
+      t.match(res.body, { code: 'TW_ERR_PATTERN_LIMIT', api_version: 'v1', error: /too costly: 30\d\d characters \(at most 256\)/ });
+      t.type(res.body.timestamp, 'string');
+      times.push(res.ms);
+    }
+    return latencyStats(times);
+  })();
+  t.ok(repro.max < 1000, `each answered promptly: ${formatStats(repro)}`);
+  t.match((await check(service, ['a{101}'])).body, { code: 'TW_ERR_PATTERN_LIMIT', error: /repetition count of 101/ });
+  t.match((await check(service, Array.from({ length: 10 }, (_, i) => worstAllowed(`n${i}`)))).body, {
+    code: 'TW_ERR_PATTERN_LIMIT',
+    error: /together they expand to \d+ units \(at most 4000\)/,
+  });
+
+  // The same requests with plain names, for the machine's own /livez latency under this load.
+  const baselineProbe = pollLatency(`${service.url}/livez`);
+  for (let round = 0, until = Date.now() + PHASE_MS; Date.now() < until; round++) {
+    t.equal((await check(service, Array.from({ length: 8 }, (_, i) => `plain-${round}-${i}`))).status, 200);
+  }
+  const baseline = latencyStats(await baselineProbe.stop());
+  t.comment(`/livez during checks with plain names: ${formatStats(baseline)}; load ${loadAverage()}`);
+
+  // The worst allowed: requests of eight distinct maximal patterns each, while /livez is polled.
+  const probe = pollLatency(`${service.url}/livez`);
+  for (let round = 0, until = Date.now() + PHASE_MS; Date.now() < until; round++) {
+    const res = await check(service, Array.from({ length: 8 }, (_, i) => worstAllowed(`w${round}x${i}`)));
+    t.equal(res.status, 200, `round ${round}: the worst allowed patterns are served`);
+  }
+  const samples = await probe.stop();
+  const livez = latencyStats(samples);
+  const after = rssBytes(pid);
+  t.comment(`/livez while the worst allowed patterns compiled: ${formatStats(livez)}; load ${loadAverage()}`);
+  t.comment(`RSS before ${mib(before)}, after ${mib(after)}`);
+  t.equal(probe.failures(), 0, 'every probe answered 200');
+  t.ok(livez.count >= 10, 'the probe ran throughout');
+  const verdict = livezVerdict(baseline, livez);
+  t.ok(verdict.ok, `/livez while the worst allowed patterns compile: ${verdict.rule}`);
+  t.ok(after - before < 64 * 1024 * 1024, `RSS grew by ${mib(after - before)} (under 64 MiB)`);
+  t.notOk(service.logs.some((l) => l.level === 60 || /heap/i.test(String(l.msg))), 'no fatal log');
+  t.equal(service.child.exitCode, null, 'the service is still running');
+});
