@@ -18,10 +18,11 @@ export function endpointTemplate(path: string): string {
   const [, section = '', ...rest] = bare.split('/');
   if (rest.length === 0) return `/${section}`;
   if (section === 'images') {
-    // An image name keeps its slashes and colons in the path: everything up to a trailing /json is the name.
+    // An image name keeps its slashes and colons in the path: everything up to a trailing /json or /tag is the name.
     const tail = rest.join('/');
     if (FIXED.has(tail)) return `/images/${tail}`;
-    return tail.endsWith('/json') ? '/images/{name}/json' : '/images/{name}';
+    if (tail.endsWith('/json')) return '/images/{name}/json';
+    return tail.endsWith('/tag') ? '/images/{name}/tag' : '/images/{name}';
   }
   const [first = '', ...more] = rest;
   const head = FIXED.has(first) && more.length === 0 ? first : '{id}';

@@ -40,16 +40,20 @@ function freePort(): Promise<number> {
   });
 }
 
-/** The command package.json's "demo" script runs, started directly so that the test signals the demo itself. */
-function demoCommand(): string[] {
+/**
+ * The command package.json's "demo" script runs, started directly so that the test signals the demo itself:
+ * scripts/run-node.sh picks the Node (docs/node.md) and execs it, so the child is the demo's own process.
+ */
+function demoCommand(): [string, string[]] {
   const script = (JSON.parse(readFileSync(`${REPO_ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts['demo'];
-  const match = /^TS_NODE_TRANSPILE_ONLY=1 node (.+)$/.exec(script ?? '');
-  if (!match) throw new Error(`package.json scripts.demo is not "TS_NODE_TRANSPILE_ONLY=1 node …": ${script}`);
-  return match[1]!.split(' ');
+  const match = /^TS_NODE_TRANSPILE_ONLY=1 bash scripts\/run-node\.sh (.+)$/.exec(script ?? '');
+  if (!match) throw new Error(`package.json scripts.demo is not "TS_NODE_TRANSPILE_ONLY=1 bash scripts/run-node.sh …": ${script}`);
+  return ['bash', ['scripts/run-node.sh', ...match[1]!.split(' ')]];
 }
 
 function startDemo(apiPort: number): RunningDemo {
-  const child = spawn(process.execPath, demoCommand(), {
+  const [program, args] = demoCommand();
+  const child = spawn(program, args, {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

@@ -21,6 +21,7 @@ t.test('the Engine API path templates', async (t) => {
     ['/images/create?fromImage=a', '/images/create'],
     ['/images/127.0.0.1:5000/team/app:1.2/json', '/images/{name}/json'],
     ['/images/sha256:abc', '/images/{name}'],
+    ['/v1.41/images/127.0.0.1:5000/team/app@sha256:abc/tag?repo=127.0.0.1%3A5000%2Fteam%2Fapp&tag=1.3', '/images/{name}/tag'],
     ['/networks/front/connect', '/networks/{id}/connect'],
     ['/services/svc/update?version=3', '/services/{id}/update'],
     ['/events?since=1', '/events'],
