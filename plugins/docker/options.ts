@@ -62,7 +62,7 @@ export const dockerOptions = {
   }),
   rollbackRetentionMs: option.duration({
     flag: 'rollback-retention', default: 168 * 3_600_000, group: behaviour,
-    description: 'With --cleanup, how long an updated container\'s previous image is kept for a rollback (docs/state.md).',
+    description: 'With --cleanup and a --data-dir, how long an updated container\'s previous image is kept for a rollback (docs/state.md).',
   }),
   removeVolumes: option.boolean({
     flag: 'remove-volumes', group: behaviour, description: "Remove the old container's anonymous volumes.",

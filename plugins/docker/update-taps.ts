@@ -139,7 +139,10 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
     }
     if (options.cleanup) {
       const store = core.services.get(STATE_STORE);
-      const due = store && options.rollbackRetentionMs > 0 ? retainImages(store, state.replacedImages, host, options.rollbackRetentionMs) : state.replacedImages;
+      // Kept only where the list of kept images survives a restart (a data directory): kept in memory, a
+      // restart would leave them on disk for good (docs/state.md#cleanup-and-retention).
+      const retains = store?.dir !== undefined && options.rollbackRetentionMs > 0;
+      const due = retains ? retainImages(store, state.replacedImages, host, options.rollbackRetentionMs) : state.replacedImages;
       const images = await removeReplacedImages(rt.docker, due, ctx.logger, await rt.isPodman());
       if (images.length > 0) core.emit('image_cleanup', { run_id: ctx.runId, images });
     }
