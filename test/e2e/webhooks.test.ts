@@ -21,7 +21,9 @@ interface Streamed {
 
 function subscribe(service: RunningService): { events: Streamed[]; close(): void } {
   const events: Streamed[] = [];
-  const source = new EventSource(`${service.url}/v1/events?access_token=${EVENTS}`);
+  // last_event_id=0 replays what the service emitted before the stream opened: a registry retrying as soon as
+  // the service listens may have its run finished before this subscription is.
+  const source = new EventSource(`${service.url}/v1/events?access_token=${EVENTS}&last_event_id=0`);
   for (const type of ['scan_started', 'scan_completed', 'scan_failed', 'update_started', 'update_completed', 'update_failed']) {
     source.addEventListener(type, (message) => events.push(JSON.parse(message.data) as Streamed));
   }
