@@ -151,7 +151,7 @@ function row(c) {
   const sig = r?.signature ? ` <span class="sig sig-${esc(r.signature)}">${esc(r.signature)}</span>` : '';
   const current = r?.update_source === 'git' ? r.current_revision || '' : r?.digest || c.digest;
   const latest = r ? (r.update_source === 'git' ? r.git_commit : r.latest_digest) : '';
-  const v = versionsOf(r, state.details.get(c.name));
+  const v = versionsOf(entry?.seeded ? undefined : r, state.details.get(c.name));
   // current → latest for a tag update, then the kind (docs/dashboard.md#versions).
   const arrow = v.kind && v.latest && v.current ? ` <span class="change">${esc(v.current)} → ${esc(v.latest)}</span>` : '';
   const change = v.kind ? `${arrow} <span class="kind kind-${esc(v.kind)}">${esc(v.kind)}</span>` : '';
@@ -215,7 +215,8 @@ function seedChecks() {
     const mine = state.checks.get(c.name);
     if (mine && Date.parse(mine.at) >= Date.parse(c.checked_at) && mine.record.image_id === c.image_id) continue;
     const record = { name: c.name, image_id: c.image_id, digest: c.digest, update_source: c.update_source, update_available: c.update_available, latest_digest: c.latest_digest };
-    state.checks.set(c.name, { record, at: c.checked_at });
+    // Seeded: /v1/containers carries no tag fields; versionsOf reads them from /v1/containers/details.
+    state.checks.set(c.name, { record, at: c.checked_at, seeded: true });
   }
 }
 
