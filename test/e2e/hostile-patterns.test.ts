@@ -4,7 +4,7 @@
 // expensive allowed patterns compile.
 import t from 'tap';
 import { requireEnv } from '../helpers/env.js';
-import { formatStats, latencyStats, livezVerdict, loadAverage, mib, pollLatency, rssBytes } from '../helpers/probe.js';
+import { formatStats, heapUsedBytes, latencyStats, livezVerdict, loadAverage, mib, pollLatency, rssBytes } from '../helpers/probe.js';
 import { startFullApi, type RunningService } from '../helpers/service.js';
 
 const TOKEN = 'hostile-patterns-main-token';
@@ -61,6 +61,7 @@ t.test('expensive patterns cost a bounded answer, never the service', async (t) 
   // so what grows below is what the worst allowed patterns cost (the check runs' own garbage, which grows
   // with whatever else the shared test engine holds, is in both).
   const before = rssBytes(pid);
+  const heapBefore = await heapUsedBytes(service.url, TOKEN);
 
   // The worst allowed: requests of eight distinct maximal patterns each, while /livez is polled.
   const probe = pollLatency(`${service.url}/livez`);
@@ -71,13 +72,29 @@ t.test('expensive patterns cost a bounded answer, never the service', async (t) 
   const samples = await probe.stop();
   const livez = latencyStats(samples);
   const after = rssBytes(pid);
+  const heapAfter = await heapUsedBytes(service.url, TOKEN);
   t.comment(`/livez while the worst allowed patterns compiled: ${formatStats(livez)}; load ${loadAverage()}`);
-  t.comment(`RSS before ${mib(before)}, after ${mib(after)}`);
+  t.comment(`RSS before ${mib(before)}, after ${mib(after)}; V8 heap used ${mib(heapBefore.heap)} -> ${mib(heapAfter.heap)}, external ${mib(heapBefore.external)} -> ${mib(heapAfter.external)}`);
   t.equal(probe.failures(), 0, 'every probe answered 200');
   t.ok(livez.count >= 10, 'the probe ran throughout');
   const verdict = livezVerdict(baseline, livez);
   t.ok(verdict.ok, `/livez while the worst allowed patterns compile: ${verdict.rule}`);
-  t.ok(after - before < 64 * 1024 * 1024, `RSS grew by ${mib(after - before)} (under 64 MiB)`);
+  // What the service holds is the heap it uses (compiled patterns live there; the bug kept ~105 MB of it per
+  // pattern and died at 4.4 GB): once V8 has collected the phase's garbage, heap and external memory must be
+  // back within 64 MiB of where they were. Right after the phase they also hold uncollected garbage, so this
+  // waits (up to 30 s) for a collection instead of reading one instant. RSS also counts heap V8 committed but
+  // no longer uses, which Node 24 keeps longer after a burst: bounded loosely, far below one retained pattern
+  // per request.
+  const held = async () => {
+    const now = await heapUsedBytes(service.url, TOKEN);
+    return now.heap + now.external - (heapBefore.heap + heapBefore.external);
+  };
+  let settled = await held();
+  for (const until = Date.now() + 30_000; settled >= 64 * 1024 * 1024 && Date.now() < until; settled = await held()) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  t.ok(settled < 64 * 1024 * 1024, `heap used and external memory settled ${mib(settled)} above the baseline (under 64 MiB)`);
+  t.ok(after - before < 256 * 1024 * 1024, `RSS grew by ${mib(after - before)} (under 256 MiB)`);
   t.notOk(service.logs.some((l) => l.level === 60 || /heap/i.test(String(l.msg))), 'no fatal log');
   t.equal(service.child.exitCode, null, 'the service is still running');
 });
