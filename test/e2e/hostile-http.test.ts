@@ -6,6 +6,10 @@ import { requireEnv } from '../helpers/env.js';
 import { portOf, rawExchange, type RawResponse } from '../helpers/raw-http.js';
 import { startFullApi } from '../helpers/service.js';
 
+// A scope no container has: the update this test may cause must never replace another test's container on
+// the shared engine (docs/configuration.md, --scope).
+const OWN_SCOPE = ['--scope', `hostile-${process.pid}`];
+
 const TOKEN = 'hostile-http-main-token';
 const EVENTS_TOKEN = 'hostile-http-events-token';
 
@@ -21,7 +25,7 @@ function assertEnvelope(t: Test, res: RawResponse | undefined, status: number, c
 t.test('hostile HTTP gets bounded, documented answers', async (t) => {
   const env = await requireEnv(t);
   if (!env) return;
-  const service = await startFullApi(env.dockerHost, { token: TOKEN, eventsToken: EVENTS_TOKEN }, ['--http-api-events-max-subscribers', '1']);
+  const service = await startFullApi(env.dockerHost, { token: TOKEN, eventsToken: EVENTS_TOKEN }, ['--http-api-events-max-subscribers', '1', ...OWN_SCOPE]);
   t.teardown(() => service.stop());
   const port = portOf(service.url);
   const logged = () => JSON.stringify(service.logs);

@@ -4,8 +4,12 @@
 // expensive allowed patterns compile.
 import t from 'tap';
 import { requireEnv } from '../helpers/env.js';
-import { formatStats, heapUsedBytes, latencyStats, livezVerdict, loadAverage, mib, pollLatency, rssBytes } from '../helpers/probe.js';
+import { formatStats, heapUsedBytes, settledHeldBytes, latencyStats, livezVerdict, loadAverage, mib, pollLatency, rssBytes } from '../helpers/probe.js';
 import { startFullApi, type RunningService } from '../helpers/service.js';
+
+// A scope no container has: the update this test may cause must never replace another test's container on
+// the shared engine (docs/configuration.md, --scope).
+const OWN_SCOPE = ['--scope', `hostile-${process.pid}`];
 
 const TOKEN = 'hostile-patterns-main-token';
 const EVENTS_TOKEN = 'hostile-patterns-events-token';
@@ -26,7 +30,7 @@ async function check(service: RunningService, containers: string[]): Promise<{ s
 t.test('expensive patterns cost a bounded answer, never the service', async (t) => {
   const env = await requireEnv(t);
   if (!env) return;
-  const service = await startFullApi(env.dockerHost, { token: TOKEN, eventsToken: EVENTS_TOKEN });
+  const service = await startFullApi(env.dockerHost, { token: TOKEN, eventsToken: EVENTS_TOKEN }, OWN_SCOPE);
   t.teardown(() => service.stop());
   const pid = service.child.pid as number;
   t.equal((await check(service, ['warm-.*'])).status, 200, 'a pattern within the limits is served');
@@ -85,14 +89,7 @@ t.test('expensive patterns cost a bounded answer, never the service', async (t) 
   // waits (up to 30 s) for a collection instead of reading one instant. RSS also counts heap V8 committed but
   // no longer uses, which Node 24 keeps longer after a burst: bounded loosely, far below one retained pattern
   // per request.
-  const held = async () => {
-    const now = await heapUsedBytes(service.url, TOKEN);
-    return now.heap + now.external - (heapBefore.heap + heapBefore.external);
-  };
-  let settled = await held();
-  for (const until = Date.now() + 30_000; settled >= 64 * 1024 * 1024 && Date.now() < until; settled = await held()) {
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  const settled = await settledHeldBytes(service.url, TOKEN, heapBefore, 64 * 1024 * 1024);
   t.ok(settled < 64 * 1024 * 1024, `heap used and external memory settled ${mib(settled)} above the baseline (under 64 MiB)`);
   t.ok(after - before < 256 * 1024 * 1024, `RSS grew by ${mib(after - before)} (under 256 MiB)`);
   t.notOk(service.logs.some((l) => l.level === 60 || /heap/i.test(String(l.msg))), 'no fatal log');

@@ -143,7 +143,15 @@ t.test("a wrong token gets 401; the registry's retries are delivered once the to
   const fixed = await tidewatch(t, s, port, TOKEN);
   const stream = subscribe(fixed);
   t.teardown(() => stream.close());
-  await waitFor(() => stream.events.find((e) => e.type === 'update_completed' && e.data['container'] === name), 45_000);
+  try {
+    await waitFor(() => stream.events.find((e) => e.type === 'update_completed' && e.data['container'] === name), 45_000);
+  } catch (err) {
+    // What each side saw, for whoever reads a failure of this test.
+    t.comment(`service log:\n${fixed.logs.slice(-40).map((l) => JSON.stringify(l)).join('\n')}`);
+    t.comment(`registry log:\n${registry.app.slice(-20).join('\n')}`);
+    t.comment(`events: ${JSON.stringify(stream.events)}`);
+    throw err;
+  }
   t.equal((await s.engine.getContainer(name).inspect()).Image, v2.configDigest, 'updated by the retried notifications');
   noPolls(t, fixed, stream.events);
 });

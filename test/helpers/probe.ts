@@ -70,6 +70,30 @@ export async function heapUsedBytes(baseUrl: string, token: string): Promise<{ h
 }
 
 /**
+ * How far the service's V8 heap used plus external memory stands above `from` once the garbage of what just
+ * ran is collected: polled every 500 ms for up to `waitMs` until it is under `bound`, so that one instant of
+ * uncollected garbage is not read as memory held. Retained memory (a cache that grows without bound, the
+ * compiled patterns of docs/http-api.md#pattern-limits) never settles.
+ */
+export async function settledHeldBytes(
+  baseUrl: string,
+  token: string,
+  from: { heap: number; external: number },
+  bound: number,
+  waitMs = 30_000,
+): Promise<number> {
+  const held = async () => {
+    const now = await heapUsedBytes(baseUrl, token);
+    return now.heap + now.external - (from.heap + from.external);
+  };
+  let settled = await held();
+  for (const until = Date.now() + waitMs; settled >= bound && Date.now() < until; settled = await held()) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return settled;
+}
+
+/**
  * Whether the machine is oversubscribed (1-minute load above 1.5 per core): latency bounds that hold on
  * the CI machine then measure other people's work; tests compare against a baseline of their own instead.
  */
