@@ -1,6 +1,7 @@
 // One error shape for everything fastify or a handler throws (docs/interface.md §4), and the 404/405
-// split: a path the server knows answered with a method it does not serve is 405 with `Allow`; any
-// other unknown route, including a disabled endpoint's, is 404. Fastify itself only knows 404.
+// split: a path the server knows (a parametric one such as `/v1/hooks/:receiver` included) answered with a
+// method it does not serve is 405 with `Allow`; any other unknown route, including a disabled endpoint's, is
+// 404. Fastify itself only knows 404.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorMessage, isTidewatchError, type Logger } from '../../core/index.js';
 import { sendError } from './envelope.js';
@@ -41,10 +42,22 @@ function publicMessage(err: unknown, status: number): string {
   return 'internal server error';
 }
 
+/** A path with `:name` segments (`/v1/hooks/:receiver`), any one non-empty segment standing for each. */
+interface ParametricPath {
+  readonly segments: readonly (string | undefined)[];
+  readonly methods: Set<string>;
+}
+
+function matchesParametric(route: ParametricPath, segments: readonly string[]): boolean {
+  if (route.segments.length !== segments.length) return false;
+  return route.segments.every((fixed, i) => (fixed === undefined ? segments[i] !== '' : fixed === segments[i]));
+}
+
 /** Methods served per path, collected as routes are added; `HEAD` comes with every `GET`. */
 export class RouteTable {
   readonly #methods = new Map<string, Set<string>>();
   readonly #prefixes: { prefix: string; methods: Set<string> }[] = [];
+  readonly #parametric: ParametricPath[] = [];
 
   add(url: string, methods: string | string[]): void {
     const list = (Array.isArray(methods) ? methods : [methods]).map((m) => m.toUpperCase());
@@ -53,6 +66,11 @@ export class RouteTable {
     if (url === '*' || url === '/*') return;
     if (url.endsWith('*')) {
       this.#prefixes.push({ prefix: url.slice(0, -1), methods: new Set(list) });
+      return;
+    }
+    if (url.includes('/:')) {
+      const segments = url.split('/').map((s) => (s.startsWith(':') ? undefined : s));
+      this.#parametric.push({ segments, methods: new Set(list) });
       return;
     }
     const set = this.#methods.get(url) ?? new Set<string>();
@@ -73,7 +91,11 @@ export class RouteTable {
   allowed(path: string): string[] | undefined {
     const exact = this.#methods.get(path);
     if (exact) return [...exact];
-    const matching = this.#prefixes.filter((p) => path.startsWith(p.prefix));
+    const segments = path.split('/');
+    const matching = [
+      ...this.#prefixes.filter((p) => path.startsWith(p.prefix)),
+      ...this.#parametric.filter((p) => matchesParametric(p, segments)),
+    ];
     if (matching.length === 0) return undefined;
     return [...new Set(matching.flatMap((p) => [...p.methods]))];
   }
