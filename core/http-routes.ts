@@ -39,6 +39,17 @@ export interface HttpRouteDefinition {
   readonly schema?: Readonly<Record<string, unknown>>;
   /** Never throws for a request's fault: every answer, errors included, is a returned response. */
   handle(request: HttpRouteRequest): Promise<HttpRouteResponse> | HttpRouteResponse;
+  /**
+   * Told of a request the API refused before `handle` ran (413: a body above `bodyLimit`), so the route can
+   * count it as it counts its own refusals; the path parameters are as sent, unauthenticated.
+   */
+  refused?(request: HttpRouteRefusal): void;
+}
+
+/** A request refused by the API before the route's handler saw it. */
+export interface HttpRouteRefusal {
+  readonly params: Readonly<Record<string, string>>;
+  readonly status: number;
 }
 
 export interface HttpRoutes {

@@ -78,7 +78,7 @@ export type {
   StateStore,
 } from './state.js';
 export { HTTP_ROUTES, bearerToken, httpRoutes } from './http-routes.js';
-export type { HttpRouteDefinition, HttpRouteRequest, HttpRouteResponse, HttpRoutes } from './http-routes.js';
+export type { HttpRouteDefinition, HttpRouteRefusal, HttpRouteRequest, HttpRouteResponse, HttpRoutes } from './http-routes.js';
 export { GIT_PATH, REGISTRY_PATH, STAGES, isGitWatched } from './watch-split.js';
 export type { WatchClaim } from './watch-split.js';
 

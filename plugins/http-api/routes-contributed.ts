@@ -16,6 +16,15 @@ function headerMap(request: FastifyRequest): Record<string, string | undefined> 
   return out;
 }
 
+/** The route counts what the API refused on its behalf; a throw there must not turn a 413 into a 500. */
+function tellRefused(route: HttpRouteDefinition | undefined, request: FastifyRequest, status: number): void {
+  try {
+    route?.refused?.({ params: { ...(request.params as Record<string, string>) }, status });
+  } catch {
+    // Counting is best effort; the answer stays the 413.
+  }
+}
+
 function send(reply: FastifyReply, response: HttpRouteResponse): FastifyReply {
   for (const [name, value] of Object.entries(response.headers ?? {})) reply.header(name, value);
   if (response.error) return sendError(reply, response.status, response.error.message, response.error.code);
@@ -25,6 +34,7 @@ function send(reply: FastifyReply, response: HttpRouteResponse): FastifyReply {
 export function contributedRoutes(ctx: RouteContext, endpoint: Endpoint): FastifyPluginAsync {
   const routes = httpRoutes(ctx.core.services).take(endpoint);
   const logger = ctx.core.logger.child({ plugin: 'http-api' });
+  const byPattern = new Map(routes.map((r) => [`${r.method} ${r.url}`, r]));
   return async (app) => {
     // Encapsulated: only these routes take raw bodies of any media type; each route says which it accepts.
     app.removeAllContentTypeParsers();
@@ -33,6 +43,8 @@ export function contributedRoutes(ctx: RouteContext, endpoint: Endpoint): Fastif
     app.setErrorHandler((err: unknown, request, reply) => {
       const raw = (err as { statusCode?: unknown }).statusCode;
       const status = typeof raw === 'number' && raw >= 400 && raw <= 599 ? raw : 500;
+      // A body without a declared length that outgrows the limit while read (chunked) ends here, not in onRequest.
+      if (status === 413) tellRefused(byPattern.get(`${request.method} ${request.routeOptions.url}`), request, 413);
       if (status >= 500) {
         logger.error({ route: request.routeOptions.url, err: errorMessage(err) }, 'HTTP API request failed');
         return sendError(reply, 500, 'internal server error', 'TW_ERR_INTERNAL');
@@ -52,6 +64,7 @@ export function contributedRoutes(ctx: RouteContext, endpoint: Endpoint): Fastif
       onRequest: async (request, reply) => {
         const length = Number(request.headers['content-length'] ?? 0);
         if (length > route.bodyLimit) {
+          tellRefused(route, request, 413);
           return sendError(reply, 413, `request body is larger than ${route.bodyLimit} bytes`, 'TW_ERR_HTTP_BODY_TOO_LARGE');
         }
       },

@@ -5,7 +5,7 @@
 import { definePlugin, errorMessage, httpRoutes, option, type OptionValues, type TidewatchCore } from '../../core/index.js';
 import { Dispatcher, type Job } from './dispatcher.js';
 import { parseReceivers, receiversSchema, type WebhookReceiver } from './receivers.js';
-import { createHookHandler, hookRoutes } from './route.js';
+import { countRefused, createHookHandler, hookRoutes, type WebhookResult } from './route.js';
 import { exactName, selectTargets } from './selection.js';
 
 export const PLUGIN_NAME = 'webhooks';
@@ -91,14 +91,10 @@ export const webhooksPlugin = definePlugin({
           logger.error({ receiver: job.receiver.name, repository: job.batch.repository, err: errorMessage(err) }, 'webhook run failed');
         }),
     });
-    const handle = createHookHandler({
-      receivers,
-      dispatcher,
-      logger,
-      count: (receiver, result) => core.emit('webhook', { receiver, result }),
-    });
+    const count = (receiver: string, result: WebhookResult): void => core.emit('webhook', { receiver, result });
+    const handle = createHookHandler({ receivers, dispatcher, logger, count });
     const routes = httpRoutes(core.services);
-    for (const route of hookRoutes(handle)) routes.register(route);
+    for (const route of hookRoutes(handle, countRefused({ receivers, count }))) routes.register(route);
     if (!hooksEnabled(core)) {
       logger.warn({ receivers: [...receivers.keys()] }, 'webhook receivers are configured but hooks is not in --http-api-endpoints: they answer 404');
     } else {

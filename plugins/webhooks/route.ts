@@ -3,7 +3,7 @@
 // authentication 401 (logged with the client IP, never what was sent), then the media type 415, then the
 // payload; everything past that is 202 at once, relevant or not (a registry retries a non-2xx forever),
 // unless the backlog is full (429). The path token is never logged: this file logs the receiver's name only.
-import type { HttpRouteDefinition, HttpRouteRequest, HttpRouteResponse, Logger } from '../../core/index.js';
+import type { HttpRouteDefinition, HttpRouteRefusal, HttpRouteRequest, HttpRouteResponse, Logger } from '../../core/index.js';
 import { authenticate } from './auth.js';
 import { RecentKeys } from './dedupe.js';
 import type { Dispatcher } from './dispatcher.js';
@@ -184,7 +184,21 @@ function schema(withToken: boolean): Record<string, unknown> {
   };
 }
 
-export function hookRoutes(handle: (request: HttpRouteRequest) => HttpRouteResponse): HttpRouteDefinition[] {
+/**
+ * The refusals the API answers before the handler (413, a body above 256 KiB) count as `rejected` for a known
+ * receiver, like the handler's own; an unknown name makes no series (a sender cannot grow the metric).
+ */
+export function countRefused(deps: Pick<HookRouteDeps, 'receivers' | 'count'>): (refusal: HttpRouteRefusal) => void {
+  return ({ params }) => {
+    const receiver = deps.receivers.get(params['receiver'] ?? '');
+    if (receiver) deps.count(receiver.name, 'rejected');
+  };
+}
+
+export function hookRoutes(
+  handle: (request: HttpRouteRequest) => HttpRouteResponse,
+  refused?: (refusal: HttpRouteRefusal) => void,
+): HttpRouteDefinition[] {
   return [false, true].map((withToken) => ({
     endpoint: 'hooks',
     method: 'POST' as const,
@@ -192,5 +206,6 @@ export function hookRoutes(handle: (request: HttpRouteRequest) => HttpRouteRespo
     bodyLimit: BODY_LIMIT,
     schema: schema(withToken),
     handle,
+    ...(refused ? { refused } : {}),
   }));
 }

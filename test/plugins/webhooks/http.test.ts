@@ -43,7 +43,14 @@ t.test('statuses: 202, 401, 404, 413, 415, 400, and the 202 body', async (t) => 
   t.equal(big.body.code, 'TW_ERR_HTTP_BODY_TOO_LARGE');
   const almost = await h.post('/v1/hooks/reg', JSON.stringify({ repository: 'x/y', pad: 'a'.repeat(250 * 1024) }), auth);
   t.equal(almost.status, 202, 'just below the limit');
-  t.equal((await fetch(`${h.url}/v1/hooks/reg`, { headers: auth })).status, 404, 'GET is not served (a parametric path: 404, not 405)');
+  for (const path of ['/v1/hooks/reg', `/v1/hooks/reg/${TOKEN}`]) {
+    const get = await fetch(`${h.url}${path}`, { headers: auth });
+    t.equal(get.status, 405, 'GET on a receiver path: the path exists, the method is not served');
+    t.equal(get.headers.get('allow'), 'POST');
+    t.match(await get.json(), { code: 'TW_ERR_HTTP_METHOD' });
+  }
+  t.equal((await fetch(`${h.url}/v1/hooks/reg/${TOKEN}/more`, { headers: auth })).status, 404, 'a deeper path is unknown');
+  t.equal((await fetch(`${h.url}/v1/hooks/`, { headers: auth })).status, 404, 'an empty receiver segment is unknown');
 
   const unauthorized = h.logs.filter((l) => l.msg === 'webhook authentication failed');
   t.equal(unauthorized.length, 3, 'each 401 logged');
@@ -94,11 +101,28 @@ t.test('Swagger describes both routes and validates; metrics count each answer',
   await h.post('/v1/hooks/reg', { repository: '127.0.0.1:5000/team/app', tag: 'latest', digest: `sha256:${'a'.repeat(64)}` }, auth);
   await h.post('/v1/hooks/reg', { nothing: true }, auth);
   await h.post('/v1/hooks/reg', {});
+  // Refused by the API before the receiver's handler: above 256 KiB, declared or streamed without a length.
+  const pad = 'a'.repeat(256 * 1024);
+  t.equal((await h.post('/v1/hooks/reg', { repository: 'x/y', pad }, auth)).status, 413);
+  const chunked = await fetch(`${h.url}/v1/hooks/reg`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(JSON.stringify({ repository: 'x/y', pad })));
+        controller.close();
+      },
+    }),
+    duplex: 'half',
+  } as RequestInit);
+  t.equal(chunked.status, 413, 'a chunked body that outgrows the limit');
+  t.equal((await h.post('/v1/hooks/nobody', { repository: 'x/y', pad }, auth)).status, 413, 'an unknown receiver: 413 too');
   const metrics = await (await fetch(`${h.url}/v1/metrics`, { headers: { authorization: `Bearer ${MAIN_TOKEN}` } })).text();
   t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="accepted"\} 1/);
   t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="duplicate"\} 1/);
   t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="ignored"\} 1/);
-  t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="rejected"\} 1/);
+  t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="rejected"\} 3/, 'the 401 and both 413s');
+  t.notMatch(metrics, /receiver="nobody"/, 'an unknown receiver makes no series');
 });
 
 t.test('a bounded backlog: beyond it 429 with Retry-After, and the retry is not a duplicate', async (t) => {
