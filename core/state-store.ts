@@ -27,6 +27,11 @@ export const STATE_FILE = 'state.json';
 export const AUDIT_FILE = 'audit.jsonl';
 /** Containers whose last check is kept: the oldest answers go first, so the map cannot grow without bound. */
 export const LAST_CHECKS_CAPACITY = 10_000;
+
+/** A last check's `error` as kept (docs/state.md#last-checks): registry errors can carry a whole answer body. */
+export function lastCheckError(error: string): string {
+  return error.length > 200 ? `${error.slice(0, 199)}…` : error;
+}
 export const HISTORY_CAPACITY = 500;
 
 type StoredHistory = Omit<HistoryEntry, 'startedAt' | 'finishedAt'> & { startedAt: string; finishedAt: string };

@@ -55,6 +55,8 @@ export interface LastCheck {
   readonly latestDigest: string;
   /** RFC 3339. */
   readonly checkedAt: string;
+  /** Why that check failed (the check record's `error`, at most 200 characters); absent when it did not. */
+  readonly error?: string;
   /** The tag policy's answer of that check (docs/tags.md), when it gave one. */
   readonly tags?: Pick<Staleness, 'tagPolicy' | 'currentTag' | 'latestTag' | 'updateKind' | 'note'>;
 }

@@ -2,7 +2,7 @@
 // it (docs/http-api.md#containers). With the state plugin (docs/state.md) that is the state store, fed by
 // every run and kept across restarts; without it (an embedder that left it out), this in-memory map of
 // what /v1/check found. Keyed by container id: a replaced container has a new id and starts unchecked.
-import type { CheckResult, ContainerKey, Hold, StateStore } from '../../core/index.js';
+import { lastCheckError, type CheckResult, type ContainerKey, type Hold, type StateStore } from '../../core/index.js';
 import { tagFields, type TagFields } from './check-record.js';
 
 export interface LastCheck {
@@ -13,6 +13,8 @@ export interface LastCheck {
   readonly latestDigest: string;
   /** The tag policy's fields of that check (docs/tags.md#what-the-api-shows), when it had any. */
   readonly tags?: TagFields;
+  /** Why that check failed, when it did (at most 200 characters). */
+  readonly error?: string;
 }
 
 /** What the container routes read: the last check of a container and its hold. */
@@ -46,7 +48,13 @@ export class LastChecks implements KnownState {
       const latestDigest = staleness.latestDigest ? staleness.latestDigest.slice(staleness.latestDigest.lastIndexOf('@') + 1) : '';
       const tags: TagFields = {};
       tagFields(staleness, tags);
-      this.#byId.set(target.id, { stale: staleness.stale && !staleness.error, checkedAt, latestDigest, ...(Object.keys(tags).length > 0 ? { tags } : {}) });
+      this.#byId.set(target.id, {
+        stale: staleness.stale && !staleness.error,
+        checkedAt,
+        latestDigest,
+        ...(Object.keys(tags).length > 0 ? { tags } : {}),
+        ...(staleness.error ? { error: lastCheckError(staleness.error) } : {}),
+      });
     }
     for (const id of this.#byId.keys()) {
       if (this.#byId.size <= this.#capacity) break;
@@ -77,7 +85,13 @@ export function storeState(store: StateStore): KnownState {
       if (!last) return undefined;
       const tags: TagFields = {};
       if (last.tags) tagFields({ source: '', stale: last.updateAvailable, ...last.tags }, tags);
-      return { stale: last.updateAvailable, checkedAt: new Date(last.checkedAt), latestDigest: last.latestDigest, ...(Object.keys(tags).length > 0 ? { tags } : {}) };
+      return {
+        stale: last.updateAvailable,
+        checkedAt: new Date(last.checkedAt),
+        latestDigest: last.latestDigest,
+        ...(Object.keys(tags).length > 0 ? { tags } : {}),
+        ...(typeof last.error === 'string' ? { error: last.error } : {}),
+      };
     },
     hold: (key) => store.hold(key),
     canRollBack: (key) => store.previousImage(key) !== undefined,

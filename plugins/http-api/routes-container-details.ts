@@ -23,6 +23,7 @@ export interface ContainerDetailsView extends Placement, TagFields {
   stale: boolean;
   scope: string;
   checked_at?: string;
+  check_error?: string;
   update_available?: boolean;
   latest_digest?: string;
   held?: boolean;

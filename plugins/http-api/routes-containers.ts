@@ -13,6 +13,7 @@ export const lastCheckProperties = {
   update_available: { type: 'boolean', description: 'What the last check of this container found (present only once checked)' },
   latest_digest: { type: 'string', description: 'Newest registry digest the last check found, empty when unknown (present only once checked)' },
   checked_at: { type: 'string', format: 'date-time', description: 'When the last check ran, RFC 3339 (present only once checked)' },
+  check_error: { type: 'string', description: 'Why the last check failed (at most 200 characters); present only when it did' },
   held: { type: 'boolean', description: 'Present (true) while the container is held after a rollback' },
   rollback_available: { type: 'boolean', description: 'Present (true) when the image it ran before its last update is known: POST /v1/rollback can use it' },
 } as const;
@@ -72,13 +73,14 @@ export interface ContainerView extends Placement {
   update_available?: boolean;
   latest_digest?: string;
   checked_at?: string;
+  check_error?: string;
   held?: boolean;
   rollback_available?: boolean;
 }
 
 
 /** Adds the last check and the hold of `target` to a container view. */
-export function withLastCheck<V extends Pick<ContainerView, 'update_available' | 'latest_digest' | 'checked_at' | 'held' | 'rollback_available'>>(
+export function withLastCheck<V extends Pick<ContainerView, 'update_available' | 'latest_digest' | 'checked_at' | 'check_error' | 'held' | 'rollback_available'>>(
   view: V,
   target: Target,
   known: KnownState | undefined,
@@ -88,6 +90,7 @@ export function withLastCheck<V extends Pick<ContainerView, 'update_available' |
     view.update_available = last.stale;
     view.latest_digest = last.latestDigest;
     view.checked_at = last.checkedAt.toISOString();
+    if (last.error !== undefined) view.check_error = last.error;
   }
   if (known?.canRollBack({ name: target.name, ...(target.host ? { host: target.host } : {}) })) view.rollback_available = true;
   return withHold(view, target, known);

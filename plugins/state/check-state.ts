@@ -1,6 +1,6 @@
 // Each container's last check, from every run's report (docs/state.md#last-checks): a check run's results,
 // an update run's checks; a container an update replaced is recorded under its new id as up to date.
-import { bareDigest, type CheckResult, type EventPayloads, type LastCheck, type Staleness, type StateStore } from '../../core/index.js';
+import { bareDigest, lastCheckError, type CheckResult, type EventPayloads, type LastCheck, type Staleness, type StateStore } from '../../core/index.js';
 
 const TAG_KEYS = ['tagPolicy', 'currentTag', 'latestTag', 'updateKind', 'note'] as const;
 
@@ -23,6 +23,7 @@ function lastCheckOf({ target, staleness, checkedAt }: CheckResult): LastCheck {
     updateAvailable: staleness.stale && !staleness.error,
     latestDigest: staleness.latestDigest ? bareDigest(staleness.latestDigest) : '',
     checkedAt: checkedAt.toISOString(),
+    ...(staleness.error ? { error: lastCheckError(staleness.error) } : {}),
   };
 }
 

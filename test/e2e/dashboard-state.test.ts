@@ -25,6 +25,8 @@ t.test('state on load after a restart, the timeline, and a rollback with its con
   const app = await runningOn(s, 'app');
   const v1Id = (await s.engine.getImage(app.image.ref).inspect()).Id;
   const watcher = await runningOn(s, 'watch', { run: { labels: { 'tidewatch.monitor-only': 'true' } } });
+  // A label the check refuses: its last check fails, and must stay an error after the restart.
+  const broken = await runningOn(s, 'broken', { run: { labels: { 'tidewatch.tag.policy': 'weekly' } } });
   const v2 = await pushNext(s, app);
   const dir = await mkdtemp(join(tmpdir(), 'tw-dash-state-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -49,6 +51,7 @@ t.test('state on load after a restart, the timeline, and a rollback with its con
   t.match(await rowOf(page, app.name).innerText(), /available/, 'the last check shows on load after a restart');
   t.equal(await rowOf(page, app.name).locator('[data-label="Latest"] .digest').getAttribute('title'), v2.digest);
   t.match(await page.textContent('#status'), /1 with an update/);
+  t.match(await rowOf(page, broken.name).locator('[data-label="Update"]').innerText(), /error: .*"weekly" is not one of/, 'a failed last check shows as an error, not up to date');
   t.equal(await rowOf(page, watcher.name).locator('button[data-update]').count(), 0, 'monitor-only: no Update button');
   t.equal(await rowOf(page, watcher.name).locator('button[data-rollback]').count(), 0, 'nor a Rollback button');
   t.equal(await rowOf(page, app.name).locator('button[data-update]').isEnabled(), true);

@@ -215,6 +215,8 @@ function seedChecks() {
     const mine = state.checks.get(c.name);
     if (mine && Date.parse(mine.at) >= Date.parse(c.checked_at) && mine.record.image_id === c.image_id) continue;
     const record = { name: c.name, image_id: c.image_id, digest: c.digest, update_source: c.update_source, update_available: c.update_available, latest_digest: c.latest_digest };
+    // A check that failed stays an error, not "up to date", after a restart or a run started elsewhere.
+    if (c.check_error) record.error = c.check_error;
     // Seeded: /v1/containers carries no tag fields; versionsOf reads them from /v1/containers/details.
     state.checks.set(c.name, { record, at: c.checked_at, seeded: true });
   }
