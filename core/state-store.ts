@@ -21,16 +21,46 @@ import type {
   RetainedImage,
   StateStore,
 } from './state.js';
-import type { Logger } from './types.js';
+import { bareDigest } from './repo-digest.js';
+import type { CheckResult, Logger, Staleness } from './types.js';
 
 export const STATE_FILE = 'state.json';
 export const AUDIT_FILE = 'audit.jsonl';
 /** Containers whose last check is kept: the oldest answers go first, so the map cannot grow without bound. */
 export const LAST_CHECKS_CAPACITY = 10_000;
 
-/** A last check's `error` as kept (docs/state.md#last-checks): registry errors can carry a whole answer body. */
-export function lastCheckError(error: string): string {
+const TAG_KEYS = ['tagPolicy', 'currentTag', 'latestTag', 'updateKind', 'note'] as const;
+
+/** The tag policy's fields of a staleness answer (docs/tags.md), only those it has. */
+function tagsOf(staleness: Staleness): LastCheck['tags'] | undefined {
+  const tags: Record<string, string> = {};
+  for (const key of TAG_KEYS) {
+    const value = staleness[key];
+    if (value) tags[key] = value;
+  }
+  return Object.keys(tags).length > 0 ? (tags as LastCheck['tags']) : undefined;
+}
+
+/** Registry errors can carry a whole answer body: a last check keeps the first 200 characters of why. */
+function lastCheckError(error: string): string {
   return error.length > 200 ? `${error.slice(0, 199)}…` : error;
+}
+
+/**
+ * A check's result as a container's last check (docs/state.md#last-checks): what the state store keeps, and
+ * what the HTTP API keeps in memory when there is no store.
+ */
+export function lastCheckOf({ target, staleness, checkedAt }: CheckResult): LastCheck {
+  const tags = tagsOf(staleness);
+  return {
+    ...(tags ? { tags } : {}),
+    name: target.name,
+    ...(target.host ? { host: target.host } : {}),
+    updateAvailable: staleness.stale && !staleness.error,
+    latestDigest: staleness.latestDigest ? bareDigest(staleness.latestDigest) : '',
+    checkedAt: checkedAt.toISOString(),
+    ...(staleness.error ? { error: lastCheckError(staleness.error) } : {}),
+  };
 }
 export const HISTORY_CAPACITY = 500;
 

@@ -2,7 +2,7 @@
 // it (docs/http-api.md#containers). With the state plugin (docs/state.md) that is the state store, fed by
 // every run and kept across restarts; without it (an embedder that left it out), this in-memory map of
 // what /v1/check found. Keyed by container id: a replaced container has a new id and starts unchecked.
-import { lastCheckError, type CheckResult, type ContainerKey, type Hold, type StateStore } from '../../core/index.js';
+import { lastCheckOf, type CheckResult, type ContainerKey, type Hold, type LastCheck as KeptCheck, type StateStore } from '../../core/index.js';
 import { tagFields, type TagFields } from './check-record.js';
 
 export interface LastCheck {
@@ -31,8 +31,21 @@ export interface KnownState {
 /** Enough for any real host; the oldest answers go first, so the map cannot grow without bound. */
 export const LAST_CHECKS_CAPACITY = 10_000;
 
+/** A kept last check (the state store's form, core's lastCheckOf) as the container routes read it. */
+function readCheck(last: KeptCheck): LastCheck {
+  const tags: TagFields = {};
+  if (last.tags) tagFields({ source: '', stale: last.updateAvailable, ...last.tags }, tags);
+  return {
+    stale: last.updateAvailable,
+    checkedAt: new Date(last.checkedAt),
+    latestDigest: last.latestDigest,
+    ...(Object.keys(tags).length > 0 ? { tags } : {}),
+    ...(typeof last.error === 'string' ? { error: last.error } : {}),
+  };
+}
+
 export class LastChecks implements KnownState {
-  readonly #byId = new Map<string, LastCheck>();
+  readonly #byId = new Map<string, KeptCheck>();
   readonly #capacity: number;
   readonly recordsItself = true;
 
@@ -42,19 +55,10 @@ export class LastChecks implements KnownState {
 
   /** Every result of a check run; a filtered run leaves the other containers' answers as they were. */
   record(results: readonly CheckResult[]): void {
-    for (const { target, staleness, checkedAt } of results) {
+    for (const result of results) {
       // Re-inserting moves the entry to the end: eviction drops the answers not refreshed for longest.
-      this.#byId.delete(target.id);
-      const latestDigest = staleness.latestDigest ? staleness.latestDigest.slice(staleness.latestDigest.lastIndexOf('@') + 1) : '';
-      const tags: TagFields = {};
-      tagFields(staleness, tags);
-      this.#byId.set(target.id, {
-        stale: staleness.stale && !staleness.error,
-        checkedAt,
-        latestDigest,
-        ...(Object.keys(tags).length > 0 ? { tags } : {}),
-        ...(staleness.error ? { error: lastCheckError(staleness.error) } : {}),
-      });
+      this.#byId.delete(result.target.id);
+      this.#byId.set(result.target.id, lastCheckOf(result));
     }
     for (const id of this.#byId.keys()) {
       if (this.#byId.size <= this.#capacity) break;
@@ -63,7 +67,8 @@ export class LastChecks implements KnownState {
   }
 
   get(id: string): LastCheck | undefined {
-    return this.#byId.get(id);
+    const last = this.#byId.get(id);
+    return last && readCheck(last);
   }
 
   hold(): Hold | undefined {
@@ -82,16 +87,7 @@ export function storeState(store: StateStore): KnownState {
     record: () => undefined,
     get(id) {
       const last = store.lastCheck(id);
-      if (!last) return undefined;
-      const tags: TagFields = {};
-      if (last.tags) tagFields({ source: '', stale: last.updateAvailable, ...last.tags }, tags);
-      return {
-        stale: last.updateAvailable,
-        checkedAt: new Date(last.checkedAt),
-        latestDigest: last.latestDigest,
-        ...(Object.keys(tags).length > 0 ? { tags } : {}),
-        ...(typeof last.error === 'string' ? { error: last.error } : {}),
-      };
+      return last && readCheck(last);
     },
     hold: (key) => store.hold(key),
     canRollBack: (key) => store.previousImage(key) !== undefined,

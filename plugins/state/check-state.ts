@@ -1,31 +1,6 @@
 // Each container's last check, from every run's report (docs/state.md#last-checks): a check run's results,
 // an update run's checks; a container an update replaced is recorded under its new id as up to date.
-import { bareDigest, lastCheckError, type CheckResult, type EventPayloads, type LastCheck, type Staleness, type StateStore } from '../../core/index.js';
-
-const TAG_KEYS = ['tagPolicy', 'currentTag', 'latestTag', 'updateKind', 'note'] as const;
-
-/** The tag policy's fields of a staleness answer (docs/tags.md), only those it has. */
-function tagsOf(staleness: Staleness): LastCheck['tags'] | undefined {
-  const tags: Record<string, string> = {};
-  for (const key of TAG_KEYS) {
-    const value = staleness[key];
-    if (value) tags[key] = value;
-  }
-  return Object.keys(tags).length > 0 ? (tags as LastCheck['tags']) : undefined;
-}
-
-function lastCheckOf({ target, staleness, checkedAt }: CheckResult): LastCheck {
-  const tags = tagsOf(staleness);
-  return {
-    ...(tags ? { tags } : {}),
-    name: target.name,
-    ...(target.host ? { host: target.host } : {}),
-    updateAvailable: staleness.stale && !staleness.error,
-    latestDigest: staleness.latestDigest ? bareDigest(staleness.latestDigest) : '',
-    checkedAt: checkedAt.toISOString(),
-    ...(staleness.error ? { error: lastCheckError(staleness.error) } : {}),
-  };
-}
+import { bareDigest, lastCheckOf, type EventPayloads, type StateStore } from '../../core/index.js';
 
 export function recordChecks(store: StateStore, data: EventPayloads['run_report']): void {
   if (data.kind === 'check') {
