@@ -6,7 +6,7 @@
 // compares versions, and bare hex digits could read as a number.
 // Tag updates (docs/mqtt.md#versions): while a newer tag is chosen, installed is the current tag and latest
 // the new one; a container on a version policy (patch, minor, major) that is up to date shows its tag as both.
-import { repositoryName, tryParseImageReference, type Staleness, type Target } from '../../core/index.js';
+import { repoDigest, type Staleness, type Target } from '../../core/index.js';
 
 export const OCI_VERSION = 'org.opencontainers.image.version';
 const OCI_TITLE = 'org.opencontainers.image.title';
@@ -16,18 +16,6 @@ const OCI_SOURCE = 'org.opencontainers.image.source';
 export function shortDigest(digest: string): string {
   const [algorithm, hex] = digest.includes(':') ? digest.split(':', 2) : ['sha256', digest];
   return `${algorithm}:${(hex ?? '').slice(0, 12)}`;
-}
-
-/** The registry digest the engine recorded for the target's own repository, if any. */
-function repoDigest(target: Target): string | undefined {
-  const ref = tryParseImageReference(target.image);
-  const own = ref && repositoryName(ref);
-  const digests = target.repoDigests.map((entry) => {
-    const at = entry.lastIndexOf('@');
-    const repo = tryParseImageReference(entry.slice(0, at));
-    return { repo: repo && repositoryName(repo), digest: entry.slice(at + 1) };
-  });
-  return (digests.find((d) => d.repo === own) ?? digests[0])?.digest;
 }
 
 const VERSION_POLICIES = new Set(['patch', 'minor', 'major']);
@@ -45,8 +33,8 @@ export function installedVersion(target: Target, staleness?: Staleness): string 
   if (tags) return tags.installed;
   const label = target.imageLabels[OCI_VERSION]?.trim();
   if (label) return label;
-  const digest = staleness?.currentDigest ?? repoDigest(target);
-  return shortDigest(digest ?? target.imageId);
+  // The check's current digest, else the one the engine recorded for the target's own repository.
+  return shortDigest(repoDigest(target, staleness) || target.imageId);
 }
 
 /** Undefined until a check answered for the running image (an error or an unchecked target says nothing). */
