@@ -7,7 +7,7 @@ import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 import { httpErrors } from './errors.js';
 import { querySingle, type Query } from './query.js';
-import { parseLimit, parseTime } from './routes-history.js';
+import { parseWindow } from './routes-history.js';
 
 export const imageSchema = {
   type: 'object',
@@ -75,10 +75,7 @@ export function auditRoutes(ctx: RouteContext): FastifyPluginAsync {
         const query = request.query as Query;
         const container = querySingle(query, 'container');
         if (container === '') throw httpErrors.badQuery('container', 'empty value');
-        const since = parseTime(query, 'since');
-        const until = parseTime(query, 'until');
-        const limit = parseLimit(query);
-        if (since !== undefined && until !== undefined && since > until) throw httpErrors.badRange();
+        const { since, until, limit } = parseWindow(query);
         const store = core.services.get(STATE_STORE);
         const entries: AuditEntry[] = store
           ? await store.audit({

@@ -27,6 +27,15 @@ export function parseLimit(query: Query): number | undefined {
   return Number(value);
 }
 
+/** `since`, `until` and `limit` of a time-bounded list (history, audit); a range that ends before it starts is 400. */
+export function parseWindow(query: Query): { since?: number; until?: number; limit?: number } {
+  const since = parseTime(query, 'since');
+  const until = parseTime(query, 'until');
+  const limit = parseLimit(query);
+  if (since !== undefined && until !== undefined && since > until) throw httpErrors.badRange();
+  return { since, until, limit };
+}
+
 export interface HistoryView {
   run_id: string;
   kind: string;
@@ -101,11 +110,7 @@ export function historyRoutes(ctx: RouteContext): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const query = request.query as Query;
-        const since = parseTime(query, 'since');
-        const until = parseTime(query, 'until');
-        const limit = parseLimit(query);
-        if (since !== undefined && until !== undefined && since > until) throw httpErrors.badRange();
+        const { since, until, limit } = parseWindow(request.query as Query);
         let entries = core.history.entries().filter((e) => {
           const at = e.startedAt.getTime();
           return (since === undefined || at >= since) && (until === undefined || at <= until);
