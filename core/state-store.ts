@@ -22,7 +22,7 @@ import type {
   StateStore,
 } from './state.js';
 import { bareDigest } from './repo-digest.js';
-import type { CheckResult, Logger, Staleness } from './types.js';
+import type { CheckResult, Logger, Staleness, Target } from './types.js';
 
 export const STATE_FILE = 'state.json';
 export const AUDIT_FILE = 'audit.jsonl';
@@ -81,6 +81,11 @@ function isSnapshot(value: unknown): value is Snapshot {
     typeof v === 'object' && v !== null && v.version === 1 && typeof v.checks === 'object' && typeof v.previous === 'object' &&
     typeof v.holds === 'object' && Array.isArray(v.retained) && Array.isArray(v.history)
   );
+}
+
+/** The key a target's state is kept under: its name, and its engine when it has one (docs/state.md). */
+export function targetKey(target: Pick<Target, 'name' | 'host'>): ContainerKey {
+  return { name: target.name, ...(target.host ? { host: target.host } : {}) };
 }
 
 export function containerKey(key: ContainerKey): string {

@@ -5,6 +5,7 @@ import {
   bareDigest,
   readLabel,
   repoDigest,
+  targetKey,
   type CheckResult,
   type SignatureVerdict,
   type Staleness,
@@ -175,6 +176,6 @@ interface Holds {
 
 /** Sets `held: true` on `record` when `holds` says the target is held (docs/state.md#holds). */
 export function withHold<R extends { held?: boolean }>(record: R, target: Target, holds: Holds | undefined): R {
-  if (holds?.hold({ name: target.name, ...(target.host ? { host: target.host } : {}) })) record.held = true;
+  if (holds?.hold(targetKey(target))) record.held = true;
   return record;
 }

@@ -1,7 +1,7 @@
 // GET /v1/containers (docs/interface.md §4): the selected targets, without any staleness check. Filters
 // `name` and `image` are exact (unlike the run filters); no match is `[]`, never Watchtower's `null`.
 import type { FastifyPluginAsync } from 'fastify';
-import { parseBoolLabel, readLabel, type Target } from '../../core/index.js';
+import { parseBoolLabel, readLabel, targetKey, type Target } from '../../core/index.js';
 import { currentDigest, placement, placementProperties, withHold, type Placement } from './check-record.js';
 import type { KnownState } from './last-checks.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
@@ -92,7 +92,7 @@ export function withLastCheck<V extends Pick<ContainerView, 'update_available' |
     view.checked_at = last.checkedAt.toISOString();
     if (last.error !== undefined) view.check_error = last.error;
   }
-  if (known?.canRollBack({ name: target.name, ...(target.host ? { host: target.host } : {}) })) view.rollback_available = true;
+  if (known?.canRollBack(targetKey(target))) view.rollback_available = true;
   return withHold(view, target, known);
 }
 

@@ -6,6 +6,7 @@ import {
   bareDigest,
   errorMessage,
   repoDigest,
+  targetKey,
   type ApplyResult,
   type AuditImage,
   type AuditRecord,
@@ -28,7 +29,7 @@ function recordOf(
   ctx: RunContext,
 ): AuditRecord | undefined {
   const { target } = result;
-  const key = { name: target.name, ...(target.host ? { host: target.host } : {}) };
+  const key = targetKey(target);
   const base = { container: target.name, ...(target.host ? { host: target.host } : {}), trigger: ctx.trigger, run_id: ctx.runId };
   const from: AuditImage = { image: target.image, digest: repoDigest(target, staleness), image_id: result.oldImageId ?? target.imageId };
   const previous = rollbacks.rollbackOf(ctx.runId, key);

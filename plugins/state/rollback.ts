@@ -8,6 +8,7 @@ import {
   STAGES,
   containerKey,
   repoDigest,
+  targetKey,
   type AuditImage,
   type ContainerKey,
   type PreviousImage,
@@ -51,7 +52,7 @@ export class RollbackRuns implements Rollbacks {
   tap(): void {
     const { core } = this;
     core.hooks.checkStaleness.tap({ name: 'state', stage: STAGES.checkStaleness.local - 5 }, (target, ctx) => {
-      const previous = this.rollbackOf(ctx.runId, { name: target.name, ...(target.host ? { host: target.host } : {}) });
+      const previous = this.rollbackOf(ctx.runId, targetKey(target));
       if (!previous) return undefined;
       const source = core.watchPath(target);
       if (target.imageId === previous.imageId) return { source, stale: false };
