@@ -92,7 +92,7 @@ export { ConfigError, TidewatchError, createError, errorMessage, errors, invalid
 export { mapBounded } from './bounded.js';
 export { formatImageReference, parseImageReference, repositoryName, tryParseImageReference } from './image-reference.js';
 export type { ImageReference } from './image-reference.js';
-export { isTargeted, nameMatcher, splitFilterValues } from './request-filter.js';
+export { exactNamePattern, isTargeted, nameMatcher, splitFilterValues } from './request-filter.js';
 export { assertPatternBounds, isPlainName, patternBoundsViolation, patternCost, patternErrors, PATTERN_LIMITS } from './pattern-bounds.js';
 export type { PatternCost, PatternLimits } from './pattern-bounds.js';
 export { isMonitorOnly, selectionFilter } from './selection-rules.js';

@@ -31,6 +31,14 @@ export function nameMatcher(pattern: string): NameMatcher {
   return matcher;
 }
 
+/**
+ * `web.1` as a pattern matching that name only (the request filters read names as anchored RE2 patterns,
+ * so a dot must not match anything): how a plugin targets one container by name.
+ */
+export function exactNamePattern(name: string): string {
+  return name.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+}
+
 /** What the matcher cache holds now, in cost units (for tests and docs/performance.md). */
 export function matcherCacheWeight(): number {
   return matchers.weight;

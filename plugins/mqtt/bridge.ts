@@ -6,6 +6,7 @@
 // can fail or slow a run: every error is logged.
 import {
   errorMessage,
+  exactNamePattern,
   type ApplyResult,
   type CheckResult,
   type EventPayloads,
@@ -25,11 +26,6 @@ export interface Publisher {
 }
 
 type RunReport = EventPayloads['run_report'];
-
-/** `web.1` as an anchored RE2 pattern matching that name only (request filters are patterns). */
-export function exactNamePattern(name: string): string {
-  return name.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
-}
 
 export class HomeAssistantBridge {
   readonly #entities = new Entities();

@@ -7,6 +7,7 @@ import {
   LOCAL_IMAGES,
   STAGES,
   containerKey,
+  exactNamePattern,
   repoDigest,
   targetKey,
   type AuditImage,
@@ -21,11 +22,6 @@ import {
 interface PendingRollback {
   readonly key: string;
   readonly previous: PreviousImage;
-}
-
-/** A container name as a run filter: the filters are anchored patterns, so a dot must not match anything. */
-function exactName(name: string): string {
-  return name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 export class RollbackRuns implements Rollbacks {
@@ -74,7 +70,7 @@ export class RollbackRuns implements Rollbacks {
     this.#pending.set(runId, { key: containerKey(key), previous });
     try {
       const report = await this.core.update({
-        filters: { containers: [exactName(key.name)], ...(key.host ? { hosts: [key.host] } : {}) },
+        filters: { containers: [exactNamePattern(key.name)], ...(key.host ? { hosts: [key.host] } : {}) },
         trigger: options.trigger ?? 'api',
         runId,
         ...(options.signal ? { signal: options.signal } : {}),

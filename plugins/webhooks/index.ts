@@ -2,11 +2,11 @@
 // are served by the HTTP API (endpoint name `hooks`) through the core's HTTP_ROUTES registration point, so
 // neither plugin imports the other; a push becomes a targeted check or update of the containers on that
 // repository through the normal run path (`core.check` / `core.update` with `trigger: webhook:<receiver>`).
-import { definePlugin, errorMessage, httpRoutes, option, type OptionValues, type TidewatchCore } from '../../core/index.js';
+import { definePlugin, errorMessage, exactNamePattern, httpRoutes, option, type OptionValues, type TidewatchCore } from '../../core/index.js';
 import { Dispatcher, type Job } from './dispatcher.js';
 import { parseReceivers, receiversSchema, type WebhookReceiver } from './receivers.js';
 import { countRefused, createHookHandler, hookRoutes, type WebhookResult } from './route.js';
-import { exactName, selectTargets } from './selection.js';
+import { selectTargets } from './selection.js';
 
 export const PLUGIN_NAME = 'webhooks';
 const group = 'Webhooks';
@@ -68,7 +68,7 @@ async function runJob(core: TidewatchCore, job: Job, signal: AbortSignal): Promi
   }
   log.info({ repository: batch.repository, containers: names, action: receiver.action, waitedMs: Date.now() - job.firstAt }, 'webhook: starting a targeted run');
   // A hint only: the run re-checks the registry (or Git host) and applies through the normal path.
-  const request = { filters: { containers: names.map(exactName) }, trigger, signal };
+  const request = { filters: { containers: names.map(exactNamePattern) }, trigger, signal };
   if (receiver.action === 'update') await core.update(request);
   else await core.check(request);
 }

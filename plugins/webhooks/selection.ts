@@ -96,8 +96,3 @@ export function selectTargets(
   }
   return [...names];
 }
-
-/** A container name as an exact filter: the request filters read names as anchored RE2 patterns. */
-export function exactName(name: string): string {
-  return name.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
-}

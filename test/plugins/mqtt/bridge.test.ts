@@ -2,8 +2,8 @@
 // clearing of gone containers and of retained leftovers after a full one, and a publisher that throws costs
 // a run nothing. The broker-side behaviour is proven in home-assistant.test.ts.
 import t from 'tap'
-import { createTidewatch, definePlugin, nameMatcher, type Staleness, type Target } from '../../../core/index.js'
-import { exactNamePattern, HomeAssistantBridge } from '../../../plugins/mqtt/bridge.js'
+import { createTidewatch, definePlugin, exactNamePattern, nameMatcher, type Staleness, type Target } from '../../../core/index.js'
+import { HomeAssistantBridge } from '../../../plugins/mqtt/bridge.js'
 import { brokerAddress, parseBrokerUrl, redactBrokerUrl } from '../../../plugins/mqtt/broker-url.js'
 import { parseClientId, parseTopicPrefix } from '../../../plugins/mqtt/options.js'
 import { objectIdOf, Topics } from '../../../plugins/mqtt/topics.js'

@@ -3,7 +3,8 @@
 import t from 'tap';
 import { GIT_PATH, REGISTRY_PATH, isGitWatched, type Target } from '../../../core/index.js';
 import { imageHint } from '../../../plugins/webhooks/hints.js';
-import { addHint, exactName, newBatch, selectTargets } from '../../../plugins/webhooks/selection.js';
+import { exactNamePattern as exactName } from '../../../core/index.js';
+import { addHint, newBatch, selectTargets } from '../../../plugins/webhooks/selection.js';
 import { fakeTarget } from '../../helpers/targets.js';
 
 const target = (name: string, image: string, labels: Record<string, string> = {}): Target => fakeTarget(name, { image, labels });
