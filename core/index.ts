@@ -90,7 +90,7 @@ export { ConfigError, TidewatchError, createError, errorMessage, errors, invalid
 
 // Shared product rules plugins read the same way
 export { mapBounded } from './bounded.js';
-export { formatImageReference, parseImageReference, repositoryName, tryParseImageReference } from './image-reference.js';
+export { formatImageReference, isArtifactTag, parseImageReference, repositoryName, tryParseImageReference } from './image-reference.js';
 export type { ImageReference } from './image-reference.js';
 export { exactNamePattern, isTargeted, nameMatcher, splitFilterValues } from './request-filter.js';
 export { assertPatternBounds, isPlainName, patternBoundsViolation, patternCost, patternErrors, PATTERN_LIMITS } from './pattern-bounds.js';

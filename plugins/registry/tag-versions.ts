@@ -8,6 +8,7 @@
 // that must never change (`-alpine`), and pre-release words in any position (`-rc1-alpine`); semver would
 // refuse most of them or coerce them into something else (`semver.coerce('1.25.3-alpine')` is `1.25.3`,
 // which is the What's Up Docker -alpine → -perl mistake).
+import { isArtifactTag } from '../../core/index.js';
 
 export const TAG_POLICIES = ['digest', 'patch', 'minor', 'major', 'pin'] as const;
 export type TagPolicy = (typeof TAG_POLICIES)[number];
@@ -32,12 +33,8 @@ export interface TagVersion {
   readonly pre?: { readonly rank: number; readonly numbers: readonly string[] };
 }
 
-/** Tags that name signatures, attestations and SBOMs (cosign's, ORAS's), never images to run. */
-const ARTIFACT = /^sha256-[0-9a-f]{16,}|\.(?:sig|att|sbom)$/i;
-
-export function isArtifactTag(tag: string): boolean {
-  return ARTIFACT.test(tag);
-}
+/** The core's rule, here too for the table tests of what a candidate is. */
+export { isArtifactTag };
 
 // prefix (ending with a separator, or empty), v, 1-4 dot-separated numbers, suffix. The prefix holds no digit.
 const SHAPE = /^([^0-9]*?)(v?)(\d+(?:\.\d+){0,3})(.*)$/;

@@ -35,11 +35,6 @@ export interface ParsedPayload {
 /** At most this many events of one payload are read (a Distribution envelope holds a few dozen at most). */
 export const MAX_EVENTS = 256;
 
-/** Tags that name artifacts of an image (signatures, attestations, SBOMs), never something a container runs. */
-export function isArtifactTag(tag: string): boolean {
-  return /^sha256-[0-9a-f]{64}/.test(tag) || /\.(sig|att|sbom)$/.test(tag);
-}
-
 const TAG = /^[\w][\w.-]{0,127}$/;
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 

@@ -1,7 +1,8 @@
 // GitHub's webhooks (docs/webhooks.md#github): package events for ghcr.io (`registry_package`, `package`)
 // and `push` events for Git-watched containers. The event type comes from `X-GitHub-Event`; `ping` and any
 // other type are accepted and ignored (GitHub marks a non-2xx delivery failed).
-import { imageHint, isArtifactTag, normaliseGitRepo, obj, str, type Hint, type ParsedPayload } from './hints.js';
+import { isArtifactTag } from '../../core/index.js';
+import { imageHint, normaliseGitRepo, obj, str, type Hint, type ParsedPayload } from './hints.js';
 
 function packageHints(root: Record<string, unknown>): ParsedPayload {
   const pkg = obj(root.registry_package) ?? obj(root.package);

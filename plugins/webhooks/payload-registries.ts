@@ -1,7 +1,8 @@
 // Registry payloads (docs/webhooks.md#payloads): CNCF Distribution's notification envelope (also GitLab's
 // and Harbor's built-in registries), Docker Hub, Harbor's own webhook, Quay, and the generic shape. Pulls,
 // deletes, blob events and artifact tags give no hint: they are counted as events and ignored.
-import { MAX_EVENTS, imageHint, isArtifactTag, obj, str, type Hint, type ParsedPayload } from './hints.js';
+import { isArtifactTag } from '../../core/index.js';
+import { MAX_EVENTS, imageHint, obj, str, type Hint, type ParsedPayload } from './hints.js';
 
 /** Manifest and index media types; a layer's or a config's is a blob event. */
 function isManifestType(mediaType: string | undefined): boolean {
