@@ -92,13 +92,18 @@ export async function needsPull(docker: EngineClient, plan: Pick<UpdatePlan, 're
  * The image the new container will run (id and labels), pulling first when the plan asks for a newer one;
  * `wanted.run` names it (a new tag, a digest pulled as docs/plugins.md#the-staleness-protocol says).
  */
+/** The local image a rollback runs as it is (docs/state.md#rollback-on-demand); a dependent's restart has none. */
+function rollbackImageId(plan: UpdatePlan): string | undefined {
+  return plan.restartOnly ? undefined : plan.staleness.targetImageId;
+}
+
 async function newImage(
   rt: DockerRuntime,
   request: ReplaceRequest,
   wanted: PullTarget,
 ): Promise<{ id: string; labels: Record<string, string> }> {
-  // A rollback runs a local image as it is, never pulled (docs/state.md#rollback-on-demand).
-  const pinned = request.plan.restartOnly ? undefined : request.plan.staleness.targetImageId;
+  // A rollback runs a local image as it is, never pulled.
+  const pinned = rollbackImageId(request.plan);
   if (!pinned && (await needsPull(rt.docker, request.plan))) await request.pull(wanted);
   const image = await rt.docker.getImage(pinned ?? wanted.run).inspect();
   return { id: image.Id, labels: image.Config.Labels ?? {} };
@@ -249,7 +254,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
   if (request.signal.aborted) return abandon({ outcome: 'skipped', reason: 'cancelled: Tidewatch is stopping' });
   let newId: string;
   try {
-    newId = await stageContainer(rt, subject, wanted.run, plan.restartOnly ? undefined : plan.staleness.targetImageId);
+    newId = await stageContainer(rt, subject, wanted.run, rollbackImageId(plan));
   } catch (err) {
     return abandon({ outcome: 'failed', error: `creating the new container: ${errorMessage(err)}`, rolledBack: true });
   }
