@@ -61,7 +61,7 @@ export { ROLLBACKS, STATE_STORE } from './services.js';
 export type { Rollbacks } from './services.js';
 export { openStateStore, containerKey, lastCheckOf, targetKey } from './state-store.js';
 export type { StateStoreOptions } from './state-store.js';
-export { writeFileAtomic, readJsonFile } from './atomic-file.js';
+export { writeFileAtomic, readJsonFile, syncDirectory } from './atomic-file.js';
 export { bareDigest, repoDigest } from './repo-digest.js';
 export type {
   AuditAction,

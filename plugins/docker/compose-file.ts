@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { chown, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { errorMessage } from '../../core/index.js';
+import { errorMessage, syncDirectory } from '../../core/index.js';
 import type { ComposeOrigin } from './compose-note.js';
 import { rewriteServiceImage, type RewriteOutcome } from './compose-rewrite.js';
 
@@ -42,11 +42,7 @@ async function writeAtomically(named: string, text: string, expected: string): P
     await rm(temp, { force: true });
     return { kind: 'unwritable', file: named, error: errorMessage(err) };
   }
-  const dir = await open(dirname(file), 'r').catch(() => undefined);
-  if (dir) {
-    await dir.sync().catch(() => undefined);
-    await dir.close();
-  }
+  await syncDirectory(dirname(file));
   return undefined;
 }
 
