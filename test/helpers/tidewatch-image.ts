@@ -51,3 +51,19 @@ export function tidewatchImage(env: TestEnv, tag = 'tidewatch:test', revision = 
   }
   return promise;
 }
+
+/** The non-root user docs/security.md runs the image as. */
+export const HARDENED_USER = '1000:1000';
+
+/**
+ * docs/security.md's hardened form of `docker run`, without the Engine's socket: non-root, read-only root
+ * with a tmpfs and the `/data` volume `data`, no new privileges, every capability dropped.
+ */
+export function hardenedRunFlags(data: string): string[] {
+  return [
+    '--user', HARDENED_USER,
+    '--read-only', '--tmpfs', '/tmp',
+    '-v', `${data}:/data`,
+    '--security-opt', 'no-new-privileges', '--cap-drop', 'ALL',
+  ];
+}

@@ -14,10 +14,10 @@ import { freePort } from '../helpers/loopback-server.js';
 import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
 import { REPO_ROOT, call } from '../helpers/service.js';
 import { haproxyInstalled, startSocketProxy } from '../helpers/socket-proxy.js';
-import { dockerCli, tidewatchImage } from '../helpers/tidewatch-image.js';
+import { dockerCli, HARDENED_USER, hardenedRunFlags, tidewatchImage } from '../helpers/tidewatch-image.js';
 
 const TOKEN = 'least-privilege-proxy-token-0123456789';
-const USER = '1000:1000';
+const USER = HARDENED_USER;
 const SECURITY = readFileSync(join(REPO_ROOT, 'docs/security.md'), 'utf8');
 
 /** docs/security.md, "A ready socket-proxy configuration": the switches of the updates row. */
@@ -72,8 +72,7 @@ t.test('the hardened image with no socket, through a proxy with the documented u
   // health check's process (docs/image.md, "Health") reads the same engine address.
   await dockerCli(env, [
     'run', '-d', '--name', self,
-    '--user', USER, '--read-only', '--tmpfs', '/tmp', '-v', `${data}:/data`,
-    '--security-opt', 'no-new-privileges', '--cap-drop', 'ALL',
+    ...hardenedRunFlags(data),
     '--network', 'host', '-e', `DOCKER_HOST=${proxy.host}`,
     '--health-interval', '1s', '--health-start-period', '2s',
     image,

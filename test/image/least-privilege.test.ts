@@ -13,22 +13,17 @@ import { pullImage, pushImage, removeContainers, removeImages, runContainer, tes
 import { freePort } from '../helpers/loopback-server.js';
 import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
 import { call } from '../helpers/service.js';
-import { dockerCli, tidewatchImage } from '../helpers/tidewatch-image.js';
+import { dockerCli, HARDENED_USER, hardenedRunFlags, tidewatchImage } from '../helpers/tidewatch-image.js';
 
 const TOKEN = 'least-privilege-token-0123456789';
 /** The image's node user, as docs/security.md runs it. */
-const USER = '1000:1000';
+const USER = HARDENED_USER;
 
 /** The flags of docs/security.md's `docker run`, with the private engine's socket and the volume `data`. */
+/** The hardened flags with the Engine's socket and its group (docs/security.md). */
 function leastPrivilegeFlags(env: TestEnv, data: string): string[] {
   const socketGid = String(statSync(env.dockerSocket).gid);
-  return [
-    '--user', USER, '--group-add', socketGid,
-    '--read-only', '--tmpfs', '/tmp',
-    '-v', `${data}:/data`,
-    '--security-opt', 'no-new-privileges', '--cap-drop', 'ALL',
-    '-v', `${env.dockerSocket}:/var/run/docker.sock`,
-  ];
+  return [...hardenedRunFlags(data), '--group-add', socketGid, '-v', `${env.dockerSocket}:/var/run/docker.sock`];
 }
 
 t.test('least privilege: non-root, read-only, no capabilities; healthy, a check and an update, Watchtower series', { timeout: 900_000 }, async (t) => {
