@@ -14,13 +14,6 @@ export type Realm = 'main' | 'events';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
-/**
- * The token in an Authorization header: `Bearer <token>` (any case), or the raw value, which is what
- * Swagger UI sends for an apiKey scheme when the user pastes the bare token (the core's rule, shared with
- * the webhook receivers).
- */
-export const tokenFromAuthorization = bearerToken;
-
 export class TokenGuard {
   readonly #expected: Buffer;
   readonly #realm: Realm;
@@ -37,8 +30,9 @@ export class TokenGuard {
   /** The first credential the request presents; later sources are fallbacks, not second chances. */
   presented(request: FastifyRequest): string | undefined {
     // A header that is present decides, even empty: the fallbacks are for clients that cannot set
-    // headers, not a second chance (docs/http-api.md#authentication).
-    if (request.headers.authorization !== undefined) return tokenFromAuthorization(request.headers.authorization);
+    // headers, not a second chance (docs/http-api.md#authentication). `Bearer <token>` or the raw value,
+    // which Swagger UI sends for an apiKey scheme (core's bearerToken, shared with the webhook receivers).
+    if (request.headers.authorization !== undefined) return bearerToken(request.headers.authorization);
     if (this.#realm === 'events') {
       const query = (request.query as Record<string, unknown> | undefined)?.access_token;
       const value = Array.isArray(query) ? query[0] : query;

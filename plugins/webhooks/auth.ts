@@ -8,8 +8,6 @@ import type { WebhookReceiver } from './receivers.js';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
-export { bearerToken };
-
 export function tokenMatches(expected: string, candidate: string | undefined): boolean {
   // Hash even when nothing was sent, so a missing token costs what a wrong one costs.
   const equal = timingSafeEqual(digest(candidate ?? ''), digest(expected));
