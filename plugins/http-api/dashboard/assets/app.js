@@ -275,8 +275,10 @@ async function loadDetails() {
 
 // ---------------------------------------------------------------- actions
 
-async function check(name) {
-  showMessage('');
+// A check the user asked for clears the message line; one the page makes on its own (after a run started
+// elsewhere) leaves it: the answer to the user's last action (a rollback's) stays readable.
+async function check(name, { keepMessage = false } = {}) {
+  if (!keepMessage) showMessage('');
   const button = name ? null : $('check-all');
   if (button) button.disabled = true;
   setStatus(name ? `checking ${name}…` : 'checking…');
@@ -416,7 +418,7 @@ async function openFeed() {
 async function afterOutsideUpdate() {
   if (state.ownRun) return; // update() and updateAll() refresh on their own
   await refreshContainers();
-  if (state.checks.size > 0) await check();
+  if (state.checks.size > 0) await check(undefined, { keepMessage: true });
   else render();
 }
 
