@@ -68,7 +68,7 @@ async function signIn(token, eventsToken) {
   seedChecks();
   fillScopes();
   render();
-  void loadDetails().then(render);
+  void loadDetails();
   void openFeed();
   void loadHistory();
   return true;
@@ -198,7 +198,6 @@ function fillScopes() {
   $('scope').innerHTML = '<option value="">all</option>' + scopes.map((s) => `<option>${esc(s)}</option>`).join('');
 }
 
-/** The container list, the last checks it carries and their details; the caller renders. */
 async function refreshContainers() {
   const res = await api('GET', '/v1/containers');
   if (res.status === 200) state.containers = res.body.containers;
@@ -266,11 +265,12 @@ async function loadTimeline(name) {
       .join('') || '<li>No changes recorded yet.</li>';
 }
 
-/** The last check's fields of every container (tags, update kind, note), whoever ran that check; the caller renders. */
+/** The last check's fields of every container (tags, update kind, note), whoever ran that check. */
 async function loadDetails() {
   const res = await api('GET', '/v1/containers/details');
   if (res.status !== 200) return;
   state.details = new Map(res.body.containers.filter((d) => d.checked_at).map((d) => [d.name, d]));
+  render();
 }
 
 // ---------------------------------------------------------------- actions
@@ -403,11 +403,11 @@ async function openFeed() {
       if (type === 'scan_completed' || type === 'scan_failed') {
         void loadHistory();
         if (state.timeline) void loadTimeline(state.timeline);
+        // Any run (the scheduler's too) leaves its checks in /v1/containers: show them.
+        if (!state.ownRun) void refreshContainers().then(render);
         // A run that replaced containers (from here, the scheduler or anyone else) changed digests:
         // reload the list, and re-check when this tab has check results that are now out of date.
         if (runsWithUpdates.delete(data.run_id)) void afterOutsideUpdate();
-        // Any other run (the scheduler's too) leaves its checks in /v1/containers: show them.
-        else if (!state.ownRun) void refreshContainers().then(render);
       }
     });
   }
