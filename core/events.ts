@@ -1,5 +1,6 @@
 // The typed event bus. Events are emitted through the core's `event` hook (a SyncHook), so every
 // subscriber (SSE, metrics, logging, notifiers) is just a tap. The wire shapes are docs/interface.md §6.
+import type { ApprovalEntry } from './policies.js';
 import type { CheckReport, SignatureVerdict, Target, UpdateReport, UpdateSummary } from './types.js';
 
 /** A target's `kind` and `host` on the update events, each only when the target has it (a Swarm service). */
@@ -65,6 +66,12 @@ export interface EventPayloads {
    * again), for metrics (docs/signatures.md).
    */
   signature_verification: { image: string; digest: string; result: SignatureVerdict; reason: string };
+  /**
+   * Internal (not on the SSE stream): an approval entry was created or changed state (docs/policies.md#approvals),
+   * for notifications (a new pending approval, announced once), Home Assistant and metrics; `pending` is the
+   * number of entries pending after the change.
+   */
+  approval: { entry: ApprovalEntry; pending: number };
   /** Internal (not on the SSE stream): one per registry HTTP request, for metrics. */
   registry_request: { registry: string; method: string; code: string };
 }

@@ -10,6 +10,8 @@ import { defineService, type ServiceKey, type Services } from './services.js';
 export interface HttpRouteRequest {
   /** Path parameters by name (`:receiver` → `receiver`). */
   readonly params: Readonly<Record<string, string>>;
+  /** Query parameters by name; a repeated parameter gives its first value. */
+  readonly query: Readonly<Record<string, string>>;
   /** Header values by lower-case name; a repeated header gives its first value. */
   readonly headers: Readonly<Record<string, string | undefined>>;
   /** The raw body, at most the route's `bodyLimit` bytes (an HMAC is computed over exactly these bytes). */
@@ -35,6 +37,12 @@ export interface HttpRouteDefinition {
   readonly url: string;
   /** Larger bodies are refused with 413 before the handler runs. */
   readonly bodyLimit: number;
+  /**
+   * `main`: the API checks its main bearer token (--http-api-token) before anything else, as for its own
+   * protected routes (401 otherwise), and the endpoint name is protected: it needs that token configured.
+   * Absent: the route authenticates its callers itself (webhook receivers hold their own tokens).
+   */
+  readonly auth?: 'main';
   /** The operation's description for Swagger: summary, description, tags, params, consumes, response. */
   readonly schema?: Readonly<Record<string, unknown>>;
   /** Never throws for a request's fault: every answer, errors included, is a returned response. */

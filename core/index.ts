@@ -77,6 +77,17 @@ export type {
   RollbackOutcome,
   StateStore,
 } from './state.js';
+export { UPDATE_POLICIES } from './policies.js';
+export type {
+  ApprovalDecider,
+  ApprovalDecision,
+  ApprovalEntry,
+  ApprovalState,
+  DecisionOptions,
+  DecisionOutcome,
+  PolicyStatus,
+  UpdatePolicies,
+} from './policies.js';
 export { HTTP_ROUTES, bearerToken, httpRoutes } from './http-routes.js';
 export type { HttpRouteDefinition, HttpRouteRefusal, HttpRouteRequest, HttpRouteResponse, HttpRoutes } from './http-routes.js';
 export { GIT_PATH, REGISTRY_PATH, STAGES, isGitWatched } from './watch-split.js';

@@ -73,6 +73,8 @@ interface Snapshot {
   readonly holds: Record<string, Hold>;
   readonly retained: RetainedImage[];
   readonly history: StoredHistory[];
+  /** Plugins' own records (absent in snapshots written before they existed). */
+  readonly extensions?: Record<string, unknown>;
 }
 
 function isSnapshot(value: unknown): value is Snapshot {
@@ -117,6 +119,7 @@ class Store implements StateStore {
   readonly #holds = new Map<string, Hold>();
   #retained: RetainedImage[] = [];
   #history: HistoryEntry[] = [];
+  readonly #extensions = new Map<string, unknown>();
   #dirty = false;
   #saving: Promise<void> = Promise.resolve();
   #scheduled = false;
@@ -133,6 +136,18 @@ class Store implements StateStore {
     for (const [key, hold] of Object.entries(snapshot.holds)) this.#holds.set(key, hold);
     this.#retained = snapshot.retained;
     this.#history = snapshot.history.map((h) => ({ ...h, startedAt: new Date(h.startedAt), finishedAt: new Date(h.finishedAt) }));
+    for (const [name, value] of Object.entries(snapshot.extensions ?? {})) this.#extensions.set(name, value);
+  }
+
+  extension(name: string): unknown {
+    return this.#extensions.get(name);
+  }
+
+  setExtension(name: string, value: unknown): void {
+    if (value === undefined) {
+      if (!this.#extensions.delete(name)) return;
+    } else this.#extensions.set(name, value);
+    this.#changed();
   }
 
   lastCheck(id: string): LastCheck | undefined {
@@ -213,6 +228,7 @@ class Store implements StateStore {
       holds: Object.fromEntries(this.#holds),
       retained: this.#retained,
       history: this.#history.map((h) => ({ ...h, startedAt: h.startedAt.toISOString(), finishedAt: h.finishedAt.toISOString() })),
+      ...(this.#extensions.size > 0 ? { extensions: Object.fromEntries(this.#extensions) } : {}),
     };
   }
 

@@ -12,7 +12,7 @@ export interface AuditImage {
   readonly image_id: string;
 }
 
-export type AuditAction = 'update' | 'rollback' | 'restart' | 'repair';
+export type AuditAction = 'update' | 'rollback' | 'restart' | 'repair' | 'approve' | 'reject' | 'defer';
 
 /** One change Tidewatch made, as `GET /v1/audit` shows it (docs/state.md#the-audit-trail). */
 export interface AuditEntry {
@@ -114,6 +114,13 @@ export interface StateStore {
   appendAudit(record: AuditRecord): Promise<AuditEntry>;
   /** Matching audit entries, oldest first. */
   audit(query?: AuditQuery): Promise<AuditEntry[]>;
+  /**
+   * A plugin's own record, kept in the same snapshot (JSON values only): the policies plugin's approvals
+   * (docs/policies.md). Undefined until set.
+   */
+  extension(name: string): unknown;
+  /** Replaces a plugin's record (undefined removes it); written with the next snapshot. */
+  setExtension(name: string, value: unknown): void;
   /** Resolves once everything recorded so far is on disk. */
   flush(): Promise<void>;
 }

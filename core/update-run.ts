@@ -84,12 +84,14 @@ async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContex
     result.candidates.push({ target, staleness, restartOnly: false });
   }
   // Targets depending on a replaced one are recreated too (Watchtower's linked restarts), unless a
-  // gate (monitor-only) holds them back.
+  // gate (monitor-only) holds them back. The gates judge a restart on the current image, not the dependent's
+  // own update: a dependent whose own update is deferred (a closed window, a pending approval, a cooldown) still
+  // moves with its parent (docs/policies.md#windows-and-dependencies).
   for (const key of transitiveDependents(checks.map((c) => c.target), stale)) {
     const check = byKey.get(key) as CheckResult;
     if (check.staleness.error) continue;
     try {
-      const skip = await gateOf(deps, check, ctx);
+      const skip = await gateOf(deps, { ...check, staleness: { ...check.staleness, stale: false } }, ctx);
       if (skip) continue;
     } catch {
       continue;

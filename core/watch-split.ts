@@ -51,6 +51,16 @@ export const STAGES = Object.freeze({
     defer: 10,
     /** Gates that verify the image an update would run (signatures, docs/signatures.md): after the deferring ones. */
     verify: 20,
+    /**
+     * Gates that ask a person (approvals, docs/policies.md#approvals): after every other gate, so a person is
+     * asked only about a candidate that may otherwise be applied.
+     */
+    consent: 50,
+    /**
+     * Gates that decide when (update windows, docs/policies.md#update-windows): last before commit, so that the
+     * others still judge a candidate outside its window (an approval is asked for ahead of the window).
+     */
+    schedule: 60,
     /** After every gate said yes: the target will be applied (a runtime may start its pull here). */
     commit: 100,
   }),

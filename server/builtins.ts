@@ -11,6 +11,7 @@ import { httpApiPlugin } from '../plugins/http-api/index.js';
 import { mqttPlugin } from '../plugins/mqtt/index.js';
 import { noPullPlugin } from '../plugins/no-pull/index.js';
 import { notifyPlugin } from '../plugins/notify/index.js';
+import { policiesPlugin } from '../plugins/policies/index.js';
 import { registryPlugin } from '../plugins/registry/index.js';
 import { statePlugin } from '../plugins/state/index.js';
 import { signaturesPlugin } from '../plugins/signatures/index.js';
@@ -29,6 +30,8 @@ export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = 
     registryPlugin,
     cooldownPlugin,
     signaturesPlugin,
+    // Windows and approvals (docs/policies.md): gates after cooldown and signatures, routes before the API.
+    policiesPlugin,
     notifyPlugin,
     mqttPlugin,
     webhooksPlugin,

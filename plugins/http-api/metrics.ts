@@ -18,10 +18,12 @@ export class ApiMetrics {
   readonly #watchtower: WatchtowerMetrics;
   readonly #webhooks: Counter<'receiver' | 'result'>;
   readonly #signatures: Counter<'result'>;
+  readonly #deferred: Counter;
   /** Runs in flight: their kind and start, since the closing events do not repeat them. */
   readonly #running = new Map<string, { kind: string; startedAt: number }>();
 
-  constructor() {
+  /** `pendingApprovals`: read at each scrape (docs/policies.md#metrics), so approvals kept across a restart count at once. */
+  constructor(sources: { pendingApprovals?: () => number } = {}) {
     const registers = [this.registry];
     this.#scans = new Counter({
       name: 'tidewatch_scans_total',
@@ -73,6 +75,20 @@ export class ApiMetrics {
       labelNames: ['result'],
       registers,
     });
+    const pendingApprovals = sources.pendingApprovals ?? (() => 0);
+    new Gauge({
+      name: 'tidewatch_approvals_pending',
+      help: 'Updates waiting for a person\'s approval (docs/policies.md#approvals)',
+      registers,
+      collect() {
+        this.set(pendingApprovals());
+      },
+    });
+    this.#deferred = new Counter({
+      name: 'tidewatch_updates_deferred',
+      help: 'Stale containers an update run left for their next update window (docs/policies.md#update-windows)',
+      registers,
+    });
     collectDefaultMetrics({ register: this.registry });
   }
 
@@ -110,6 +126,12 @@ export class ApiMetrics {
         break;
       case 'webhook':
         this.#webhooks.inc({ receiver: event.data.receiver, result: event.data.result });
+        break;
+      case 'run_report':
+        if (event.data.kind === 'update') {
+          const deferred = event.data.report.skipped.filter((s) => s.reason.startsWith('window ')).length;
+          if (deferred > 0) this.#deferred.inc(deferred);
+        }
         break;
       default:
         break;

@@ -17,7 +17,9 @@ export { ENDPOINTS, type Endpoint };
 /** Endpoints behind the main token (docs/interface.md §3). */
 export const PROTECTED_ENDPOINTS: readonly Endpoint[] = ['update', 'check', 'metrics', 'containers', 'config', 'history', 'images',
   // docs/state.md: the audit trail, rollback and release.
-  'audit', 'rollback'];
+  'audit', 'rollback',
+  // docs/policies.md: the approvals a person decides.
+  'approvals'];
 
 const group = 'HTTP API';
 const nonEmpty = { type: 'string', minLength: 1 } as const;

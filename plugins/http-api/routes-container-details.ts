@@ -2,7 +2,7 @@
 // enabled with `containers`. Two departures from the fork, both on purpose: no match is `[]`, and `stale` is
 // what the last /v1/check found for that container (the fork's is always false), with `checked_at` saying when.
 import type { FastifyPluginAsync } from 'fastify';
-import { parseBoolLabel, readLabel, type Target } from '../../core/index.js';
+import { UPDATE_POLICIES, parseBoolLabel, readLabel, type Target, type UpdatePolicies } from '../../core/index.js';
 import { currentDigest, placement, placementProperties, tagProperties, type Placement, type TagFields } from './check-record.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
@@ -28,6 +28,8 @@ export interface ContainerDetailsView extends Placement, TagFields {
   latest_digest?: string;
   held?: boolean;
   rollback_available?: boolean;
+  next_window?: string;
+  approval?: 'pending' | 'rejected' | 'deferred';
 }
 
 const detailsSchema = {
@@ -52,7 +54,7 @@ const detailsSchema = {
   },
 } as const;
 
-export function detailsView(target: Target, lastChecks: KnownState): ContainerDetailsView {
+export function detailsView(target: Target, lastChecks: KnownState, policies?: UpdatePolicies): ContainerDetailsView {
   const last = lastChecks.get(target.id);
   const view: ContainerDetailsView = {
     name: target.name,
@@ -69,7 +71,7 @@ export function detailsView(target: Target, lastChecks: KnownState): ContainerDe
     scope: readLabel(target.labels, 'scope') ?? '',
   };
   if (last?.tags) Object.assign(view, last.tags);
-  return withLastCheck(view, target, lastChecks);
+  return withLastCheck(view, target, lastChecks, policies);
 }
 
 export function containerDetailsRoutes(ctx: RouteContext, lastChecks: KnownState): FastifyPluginAsync {
@@ -102,7 +104,8 @@ export function containerDetailsRoutes(ctx: RouteContext, lastChecks: KnownState
       },
       async (request) => {
         const targets = exactFilter(await core.targets({ trigger: 'api' }), request.query as Query);
-        const containers = targets.map((target) => detailsView(target, lastChecks));
+        const policies = core.services.get(UPDATE_POLICIES);
+        const containers = targets.map((target) => detailsView(target, lastChecks, policies));
         return envelope({ containers, count: containers.length });
       },
     );

@@ -1,7 +1,7 @@
 // GET /v1/containers (docs/interface.md §4): the selected targets, without any staleness check. Filters
 // `name` and `image` are exact (unlike the run filters); no match is `[]`, never Watchtower's `null`.
 import type { FastifyPluginAsync } from 'fastify';
-import { parseBoolLabel, readLabel, targetKey, type Target } from '../../core/index.js';
+import { UPDATE_POLICIES, parseBoolLabel, readLabel, targetKey, type Target, type UpdatePolicies } from '../../core/index.js';
 import { currentDigest, placement, placementProperties, withHold, type Placement } from './check-record.js';
 import type { KnownState } from './last-checks.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
@@ -16,6 +16,16 @@ export const lastCheckProperties = {
   check_error: { type: 'string', description: 'Why the last check failed (at most 200 characters); present only when it did' },
   held: { type: 'boolean', description: 'Present (true) while the container is held after a rollback' },
   rollback_available: { type: 'boolean', description: 'Present (true) when the image it ran before its last update is known: POST /v1/rollback can use it' },
+  next_window: {
+    type: 'string',
+    format: 'date-time',
+    description: 'Present while an update is available and every update window of the container is closed: when the next opens (docs/policies.md)',
+  },
+  approval: {
+    type: 'string',
+    enum: ['pending', 'rejected', 'deferred'],
+    description: 'Present when an approval of its update is pending, deferred, or was rejected (GET /v1/approvals)',
+  },
 } as const;
 
 const containerSchema = {
@@ -76,14 +86,19 @@ export interface ContainerView extends Placement {
   check_error?: string;
   held?: boolean;
   rollback_available?: boolean;
+  next_window?: string;
+  approval?: 'pending' | 'rejected' | 'deferred';
 }
 
 
-/** Adds the last check and the hold of `target` to a container view. */
-export function withLastCheck<V extends Pick<ContainerView, 'update_available' | 'latest_digest' | 'checked_at' | 'check_error' | 'held' | 'rollback_available'>>(
+type LastCheckFields = 'update_available' | 'latest_digest' | 'checked_at' | 'check_error' | 'held' | 'rollback_available' | 'next_window' | 'approval';
+
+/** Adds the last check, the hold, and what windows and approvals say (docs/policies.md) of `target` to a container view. */
+export function withLastCheck<V extends Pick<ContainerView, LastCheckFields>>(
   view: V,
   target: Target,
   known: KnownState | undefined,
+  policies?: UpdatePolicies,
 ): V {
   const last = known?.get(target.id);
   if (last) {
@@ -93,6 +108,11 @@ export function withLastCheck<V extends Pick<ContainerView, 'update_available' |
     if (last.error !== undefined) view.check_error = last.error;
   }
   if (known?.canRollBack(targetKey(target))) view.rollback_available = true;
+  if (policies) {
+    const status = policies.statusOf(target, view.update_available === true);
+    if (status.nextWindow) view.next_window = status.nextWindow.toISOString();
+    if (status.approval) view.approval = status.approval;
+  }
   return withHold(view, target, known);
 }
 
@@ -141,7 +161,8 @@ export function containerRoutes(ctx: RouteContext, known?: KnownState): FastifyP
       },
       async (request) => {
         const targets = exactFilter(await core.targets({ trigger: 'api' }), request.query as Query);
-        const containers = targets.map((target) => withLastCheck(containerView(target, (t) => core.watchPath(t)), target, known));
+        const policies = core.services.get(UPDATE_POLICIES);
+        const containers = targets.map((target) => withLastCheck(containerView(target, (t) => core.watchPath(t)), target, known, policies));
         return envelope({ containers, count: containers.length });
       },
     );

@@ -5,10 +5,20 @@
 // own tokens); nothing here logs a request's path, which may carry a token (docs/webhooks.md#authentication).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { errorMessage, httpRoutes, type HttpRouteDefinition, type HttpRouteResponse } from '../../core/index.js';
-import type { RouteContext } from './context.js';
+import { requireMainGuard, type RouteContext } from './context.js';
 import { envelope, sendError } from './envelope.js';
 import { codeOf } from './error-handling.js';
 import type { Endpoint } from './options.js';
+
+/** Query parameters, a repeated one by its first value (what a contributed route sees). */
+function queryMap(request: FastifyRequest): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (typeof first === 'string') out[name] = first;
+  }
+  return out;
+}
 
 function headerMap(request: FastifyRequest): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
@@ -62,6 +72,11 @@ export function contributedRoutes(ctx: RouteContext, endpoint: Endpoint): Fastif
       bodyLimit: route.bodyLimit,
       ...(route.schema ? { schema: route.schema } : {}),
       onRequest: async (request, reply) => {
+        // A route behind the main token (docs/plugins.md#http-routes): authenticated before anything else.
+        if (route.auth === 'main') {
+          await requireMainGuard(ctx).hook.call(app, request, reply);
+          if (reply.sent) return reply;
+        }
         const length = Number(request.headers['content-length'] ?? 0);
         if (length > route.bodyLimit) {
           tellRefused(route, request, 413);
@@ -73,6 +88,7 @@ export function contributedRoutes(ctx: RouteContext, endpoint: Endpoint): Fastif
         try {
           const response = await route.handle({
             params: { ...(request.params as Record<string, string>) },
+            query: queryMap(request),
             headers: headerMap(request),
             body,
             ip: ctx.proxies.client(request).ip,

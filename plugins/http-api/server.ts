@@ -5,7 +5,7 @@ import { TidewatchError } from '../../core/index.js';
 import { readFileSync } from 'node:fs';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
-import { STATE_STORE, type TidewatchCore } from '../../core/index.js';
+import { STATE_STORE, UPDATE_POLICIES, type TidewatchCore } from '../../core/index.js';
 import { TokenGuard } from './auth.js';
 import { ProxyTrust } from './client-ip.js';
 import type { RouteContext } from './context.js';
@@ -85,6 +85,7 @@ async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: Eve
     case 'dashboard':
       return (await import('./dashboard/routes-dashboard.js')).dashboardRoutes();
     case 'hooks':
+    case 'approvals':
       return contributedRoutes(ctx, endpoint);
     case 'health':
       return undefined;
@@ -137,7 +138,11 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
 
   const consumers: EventConsumers = {
     hub: enabled.has('events') ? new EventHub({ logger, pingIntervalMs: options.eventsPingIntervalMs }) : undefined,
-    metrics: enabled.has('metrics') ? new (await import('./metrics.js')).ApiMetrics() : undefined,
+    metrics: enabled.has('metrics')
+      ? new (await import('./metrics.js')).ApiMetrics({
+          pendingApprovals: () => core.services.get(UPDATE_POLICIES)?.approvals().filter((a) => a.state === 'pending').length ?? 0,
+        })
+      : undefined,
     starts: enabled.has('update') ? new RunStarts() : undefined,
     known: knownState(core, enabled),
   };

@@ -1,0 +1,90 @@
+// The approval gate (docs/policies.md#approvals): an update that needs a person's consent is never applied by
+// a run on its own. The first run that finds the candidate asks (a pending entry for exactly that digest,
+// announced once); later runs skip it while it is pending, deferred or rejected; an approved candidate passes
+// (inside its window). A newer candidate supersedes an open entry and asks again. A person's targeted update
+// is consent in itself, and an approval's own run applies the approved digest.
+import {
+  REGISTRY_PATH,
+  bareDigest,
+  targetKey,
+  type ApprovalEntry,
+  type Logger,
+  type RunContext,
+  type Skip,
+  type Staleness,
+  type Target,
+} from '../../core/index.js';
+import type { ApprovalLedger } from './approval-ledger.js';
+import { needsApproval, policyOf } from './approval-policy.js';
+import type { ApprovalRuns } from './approval-runs.js';
+import type { ApprovalPolicy } from './options.js';
+import { isAutomaticRun } from './run-kind.js';
+
+export const BY = 'policies';
+
+export interface ApprovalGateDeps {
+  readonly ledger: ApprovalLedger;
+  readonly runs: ApprovalRuns;
+  readonly policy: ApprovalPolicy;
+  readonly logger: Logger;
+  /** A new or re-opened pending entry: announced (event, notification, Home Assistant). */
+  readonly asked: (entry: ApprovalEntry) => void;
+  readonly now?: () => Date;
+}
+
+/** How a candidate is named in reasons: its tag when it is a tag update, else its short digest. */
+export function candidateName(entry: Pick<ApprovalEntry, 'latest_tag' | 'latest_digest'>): string {
+  return entry.latest_tag ?? entry.latest_digest.slice(0, 19);
+}
+
+export function approvalSkip(deps: ApprovalGateDeps, target: Target, staleness: Staleness, ctx: RunContext): Skip | undefined {
+  if (ctx.kind !== 'update' || !staleness.stale || staleness.error || staleness.targetImageId) return undefined;
+  const policy = policyOf(target, deps.policy);
+  if (policy instanceof Error) {
+    deps.logger.warn({ container: target.name, err: policy.message }, 'the approval label cannot be read; every update waits for a person');
+  }
+  if (!needsApproval(policy instanceof Error ? 'all' : policy, staleness.updateKind)) return undefined;
+  const key = targetKey(target);
+  const digest = staleness.latestDigest ? bareDigest(staleness.latestDigest) : '';
+  const own = deps.runs.entryOf(ctx, target);
+  if (own) return own.latest_digest === digest ? undefined : { reason: `approval: the approved candidate ${candidateName(own)} is not the one found`, by: BY };
+  // A person's targeted update (the dashboard's Update, POST /v1/update?container=…) is consent in itself.
+  if (!isAutomaticRun(ctx)) return undefined;
+  if (staleness.source !== REGISTRY_PATH || digest === '') {
+    return { reason: 'approval needed, but only a registry digest can be approved: update it with a targeted update', by: BY };
+  }
+  const now = deps.now?.() ?? new Date();
+  const known = deps.ledger.forCandidate(key, digest);
+  switch (known?.state) {
+    case 'approved':
+      return undefined;
+    case 'rejected':
+      return { reason: `approval rejected for ${candidateName(known)}: a newer candidate asks again`, by: BY };
+    case 'pending':
+      return { reason: `approval pending for ${candidateName(known)} since ${known.requested_at}`, by: BY };
+    case 'deferred': {
+      const until = new Date(known.deferred_until ?? 0);
+      if (until.getTime() > now.getTime()) return { reason: `approval deferred until ${until.toISOString()}`, by: BY, until };
+      const again = deps.ledger.update(known.id, 'pending');
+      if (again) deps.asked(again);
+      return { reason: `approval pending for ${candidateName(known)} again after its deferral`, by: BY };
+    }
+    default: {
+      // Never asked about this digest (or asked, superseded, and found again): ask now.
+      const { entry } = deps.ledger.request(
+        {
+          container: target.name,
+          ...(target.host ? { host: target.host } : {}),
+          image: target.image,
+          latest_digest: digest,
+          ...(staleness.currentTag ? { current_tag: staleness.currentTag } : {}),
+          ...(staleness.latestTag ? { latest_tag: staleness.latestTag } : {}),
+          ...(staleness.updateKind ? { update_kind: staleness.updateKind } : {}),
+        },
+        now,
+      );
+      deps.asked(entry);
+      return { reason: `approval pending for ${candidateName(entry)}: asked now`, by: BY };
+    }
+  }
+}

@@ -1,0 +1,153 @@
+// UPDATE_POLICIES (docs/policies.md): what the windows and approvals say of a container, and a person's
+// decisions. A decision changes the entry at once (so a burst of approve calls applies a candidate once: every
+// call after the first finds it no longer open and gets 409), is written to the audit trail, and an approval
+// starts its targeted update run without waiting for it (202): the entry turns `applied` when the run has
+// replaced the container, and GET /v1/approvals or the event stream say so.
+import { randomUUID } from 'node:crypto';
+import {
+  errorMessage,
+  exactNamePattern,
+  targetKey,
+  type ApprovalDecision,
+  type ApprovalEntry,
+  type ContainerKey,
+  type DecisionOptions,
+  type DecisionOutcome,
+  type Logger,
+  type PolicyStatus,
+  type StateStore,
+  type Target,
+  type TidewatchCore,
+  type UpdatePolicies,
+} from '../../core/index.js';
+import { isOpen, type ApprovalLedger } from './approval-ledger.js';
+import type { ApprovalRuns } from './approval-runs.js';
+import { APPROVAL_TRIGGER } from './run-kind.js';
+import type { WindowBook } from './window-gate.js';
+
+export const DEFAULT_DEFER_MS = 24 * 3_600_000;
+
+export interface PoliciesDeps {
+  readonly core: TidewatchCore;
+  readonly store: StateStore;
+  readonly ledger: ApprovalLedger;
+  readonly runs: ApprovalRuns;
+  readonly windows: WindowBook;
+  readonly logger: Logger;
+  /** An entry changed state: the approval event. */
+  readonly changed: (entry: ApprovalEntry) => void;
+}
+
+function keyOfEntry(entry: ApprovalEntry): ContainerKey {
+  return { name: entry.container, ...(entry.host ? { host: entry.host } : {}) };
+}
+
+const AUDIT_OUTCOME: Record<ApprovalDecision, string> = { approve: 'approved', reject: 'rejected', defer: 'deferred' };
+
+export class Policies implements UpdatePolicies {
+  constructor(readonly deps: PoliciesDeps) {}
+
+  statusOf(target: Target, updateAvailable: boolean, now = new Date()): PolicyStatus {
+    const key = targetKey(target);
+    const open = this.deps.ledger.openFor(key);
+    let approval: PolicyStatus['approval'];
+    if (open) approval = open.state === 'deferred' ? 'deferred' : 'pending';
+    else {
+      const last = [...this.deps.ledger.all()].reverse().find((e) => e.container === target.name && (e.host ?? '') === (target.host ?? ''));
+      if (last?.state === 'rejected' && updateAvailable) approval = 'rejected';
+    }
+    let nextWindow: Date | undefined;
+    if (updateAvailable) {
+      const state = this.deps.windows.stateOf(target, now);
+      if (!(state instanceof Error) && !state.open) nextWindow = state.next;
+    }
+    return { ...(nextWindow ? { nextWindow } : {}), ...(approval ? { approval } : {}) };
+  }
+
+  approvals(): readonly ApprovalEntry[] {
+    return this.deps.ledger.all();
+  }
+
+  pendingFor(key: ContainerKey): ApprovalEntry | undefined {
+    const open = this.deps.ledger.openFor(key);
+    return open?.state === 'pending' ? open : undefined;
+  }
+
+  async decide(id: string, decision: ApprovalDecision, options: DecisionOptions): Promise<DecisionOutcome> {
+    const { ledger } = this.deps;
+    const found = ledger.get(id);
+    if (!found) return { status: 'unknown' };
+    if (!isOpen(found)) return { status: 'conflict', entry: found, reason: `approval ${id} is ${found.state}, no longer pending` };
+    let target: Target | undefined;
+    if (decision === 'approve') {
+      const key = keyOfEntry(found);
+      const targets = await this.deps.core.targets({
+        filters: { containers: [exactNamePattern(key.name)], ...(key.host ? { hosts: [key.host] } : {}) },
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      target = targets[0];
+      if (!target) return { status: 'conflict', entry: found, reason: `container ${key.name} is gone: the candidate can no longer be applied` };
+    }
+    // Looked at again after the wait: a concurrent call may have decided meanwhile.
+    const current = ledger.get(id) as ApprovalEntry;
+    if (!isOpen(current)) return { status: 'conflict', entry: current, reason: `approval ${id} is ${current.state}, no longer pending` };
+    const decidedAt = new Date();
+    const fields = { decided_at: decidedAt.toISOString(), decided_by: options.by };
+    const entry =
+      decision === 'approve'
+        ? ledger.update(id, 'approved', fields)
+        : decision === 'reject'
+          ? ledger.update(id, 'rejected', fields)
+          : ledger.update(id, 'deferred', { ...fields, deferred_until: new Date(decidedAt.getTime() + (options.deferMs ?? DEFAULT_DEFER_MS)).toISOString() });
+    const decided = entry as ApprovalEntry;
+    this.deps.changed(decided);
+    await this.#audit(decided, decision);
+    if (decision !== 'approve' || !target) return { status: 'decided', entry: decided };
+    // Inside its window (or with now=true) it is applied at once; otherwise the window's first run applies it.
+    const window = this.deps.windows.stateOf(target, decidedAt);
+    const windowOpen = !(window instanceof Error) && window.open;
+    if (!options.now && !windowOpen) return { status: 'decided', entry: decided };
+    const runId = options.runId ?? randomUUID();
+    this.#apply(decided, runId, options.now === true);
+    return { status: 'decided', entry: decided, runId };
+  }
+
+  /** The approval's own targeted run, in the background: its answer came with 202 already. */
+  #apply(entry: ApprovalEntry, runId: string, now: boolean): void {
+    const key = keyOfEntry(entry);
+    this.deps.runs.begin(runId, entry, now);
+    this.deps.core
+      .update({
+        filters: { containers: [exactNamePattern(key.name)], ...(key.host ? { hosts: [key.host] } : {}) },
+        trigger: APPROVAL_TRIGGER,
+        runId,
+      })
+      .catch((err: unknown) => this.deps.logger.error({ container: key.name, approval: entry.id, err: errorMessage(err) }, 'the approved update failed to run'))
+      .finally(() => this.deps.runs.end(runId));
+  }
+
+  async #audit(entry: ApprovalEntry, decision: ApprovalDecision): Promise<void> {
+    try {
+      await this.deps.store.appendAudit({
+        action: decision,
+        container: entry.container,
+        ...(entry.host ? { host: entry.host } : {}),
+        trigger: entry.decided_by ?? 'api',
+        run_id: '',
+        to: { image: entry.latest_tag ? retag(entry.image, entry.latest_tag) : entry.image, digest: entry.latest_digest, image_id: '' },
+        outcome: AUDIT_OUTCOME[decision],
+      });
+    } catch (err) {
+      this.deps.logger.error({ container: entry.container, err: errorMessage(err) }, 'could not write the audit trail');
+    }
+  }
+}
+
+/** `repo:old` → `repo:new`, as written (a registry port is not a tag; a digest is dropped). */
+export function retag(image: string, tag: string): string {
+  const at = image.indexOf('@');
+  const name = at >= 0 ? image.slice(0, at) : image;
+  const slash = name.lastIndexOf('/');
+  const colon = name.lastIndexOf(':');
+  return `${colon > slash ? name.slice(0, colon) : name}:${tag}`;
+}
