@@ -5,6 +5,21 @@
 import { option } from './option.js';
 import { stripSlash } from './option-parsers.js';
 
+/** `https://host/path/`: absolute http(s), so a link a notification carries cannot be a script. */
+function parsePublicUrl(raw: string): string {
+  const text = raw.trim();
+  if (text === '') return '';
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error('expected an absolute http:// or https:// URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('expected an absolute http:// or https:// URL');
+  if (url.username || url.password) throw new Error('a public URL must not carry credentials');
+  return url.toString();
+}
+
 const group = 'Update behaviour';
 const selection = 'Container selection';
 const state = 'State';
@@ -43,5 +58,10 @@ export const SHARED_OPTIONS = Object.freeze({
   dataDir: option.string({
     flag: 'data-dir', valueName: '<dir>', default: '', group: state,
     description: 'Where Tidewatch keeps its state across restarts (last checks, history, audit trail, holds); empty: memory only.',
+  }),
+  // Where people reach the dashboard: the links notifications carry (a pending approval's, docs/policies.md).
+  publicUrl: option.string({
+    flag: 'public-url', watchtowerEnv: null, valueName: '<url>', group: 'Update windows and approvals', parse: parsePublicUrl,
+    description: 'Where people reach the dashboard (e.g. https://tidewatch.example/): the link of a pending approval in notifications.',
   }),
 });

@@ -5,8 +5,10 @@
 // Work is done one step at a time on a queue, so a late answer never overwrites a newer one; nothing here
 // can fail or slow a run: every error is logged.
 import {
+  UPDATE_POLICIES,
   errorMessage,
   exactNamePattern,
+  targetKey,
   type ApplyResult,
   type CheckResult,
   type EventPayloads,
@@ -122,6 +124,20 @@ export class HomeAssistantBridge {
     }
     if (entity.inProgress) return;
     const name = entity.target.name;
+    // A pending approval (docs/policies.md#approvals): Install approves exactly that candidate and applies it now.
+    const policies = this.core.services.get(UPDATE_POLICIES);
+    const pending = policies?.pendingFor(targetKey(entity.target));
+    if (policies && pending) {
+      this.logger.info({ container: name, approval: pending.id }, 'mqtt: Install approves the pending update');
+      this.#progressOf(entity, true);
+      const outcome = await policies.decide(pending.id, 'approve', { by: 'mqtt', now: true }).catch((err: unknown) => {
+        this.logger.warn({ container: name, err: errorMessage(err) }, 'mqtt: approving the update failed');
+        return undefined;
+      });
+      // The approval's run reports like any other, and its report clears the progress; without a run, clear it now.
+      if (outcome?.status !== 'decided' || !outcome.runId) this.#enqueue('progress', () => this.#progress(name, false));
+      return;
+    }
     this.logger.info({ container: name }, 'mqtt: Install requested; updating the container');
     this.#progressOf(entity, true);
     try {

@@ -42,6 +42,11 @@ export class Notifier {
     this.#settings = settings;
   }
 
+  /** A rendered message to send as it is (a pending approval's announcement, docs/notifications.md#approvals). */
+  send(message: NotificationMessage): void {
+    if (message.body.trim() !== '') this.#enqueue(message);
+  }
+
   /** Called from the event hook: decides synchronously, delivers in the background. */
   onRunReport(event: EventPayloads['run_report']): void {
     const messages = this.messagesFor(runOutcome(event));

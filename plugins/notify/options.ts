@@ -49,6 +49,7 @@ export const notifyOptions = {
     description: 'Write a machine-readable report of every run to stdout (v1 or json).',
   }),
   dataDir: SHARED_OPTIONS.dataDir,
+  publicUrl: SHARED_OPTIONS.publicUrl,
   notifications: option.list({
     flag: 'notifications', short: 'n', valueName: '<types>', group,
     description: 'Deprecated notification types (email, slack, msteams, gotify), converted to URLs.',

@@ -78,3 +78,35 @@ export function messageRenderer(template: CompiledTemplate, settings: RenderSett
     return { title: settings.skipTitle ? '' : title, body: template.render(input) };
   };
 }
+
+/** What announcing a pending approval needs (docs/notifications.md#approvals). */
+export interface ApprovalNotice {
+  readonly container: string;
+  readonly image: string;
+  readonly currentTag?: string;
+  readonly latestTag?: string;
+  readonly latestDigest: string;
+  readonly updateKind?: string;
+  /** The dashboard row under --public-url; '' without it. */
+  readonly url: string;
+}
+
+/** The one log entry of an approval's message: what waits, and where to decide. */
+export function approvalText(notice: ApprovalNotice): string {
+  const to = notice.latestTag ?? notice.latestDigest.slice(0, 19);
+  const from = notice.currentTag ? ` from ${notice.currentTag}` : '';
+  const kind = notice.updateKind && notice.updateKind !== 'digest' ? `${notice.updateKind} update` : 'update';
+  return `${notice.container}: the ${kind} to ${to}${from} (${notice.image}) waits for your approval${notice.url ? `: ${notice.url}` : ''}`;
+}
+
+/** Renders an approval's announcement with the configured template: one entry, `.ApprovalURL` set, no report. */
+export function approvalRenderer(template: CompiledTemplate, settings: RenderSettings): (notice: ApprovalNotice) => NotificationMessage {
+  const title = `${settings.titleTag ? `[${settings.titleTag}] ` : ''}Tidewatch: approval needed on ${settings.host}`;
+  return (notice) => {
+    const entry = new LogEntry({ level: 'info', message: approvalText(notice), time: new Date(), data: { container: `/${notice.container}` } });
+    const input = settings.withReport
+      ? new NotificationData({ title, host: settings.host, entries: [entry], report: null, trigger: 'approval', approvalUrl: notice.url })
+      : [entry];
+    return { title: settings.skipTitle ? '' : title, body: template.render(input) };
+  };
+}

@@ -11,7 +11,7 @@ import type { NotifyOptionValues } from './options.js';
 import { BUILTIN_SERVICES, createLoggerService } from './services/index.js';
 import type { LoggerOptions } from './services/logger.js';
 import { compileTemplate } from './template/index.js';
-import { messageRenderer } from './render.js';
+import { approvalRenderer, messageRenderer } from './render.js';
 import { parseNotificationUrls } from './urls.js';
 
 const PLUGIN_NAME = 'notify';
@@ -84,12 +84,43 @@ export async function startNotify(core: TidewatchCore, options: NotifyOptionValu
       withReport: options.notificationReport || options.porcelain !== '',
     }),
   });
+  const renderApproval = approvalRenderer(template, {
+    host: options.notificationsHostname || hostname(),
+    titleTag: options.notificationTitleTag,
+    skipTitle: options.notificationSkipTitle,
+    withReport: options.notificationReport || options.porcelain !== '',
+  });
   core.hooks.event.tap(PLUGIN_NAME, (event) => {
     if (event.type === 'run_report') notifier.onRunReport(event.data);
+    // A new pending approval, once (docs/policies.md#notifications-and-home-assistant).
+    else if (event.type === 'approval' && event.data.entry.state === 'pending') {
+      const { entry } = event.data;
+      try {
+        notifier.send(
+          renderApproval({
+            container: entry.container,
+            image: entry.image,
+            latestDigest: entry.latest_digest,
+            url: approvalUrl(options.publicUrl, entry.container),
+            ...(entry.current_tag ? { currentTag: entry.current_tag } : {}),
+            ...(entry.latest_tag ? { latestTag: entry.latest_tag } : {}),
+            ...(entry.update_kind ? { updateKind: entry.update_kind } : {}),
+          }),
+        );
+      } catch (err) {
+        logger.error({ err: errorMessage(err) }, 'notification template failed on an approval; nothing sent');
+      }
+    }
   });
   core.onClose(() => notifier.close());
   logger.info(
     { urls: senders.map((s) => s.redacted), notifications_level: options.notificationsLevel, announced: announced.file },
     'notifications enabled',
   );
+}
+
+/** The dashboard row of a container under --public-url (docs/dashboard.md): '' without one. */
+export function approvalUrl(publicUrl: string, container: string): string {
+  if (!publicUrl) return '';
+  return new URL(`ui/#container=${encodeURIComponent(container)}`, publicUrl.endsWith('/') ? publicUrl : `${publicUrl}/`).toString();
 }

@@ -216,6 +216,8 @@ export interface NotificationDataInit {
   report?: Report | null;
   /** Who started the run (docs/notifications.md): `.Trigger` in a template. */
   trigger?: string;
+  /** A pending approval's dashboard link (docs/policies.md#notifications-and-home-assistant): `.ApprovalURL`. */
+  approvalUrl?: string;
 }
 
 /** The root of a report-mode template (`notifications.Data`); legacy mode renders the entries alone. */
@@ -228,6 +230,7 @@ export class NotificationData extends GoStruct {
   readonly Report: Report | null;
   // A method, not a field: Watchtower's data has no such field, so `{{.}}` and json.v1 print what they did.
   readonly #trigger: string;
+  readonly #approvalUrl: string;
   constructor(init: NotificationDataInit) {
     super();
     this.Title = init.title;
@@ -235,6 +238,14 @@ export class NotificationData extends GoStruct {
     this.Entries = init.entries ?? [];
     this.Report = init.report ?? null;
     this.#trigger = init.trigger ?? '';
+    this.#approvalUrl = init.approvalUrl ?? '';
+  }
+  /**
+   * `{{.ApprovalURL}}`: in the message announcing a pending approval, the container's row in the dashboard under
+   * --public-url (never a link that approves by itself); empty in run reports and without --public-url.
+   */
+  ApprovalURL(): string {
+    return this.#approvalUrl;
   }
   /** `{{.Trigger}}`: who started the run (`schedule`, `api`, `webhook:<receiver>`…); empty when unknown. */
   Trigger(): string {
