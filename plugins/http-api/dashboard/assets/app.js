@@ -71,6 +71,7 @@ async function signIn(token, eventsToken) {
   void loadDetails();
   void openFeed();
   void loadHistory();
+  void loadApprovals();
   return true;
 }
 
@@ -143,7 +144,9 @@ function row(c) {
   const busy = state.updating.has(c.name);
   const update = busy ? 'updating…' : r ? (r.error ? 'error' : r.update_available ? 'available' : 'up to date') : '';
   const updateClass = r && !r.error ? (r.update_available ? 'update-yes' : 'update-no') : '';
-  const flags = [c.monitor_only && 'monitor-only', c.no_pull && 'no-pull', c.scope && `scope ${c.scope}`, c.held && 'held']
+  // What windows and approvals say (docs/policies.md): next opening, approval pending / deferred / rejected.
+  const policy = [c.approval && `approval ${c.approval}`, c.next_window && `next window ${new Date(c.next_window).toLocaleString()}`];
+  const flags = [c.monitor_only && 'monitor-only', c.no_pull && 'no-pull', c.scope && `scope ${c.scope}`, c.held && 'held', ...policy]
     .filter(Boolean)
     .map((f) => `<span class="flag">${esc(f)}</span>`)
     .join('');
@@ -203,6 +206,7 @@ async function refreshContainers() {
   if (res.status === 200) state.containers = res.body.containers;
   seedChecks();
   await loadDetails();
+  await loadApprovals();
 }
 
 /**
@@ -457,7 +461,49 @@ async function loadHistory() {
     .join('');
 }
 
+// ---------------------------------------------------------------- waiting for you (docs/policies.md#approvals)
+
+const DECISION_TEXT = { approve: 'Approve', reject: 'Reject', defer: 'Defer 24 h' };
+
+/** Pending and deferred approvals, with the versions; hidden when there are none or the endpoint is off. */
+async function loadApprovals() {
+  const res = await api('GET', '/v1/approvals');
+  const panel = $('approvals-panel');
+  const open = res.status === 200 ? res.body.approvals.filter((a) => a.state === 'pending' || a.state === 'deferred') : [];
+  panel.hidden = open.length === 0;
+  $('approvals').innerHTML = open
+    .map((a) => {
+      const to = a.latest_tag ?? `digest ${short(a.latest_digest)}`;
+      const from = a.current_tag ? `${esc(a.current_tag)} → ` : '';
+      const kind = a.update_kind ? ` <span class="kind kind-${esc(a.update_kind)}">${esc(a.update_kind)}</span>` : '';
+      const deferred = a.state === 'deferred' ? ` <small>deferred until ${esc(new Date(a.deferred_until).toLocaleString())}</small>` : '';
+      const buttons = Object.entries(DECISION_TEXT)
+        .map(([d, label]) => `<button type="button" data-decide="${esc(d)}" data-approval="${esc(a.id)}">${label}</button>`)
+        .join(' ');
+      return `<li data-approval-row="${esc(a.container)}"><strong>${esc(a.container)}</strong> <span class="change">${from}${esc(to)}</span>${kind} <span class="image">${esc(a.image)}</span>${deferred} <small>asked ${esc(new Date(a.requested_at).toLocaleString())}</small> ${buttons}</li>`;
+    })
+    .join('');
+}
+
+async function decide(id, decision) {
+  const entry = [...$('approvals').querySelectorAll('li')].find((li) => li.querySelector(`[data-approval="${CSS.escape(id)}"]`));
+  const name = entry?.dataset.approvalRow ?? 'this container';
+  const question = { approve: `Approve the update of ${name}? It is applied in its update window.`, reject: `Reject this update of ${name}? It will not be asked again; a newer version asks anew.`, defer: `Ask again about ${name} in 24 hours?` }[decision];
+  if (!(await confirmDialog(question, DECISION_TEXT[decision]))) return;
+  showMessage('');
+  const res = await api('POST', `/v1/approvals/${encodeURIComponent(id)}/${decision}?by=dashboard`);
+  if (res.status !== 202) showMessage(errorText(res));
+  else showMessage(`${name}: ${res.body.state}${res.body.run_id ? ', updating now' : ''}.`);
+  await refreshContainers();
+  render();
+}
+
 // ---------------------------------------------------------------- wiring
+
+$('approvals').addEventListener('click', (event) => {
+  const button = event.target.closest('button[data-decide]');
+  if (button) void decide(button.dataset.approval, button.dataset.decide);
+});
 
 $('login-form').addEventListener('submit', (event) => {
   event.preventDefault();
