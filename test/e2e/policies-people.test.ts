@@ -2,6 +2,7 @@
 // confirmation, reject, the next window on a row), Home Assistant's Install approving over the real mosquitto,
 // and the one notification of a new pending approval with its dashboard link (.ApprovalURL under --public-url).
 import t from 'tap';
+import { waitFor } from '../helpers/env.js';
 import { launchChromium, screenshot, untilInPage } from '../helpers/chromium.js';
 import { CaptureServer } from '../helpers/capture-server.js';
 import { requireBroker, subscribe } from '../helpers/mqtt.js';
@@ -21,15 +22,9 @@ async function approvalsOf(url: string): Promise<Approval[]> {
   return ((await call(`${url}/v1/approvals`, { token: TOKEN })).body as { approvals: Approval[] }).approvals;
 }
 
-async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** `read()` until `ok` says yes (test/helpers/env.ts waitFor); `what` names it in the failure. */
+const until = <T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 30_000): Promise<T> =>
+  waitFor(async () => { const value = await read(); return ok(value) ? { value } : undefined; }, timeoutMs, 250).then((r) => r.value, (err: Error) => { throw new Error(`${what}: ${err.message}`); });
 
 t.test('the dashboard: waiting for you, approve with a confirmation, reject, next window on the row', { timeout: 240_000 }, async (t) => {
   const s = await scenario(t, 'e2e-dash-approvals');

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { waitFor } from '../helpers/env.js';
 import { pushImage, pullImage, runContainer } from '../helpers/images.js';
 import { QUICK_STOP_CMD, pushNext, runningOn, scenario, type Scenario } from '../helpers/scenarios.js';
 import { call, startService, type RunningService } from '../helpers/service.js';
@@ -58,15 +59,9 @@ async function approvals(service: RunningService): Promise<Approval[]> {
   return ((await get(service, '/v1/approvals')).body as { approvals: Approval[] }).approvals;
 }
 
-async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** `read()` until `ok` says yes (test/helpers/env.ts waitFor); `what` names it in the failure. */
+const until = <T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 30_000): Promise<T> =>
+  waitFor(async () => { const value = await read(); return ok(value) ? { value } : undefined; }, timeoutMs, 250).then((r) => r.value, (err: Error) => { throw new Error(`${what}: ${err.message}`); });
 
 /** `M H * * *` of an instant, in UTC. */
 const cronAt = (d: Date) => `${d.getUTCMinutes()} ${d.getUTCHours()} * * *`;
@@ -80,7 +75,7 @@ t.test('a closed window defers, an open one applies, a targeted update applies a
   const open = await runningOn(s, 'open', { run: { labels: { 'com.centurylinklabs.watchtower.update-window': '*/2 * * * *;10m;Asia/Kolkata' } } });
   const person = await runningOn(s, 'person');
   for (const r of [closed, open, person]) await pushNext(s, r);
-  const service = await serve(t, s, ['--http-api-endpoints', 'update,check,containers', '--update-window', `${cronAt(closedSince)};1h;UTC`]);
+  const service = await serve(t, s, ['--http-api-endpoints', 'update,check,containers,metrics', '--update-window', `${cronAt(closedSince)};1h;UTC`]);
 
   const run = await post(service, '/v1/update');
   t.match(run.body, { summary: { updated: 1, skipped: 2 } }, 'only the container in its window is applied');
@@ -88,6 +83,7 @@ t.test('a closed window defers, an open one applies, a targeted update applies a
   const kept = await s.engine.getContainer(closed.name).inspect();
   t.equal(kept.Image, closed.image.configDigest, 'closed window: still the old image');
   t.ok(kept.State.Running, 'and still running');
+  t.match((await get(service, '/v1/metrics')).text, /^tidewatch_updates_deferred 2$/m, 'two deferrals counted');
 
   await post(service, '/v1/check');
   const listed = await containers(service);
@@ -126,7 +122,7 @@ t.test('approvals: asked by a run, kept across SIGKILL, exactly the asked digest
   await runContainer(s.engine, { name: `${s.prefix}-db`, image: v1.ref, labels: { 'tidewatch.tag.policy': 'major' } });
   const asked = await push('2.0.0', 'v2 first');
   const dir = await tempDir(t);
-  const args = ['--http-api-endpoints', 'update,containers,approvals,audit', '--data-dir', dir, '--approval', 'major'];
+  const args = ['--http-api-endpoints', 'update,containers,approvals,audit,metrics', '--data-dir', dir, '--approval', 'major'];
   const first = await serve(t, s, args);
 
   const run = await post(first, '/v1/update');
@@ -144,6 +140,7 @@ t.test('approvals: asked by a run, kept across SIGKILL, exactly the asked digest
   t.equal(await first.stop('SIGKILL'), null, 'killed');
   const second = await serve(t, s, args);
   t.match(await approvals(second), [{ id: pending?.id, state: 'pending' }], 'the pending approval survives a SIGKILL');
+  t.match((await get(second, '/v1/metrics')).text, /^tidewatch_approvals_pending 1$/m, 'and is counted at once after the restart');
 
   // The tag moves after the question: approving applies what was asked about.
   const moved = await push('2.0.0', 'v2 moved');
