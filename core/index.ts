@@ -41,7 +41,8 @@ export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
 export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader } from './services.js';
-export { REGISTRY_CLIENT } from './services.js';
+export { REGISTRY_CLIENT, SIGNATURE_VERDICTS } from './services.js';
+export type { SignatureVerdicts } from './services.js';
 export type {
   DockerEngines,
   EngineApi,

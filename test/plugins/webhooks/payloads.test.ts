@@ -124,6 +124,17 @@ t.test('every kind, end to end through the server', async (t) => {
     t.same(run.names, []);
   });
 
+  await t.test("a cosign signature's push re-checks every container of its repository; an attestation's does not", async (t) => {
+    for (const [id, tag] of [['sig1', `sha256-${'7'.repeat(64)}.sig`], ['sig2', `sha256-${'8'.repeat(64)}`]] as const) {
+      const run = await runOf(h, () => h.post('/v1/hooks/reg', { events: [distEvent(id, 'push', INDEX, D('5'), tag)] }, bearer));
+      t.same(run.names.sort(), ['app', 'app-digest-policy', 'app-pinned', 'app-policy', 'app-stable'], `${tag.slice(-8)}: the signed digest may be any tag's`);
+      const retry = await runOf(h, () => h.post('/v1/hooks/reg', { events: [distEvent(id, 'push', INDEX, D('5'), tag)] }, bearer));
+      t.same(retry.names, [], 'the same event again (a registry retry): a duplicate');
+    }
+    const att = await runOf(h, () => h.post('/v1/hooks/reg', { events: [distEvent('att1', 'push', MANIFEST, D('6'), `sha256-${'7'.repeat(64)}.att`)] }, bearer));
+    t.same(att.names, [], 'an attestation signs nothing');
+  });
+
   await t.test('dockerhub', async (t) => {
     const body = {
       callback_url: 'https://registry.hub.docker.com/u/svendowideit/testhook/hook/2141b5bi5i5b02bec211i4eeih0242eg11000a/',
