@@ -36,7 +36,7 @@ export async function checkTarget(hooks: Hooks, split: WatchSplit, target: Targe
 }
 
 /** The `review` taps on a stale answer; one that throws leaves the answer as the source gave it. */
-async function review(hooks: Hooks, staleness: Staleness, target: Target, ctx: RunContext): Promise<Staleness> {
+export async function review(hooks: Hooks, staleness: Staleness, target: Target, ctx: RunContext): Promise<Staleness> {
   try {
     return await hooks.review.promise(staleness, target, ctx);
   } catch (err) {

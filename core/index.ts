@@ -41,7 +41,8 @@ export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
 export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader } from './services.js';
-export { REGISTRY_CLIENT } from './services.js';
+export { REGISTRY_CLIENT, SIGNATURE_VERDICTS } from './services.js';
+export type { SignatureVerdicts } from './services.js';
 export type {
   DockerEngines,
   EngineApi,
@@ -101,6 +102,7 @@ export { ConfigError, TidewatchError, createError, errorMessage, errors, invalid
 
 // Shared product rules plugins read the same way
 export { mapBounded } from './bounded.js';
+export { MAX_GATE_CANDIDATES } from './candidates.js';
 export { formatImageReference, isArtifactTag, parseImageReference, repositoryName, tryParseImageReference } from './image-reference.js';
 export type { ImageReference } from './image-reference.js';
 export { exactNamePattern, isTargeted, nameMatcher, splitFilterValues } from './request-filter.js';

@@ -175,3 +175,14 @@ export interface RegistryClientService {
   referrers(image: string, digest: string, options?: RegistryReadOptions & { artifactType?: string }): Promise<RegistryDocument | undefined>;
 }
 export const REGISTRY_CLIENT: ServiceKey<RegistryClientService> = defineService<RegistryClientService>('registry-client');
+
+/**
+ * The signature verdicts of the signatures plugin (docs/signatures.md#verdicts). `recheck` forgets a negative
+ * verdict (`unsigned`, `invalid`) on one digest of one repository (`registry/repository`, as
+ * repositoryName() writes it), so that the next run verifies it again: a signature arrived for it
+ * (docs/webhooks.md#signatures-arriving). Returns whether a verdict was forgotten.
+ */
+export interface SignatureVerdicts {
+  recheck(repository: string, digest: string): boolean;
+}
+export const SIGNATURE_VERDICTS: ServiceKey<SignatureVerdicts> = defineService<SignatureVerdicts>('signature-verdicts');

@@ -104,6 +104,14 @@ export interface Staleness {
    * docs/signatures.md); absent when nothing verified signatures.
    */
   readonly signature?: SignatureCheck;
+  /**
+   * The next lower candidate, from a source that knows several (the registry under a tag policy, docs/tags.md):
+   * the core's gate step calls it only when a gate refuses this one, at most MAX_GATE_CANDIDATES candidates
+   * in all (docs/plugins.md#candidates-through-gates). Undefined (or resolving to undefined): no other candidate.
+   */
+  readonly nextCandidate?: () => Promise<Staleness | undefined>;
+  /** Set by the gate step on the candidate that passed when it was not the first: how many were judged. */
+  readonly candidatesTried?: number;
 }
 
 /** What signature verification found for a candidate digest (docs/signatures.md#verdicts). */
@@ -267,7 +275,7 @@ export interface UpdateReport {
   readonly checks: readonly CheckResult[];
   readonly results: readonly ApplyResult[];
   /** Stale targets that were only reported (monitor-only) or deferred by a gate. */
-  readonly skipped: readonly { target: Target; reason: string }[];
+  readonly skipped: readonly { target: Target; reason: string; candidatesTried?: number }[];
   readonly startedAt: Date;
   readonly finishedAt: Date;
 }

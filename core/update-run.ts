@@ -4,7 +4,8 @@
 // Cancellation (timeout, client gone) is honoured only between targets: a replacement that has
 // started always finishes or rolls back, so no target is ever left stopped by a cancelled run.
 import { mapBounded } from './bounded.js';
-import { discoverAndCheck } from './check-run.js';
+import { gateCandidates } from './candidates.js';
+import { discoverAndCheck, review } from './check-run.js';
 import {
   dependencyGroups,
   directDependents,
@@ -46,8 +47,10 @@ interface Candidate {
 
 interface Triage {
   readonly candidates: Candidate[];
-  readonly skipped: { target: Target; reason: string }[];
+  readonly skipped: { target: Target; reason: string; candidatesTried?: number }[];
   readonly failed: ApplyResult[];
+  /** Per target key, the lower candidate that passed the gates in place of the check's own answer. */
+  readonly chosen: Map<string, Staleness>;
 }
 
 async function gateOf(deps: UpdateRunDeps, check: CheckResult, ctx: RunContext): Promise<Skip | undefined> {
@@ -56,7 +59,7 @@ async function gateOf(deps: UpdateRunDeps, check: CheckResult, ctx: RunContext):
 
 /** Sorts checked targets into: to update, deferred or report-only, and failed checks. */
 async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContext): Promise<Triage> {
-  const result: Triage = { candidates: [], skipped: [], failed: [] };
+  const result: Triage = { candidates: [], skipped: [], failed: [], chosen: new Map() };
   const stale = new Set<string>();
   const byKey = new Map(checks.map((c) => [targetKey(c.target), c]));
   for (const check of checks) {
@@ -70,18 +73,24 @@ async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContex
       result.skipped.push({ target, reason: staleness.notApplicable });
       continue;
     }
+    let passed: Staleness;
     try {
-      const skip = await gateOf(deps, check, ctx);
-      if (skip) {
-        if (!skip.reportOnly) result.skipped.push({ target, reason: skip.reason });
+      // Every gate judges the candidate in hand; a refused one gives way to the next lower (candidates.ts).
+      const decision = await gateCandidates(deps.hooks, target, staleness, ctx, (next) => review(deps.hooks, next, target, ctx));
+      if (!decision.passed) {
+        const skip = decision.skip as Skip;
+        const tried = decision.tried > 1 ? { candidatesTried: decision.tried } : {};
+        if (!skip.reportOnly) result.skipped.push({ target, reason: skip.reason, ...tried });
         continue;
       }
+      passed = decision.passed;
     } catch (err) {
       result.failed.push({ target, outcome: 'failed', error: errorMessage(err), rolledBack: false });
       continue;
     }
     stale.add(targetKey(target));
-    result.candidates.push({ target, staleness, restartOnly: false });
+    if (passed !== staleness) result.chosen.set(targetKey(target), passed);
+    result.candidates.push({ target, staleness: passed, restartOnly: false });
   }
   // Targets depending on a replaced one are recreated too (Watchtower's linked restarts), unless a
   // gate (monitor-only) holds them back. The gates judge a restart on the current image, not the dependent's
@@ -228,9 +237,14 @@ function tally(targets: number, results: readonly ApplyResult[], skipped: number
 }
 
 export async function runUpdate(deps: UpdateRunDeps, ctx: RunContext): Promise<UpdateReport> {
-  const { targets, results: checks } = await discoverAndCheck(deps.hooks, deps.split, ctx, deps.concurrency);
+  const { targets, results: checked } = await discoverAndCheck(deps.hooks, deps.split, ctx, deps.concurrency);
   ctx.signal.throwIfAborted();
-  const { candidates, skipped, failed } = await triage(deps, checks, ctx);
+  const { candidates, skipped, failed, chosen } = await triage(deps, checked, ctx);
+  // The report names the candidate applied, not the highest refused: state, audit and notifications agree with the runtime.
+  const checks = chosen.size === 0 ? checked : checked.map((c) => {
+    const passed = chosen.get(targetKey(c.target));
+    return passed ? { ...c, staleness: passed } : c;
+  });
   const { plans, cyclic } = plansInOrder(candidates);
   for (const target of cyclic) skipped.push({ target, reason: 'dependency cycle' });
 

@@ -29,6 +29,7 @@
 #                                  single-node Swarm manager (not with `engine`; docs/swarm.md)
 #   engine26/ (docker.sock dockerd.pid dockerd.log data/ exec/ containerd…)  Debian trixie's Docker 26.1 with
 #                                  containerd 1.7 beside bookworm's runc (not with `engine`; TIDEWATCH_ENV_DOCKER26)
+#   skopeo-trixie/  cosign-sid/    trixie's skopeo and sid's cosign 3, unpacked (scripts/skopeo-trixie.sh, cosign-sid.sh)
 #   podman/  podman.sock  service.pid  service.log  containers.conf  storage.conf  registries.conf
 #            storage/  run/  tmp/          Podman's Docker-compatible API (not with `engine`; docs/podman.md)
 #
@@ -775,6 +776,14 @@ skopeo_up() {
   TIDEWATCH_ENV_DIR="$ENV_DIR" bash "$(dirname "${BASH_SOURCE[0]}")/skopeo-trixie.sh" install >/dev/null || log "warning: trixie's skopeo could not be installed"
 }
 
+# cosign_up: Debian sid's cosign 3.1 in $ENV_DIR/cosign-sid, the signer of the signature tests
+# (scripts/cosign-sid.sh); not with TIDEWATCH_ENV_PACKAGES=engine. A failure is logged: the tests that need it
+# then fail under CI=true and skip otherwise.
+cosign_up() {
+  [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ] || return 0
+  TIDEWATCH_ENV_DIR="$ENV_DIR" bash "$(dirname "${BASH_SOURCE[0]}")/cosign-sid.sh" install >/dev/null || log "warning: sid's cosign could not be installed"
+}
+
 cmd_up() {
   [ ${#DOCKER_SOCK} -lt 100 ] || die "socket path too long (${#DOCKER_SOCK} chars): use a shorter TIDEWATCH_ENV_DIR"
   install_packages
@@ -791,6 +800,7 @@ cmd_up() {
   second_dockerd_up
   docker26_up
   skopeo_up
+  cosign_up
   write_env_json
   log "ready: DOCKER_HOST=unix://$DOCKER_SOCK$(second_wanted && printf ' and %s (TLS)' "$SECOND_HOST"), registries 127.0.0.1:$REG_PORT and 127.0.0.1:$AUTH_REG_PORT (auth), $ENV_DIR/env.json"
 }

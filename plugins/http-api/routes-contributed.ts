@@ -20,9 +20,26 @@ function queryMap(request: FastifyRequest): Record<string, string> {
   return out;
 }
 
+/**
+ * The Content-Type each request arrived with. fastify answers 415 by itself for a header it cannot parse
+ * (`application/`, `a b`, an empty one), before any handler, so a sender with a wrong token and an odd type
+ * would never meet the route's authentication. A contributed route judges media types itself, after its
+ * credentials (docs/webhooks.md#authentication): fastify is shown a neutral type, the route the one sent.
+ */
+const declaredTypes = new WeakMap<FastifyRequest, string>();
+const NEUTRAL_TYPE = 'application/octet-stream';
+
+function keepDeclaredType(request: FastifyRequest): void {
+  const declared = request.headers['content-type'];
+  if (declared === undefined) return;
+  declaredTypes.set(request, declared);
+  request.raw.headers['content-type'] = NEUTRAL_TYPE;
+}
+
 function headerMap(request: FastifyRequest): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(request.headers)) out[name] = Array.isArray(value) ? value[0] : value;
+  if (declaredTypes.has(request)) out['content-type'] = declaredTypes.get(request);
   return out;
 }
 
@@ -82,6 +99,7 @@ export function contributedRoutes(ctx: RouteContext, endpoint: Endpoint): Fastif
           tellRefused(route, request, 413);
           return sendError(reply, 413, `request body is larger than ${route.bodyLimit} bytes`, 'TW_ERR_HTTP_BODY_TOO_LARGE');
         }
+        keepDeclaredType(request);
       },
       handler: async (request, reply) => {
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);

@@ -15,7 +15,7 @@ import {
 } from '../../core/index.js';
 import type { RegistryClient } from './client.js';
 import { DEFAULT_TAG_RULES, tagRulesOf } from './tag-rules.js';
-import { chooseTag, type TagSourceDeps } from './tag-staleness.js';
+import { chooseTag, type ChosenTag, type TagSourceDeps } from './tag-staleness.js';
 import type { TagPolicy, TagRules } from './tag-versions.js';
 
 export const SOURCE = REGISTRY_PATH;
@@ -91,15 +91,18 @@ export async function registryStaleness(client: RegistryClient, target: Target, 
   const fields: Partial<Staleness> = { tagPolicy: rules.policy, ...(ref.tag !== undefined ? { currentTag: ref.tag } : {}) };
   // `pin`: never change this container's image, not even its digest; nothing to ask.
   if (rules.policy === 'pin') return { source: SOURCE, stale: false, ...fields, ...currentOf(target, ref) };
-  let note: string | undefined;
+  // The running tag's own newer digest: the answer when no newer tag is chosen, and the lowest candidate below them.
+  const sameTag = async (note?: string): Promise<Staleness> => {
+    const digest = await digestStaleness(client, target, ref, ctx);
+    return { ...digest, ...fields, ...(digest.stale ? { updateKind: 'digest' as const } : {}), ...(note ? { note } : {}) };
+  };
   // Only an image that came from a registry moves to another of its tags; a local build has nothing to compare.
   if (rules.rules && ref.tag !== undefined && tags && target.repoDigests.length > 0) {
-    const tagged = await tagUpdate({ client, ...tags }, target, { ...ref, tag: ref.tag }, rules.rules, ctx);
-    if (tagged.staleness) return { ...tagged.staleness, ...fields };
-    note = tagged.note;
+    const tagged = await tagUpdate({ client, ...tags }, target, { ...ref, tag: ref.tag }, rules.rules, ctx, fields, sameTag);
+    if (tagged.staleness) return tagged.staleness;
+    return sameTag(tagged.note);
   }
-  const digest = await digestStaleness(client, target, ref, ctx);
-  return { ...digest, ...fields, ...(digest.stale ? { updateKind: 'digest' as const } : {}), ...(note ? { note } : {}) };
+  return sameTag();
 }
 
 function currentOf(target: Target, ref: ImageReference): Partial<Staleness> {
@@ -114,6 +117,8 @@ async function tagUpdate(
   ref: ImageReference & { tag: string },
   rules: TagRules,
   ctx: RunContext,
+  fields: Partial<Staleness>,
+  sameTag: () => Promise<Staleness>,
 ): Promise<{ staleness?: Staleness; note?: string }> {
   let choice;
   try {
@@ -121,23 +126,41 @@ async function tagUpdate(
   } catch (err) {
     const error = errorMessage(err);
     ctx.logger.debug({ container: target.name, image: target.image, err: error }, 'tag list check failed');
-    return { staleness: { source: SOURCE, stale: false, error, ...currentOf(target, ref) } };
+    return { staleness: { source: SOURCE, stale: false, error, ...currentOf(target, ref), ...fields } };
   }
-  const { chosen, note } = choice;
+  const { chosen, note, lower } = choice;
   const notes = note ? { note } : {};
   // The running image already is the chosen tag's (pulled under another name): nothing to move to.
   if (!chosen || matchesRemote(target.repoDigests, chosen.digest)) return notes;
-  return {
-    staleness: {
-      source: SOURCE,
-      stale: true,
-      ...currentOf(target, ref),
-      latestDigest: chosen.digest,
-      latestTag: chosen.tag,
-      updateKind: chosen.kind,
-      ...notes,
-    },
-  };
+  const current = currentOf(target, ref);
+  const answer = (tag: ChosenTag, extra: Partial<Staleness>): Staleness => ({
+    source: SOURCE,
+    stale: true,
+    ...current,
+    latestDigest: tag.digest,
+    latestTag: tag.tag,
+    updateKind: tag.kind,
+    ...extra,
+    ...fields,
+    // Lower candidates, asked for only when a gate refuses this one (docs/tags.md#candidates-and-gates):
+    // the next lower tag serving the platform, then the running tag's own newer digest.
+    nextCandidate: once(async () => {
+      const next = lower ? await lower() : undefined;
+      if (!next) {
+        const digest = await sameTag();
+        return digest.stale && !digest.error ? digest : undefined;
+      }
+      // A lower tag naming the running image: nothing below it is newer.
+      return matchesRemote(target.repoDigests, next.digest) ? undefined : answer(next, {});
+    }),
+  });
+  return { staleness: answer(chosen, notes) };
+}
+
+/** `fn` called at most once: a candidate asked twice for the next one gets the same answer, the walk moves once. */
+function once<T>(fn: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => (pending ??= fn());
 }
 
 /** Today's answer: the digest the registry serves for the target's own tag against RepoDigests. */

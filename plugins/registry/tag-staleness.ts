@@ -2,6 +2,7 @@
 // repository per run, shared by every target on it), the candidates the rules allow (tag-versions.ts), then
 // one manifest request per candidate tried, from the highest down, until one serves the running image's
 // platform. Only targets with a policy that moves tags get here; the default policy costs nothing more.
+// The walk goes on below the chosen tag only when a gate refuses it (lower, docs/tags.md#candidates-and-gates).
 import { errorMessage, repositoryName, type ImageReference, type RunContext, type Target } from '../../core/index.js';
 import { RegistryError, type RegistryClient } from './client.js';
 import { listTags } from './tag-list.js';
@@ -11,11 +12,22 @@ import { currentVersion, newerTags, type Candidate, type TagBump, type TagRules 
 /** Candidates tried at most per target: a repository whose newer tags all lack the platform costs this many manifests. */
 export const MAX_CANDIDATES_TRIED = 8;
 
+export interface ChosenTag {
+  readonly tag: string;
+  readonly digest: string;
+  readonly kind: TagBump;
+}
+
 export interface TagChoice {
   /** The newer tag chosen, with the digest it names and the bump. */
-  readonly chosen?: { readonly tag: string; readonly digest: string; readonly kind: TagBump };
+  readonly chosen?: ChosenTag;
   /** Newer tags passed over for the platform, said in a sentence. */
   readonly note?: string;
+  /**
+   * The next lower tag that serves the platform, for the core's gate step when a gate refuses the one chosen
+   * (docs/plugins.md#candidates-through-gates); it shares the bound of MAX_CANDIDATES_TRIED manifests.
+   */
+  readonly lower?: () => Promise<ChosenTag | undefined>;
 }
 
 export interface TagSourceDeps {
@@ -48,6 +60,39 @@ function noteFor(skipped: readonly string[], platform: Platform, untried: number
   return `${skipped[0]} exists, but not for ${formatPlatform(platform)}${more}`;
 }
 
+/** Walks the candidates from the highest down, one manifest each, keeping those that serve the platform. */
+class PlatformWalk {
+  readonly skipped: string[] = [];
+  #next = 0;
+
+  constructor(
+    private readonly deps: TagSourceDeps,
+    private readonly ref: ImageReference & { tag: string },
+    private readonly candidates: readonly Candidate[],
+    readonly platform: Platform,
+    private readonly ctx: RunContext,
+  ) {}
+
+  /** The next candidate serving the platform; undefined once MAX_CANDIDATES_TRIED manifests were read. */
+  async next(): Promise<ChosenTag | undefined> {
+    const { deps, ref, ctx } = this;
+    while (this.#next < Math.min(this.candidates.length, MAX_CANDIDATES_TRIED)) {
+      const candidate = this.candidates[this.#next++] as Candidate;
+      let served: TagPlatforms;
+      try {
+        served = await ctx.memo(platformsKey(ref, candidate.tag), () => tagPlatforms(deps.client, ref, candidate.tag, ctx.signal));
+      } catch (err) {
+        // Deleted since the list was read: not a candidate any more.
+        if (err instanceof RegistryError && err.status === 404) continue;
+        throw new RegistryError(`tag ${candidate.tag} of ${repositoryName(ref)}: ${errorMessage(err)}`, err instanceof RegistryError ? err.status : undefined);
+      }
+      if (servesPlatform(served.platforms, this.platform)) return { tag: candidate.tag, digest: served.digest, kind: candidate.kind };
+      this.skipped.push(candidate.tag);
+    }
+    return undefined;
+  }
+}
+
 /** The newer tag to move to, if any; throws when the tag list or a candidate's manifest cannot be read. */
 export async function chooseTag(deps: TagSourceDeps, target: Target, ref: ImageReference & { tag: string }, rules: TagRules, ctx: RunContext): Promise<TagChoice> {
   // Aliases, words and (without an explicit policy) floating tags follow their digest: no tag list.
@@ -55,23 +100,12 @@ export async function chooseTag(deps: TagSourceDeps, target: Target, ref: ImageR
   const tags = await ctx.memo(tagListKey(ref), () => listTags(deps.client, ref, ctx.signal));
   const candidates = candidatesOf(tags, ref.tag, rules);
   if (candidates.length === 0) return {};
-  const platform = await deps.platformOf(target, ctx);
-  const skipped: string[] = [];
-  const tried = candidates.slice(0, MAX_CANDIDATES_TRIED);
-  for (const candidate of tried) {
-    let served: TagPlatforms;
-    try {
-      served = await ctx.memo(platformsKey(ref, candidate.tag), () => tagPlatforms(deps.client, ref, candidate.tag, ctx.signal));
-    } catch (err) {
-      // Deleted since the list was read: not a candidate any more.
-      if (err instanceof RegistryError && err.status === 404) continue;
-      throw new RegistryError(`tag ${candidate.tag} of ${repositoryName(ref)}: ${errorMessage(err)}`, err instanceof RegistryError ? err.status : undefined);
-    }
-    if (servesPlatform(served.platforms, platform)) {
-      const chosen = { tag: candidate.tag, digest: served.digest, kind: candidate.kind };
-      return skipped.length > 0 ? { chosen, note: noteFor(skipped, platform, 0) } : { chosen };
-    }
-    skipped.push(candidate.tag);
+  const walk = new PlatformWalk(deps, ref, candidates, await deps.platformOf(target, ctx), ctx);
+  const chosen = await walk.next();
+  if (chosen) {
+    const lower = () => walk.next();
+    return walk.skipped.length > 0 ? { chosen, note: noteFor(walk.skipped, walk.platform, 0), lower } : { chosen, lower };
   }
-  return skipped.length > 0 ? { note: noteFor(skipped, platform, candidates.length - tried.length) } : {};
+  const untried = candidates.length - Math.min(candidates.length, MAX_CANDIDATES_TRIED);
+  return walk.skipped.length > 0 ? { note: noteFor(walk.skipped, walk.platform, untried) } : {};
 }

@@ -13,6 +13,7 @@ export const MEDIA = Object.freeze({
   dockerManifest: 'application/vnd.docker.distribution.manifest.v2+json',
   bundle: 'application/vnd.dev.sigstore.bundle.v0.3+json',
   simpleSigning: 'application/vnd.dev.cosign.simplesigning.v1+json',
+  empty: 'application/vnd.oci.empty.v1+json',
 });
 export const ANNOTATIONS = Object.freeze({
   signature: 'dev.cosignproject.cosign/signature',
@@ -106,7 +107,7 @@ export class SignatureFinder {
   async bundles(image: string, registry: string, digest: string, signal?: AbortSignal): Promise<unknown[]> {
     const entries = await this.#referrers(image, registry, digest, signal);
     const candidates = entries
-      .filter((d) => (d.artifactType ?? MEDIA.bundle) === MEDIA.bundle)
+      .filter(mayHoldBundle)
       // An entry that says it is an attestation is read last: it can never be accepted as a signature.
       .sort((a, b) => Number(isAttestation(a)) - Number(isAttestation(b)))
       .slice(0, LIMITS.bundles);
@@ -165,6 +166,17 @@ export class SignatureFinder {
     // A single artifact manifest under the tag (some tools write one rather than an index).
     return [{ mediaType: tagged.mediaType, digest: tagged.digest, size: tagged.body.length, artifactType: typeof doc.artifactType === 'string' ? doc.artifactType : MEDIA.bundle, annotations: {} }];
   }
+}
+
+/**
+ * Whether a referrer entry may be a Sigstore bundle: one typed as a bundle, or untyped, or typed as the OCI
+ * empty descriptor. cosign 3 on a registry without the referrers API writes the referrers tag's index itself
+ * and gives each entry its manifest's config type, the empty descriptor; the manifest (its artifactType and
+ * its bundle layer, read next) says what it holds (docs/signatures.md#where-signatures-are-found).
+ */
+function mayHoldBundle(d: Descriptor): boolean {
+  const type = d.artifactType ?? MEDIA.bundle;
+  return type === MEDIA.bundle || type === MEDIA.empty;
 }
 
 function isAttestation(d: Descriptor): boolean {

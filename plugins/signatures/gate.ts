@@ -28,7 +28,9 @@ export function policyFor(target: Target, global: Policy, ctx?: RunContext): Pol
 
 async function verdictFor(verdicts: Verdicts, target: Target, digest: string, ctx: RunContext): Promise<Verdict> {
   try {
-    return await verdicts.verdict(target.image, digest, ctx.signal);
+    // A targeted update (a person's, or a webhook's) verifies a negative verdict again rather than believe the
+    // cache: the signature may have been pushed a moment ago (docs/signatures.md#what-it-costs-per-check).
+    return await verdicts.verdict(target.image, digest, ctx.signal, { fresh: ctx.kind === 'update' && ctx.targeted });
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     return { verdict: 'error', reason: errorMessage(err) };

@@ -1,7 +1,7 @@
 // The signatures plugin's start-up, loaded only when the plugin is applied (Sigstore's libraries load
 // with it, never for --help): keys, trusted root, the finder on the REGISTRY_CLIENT service, the verdict
 // cache, and the review and gate taps (docs/signatures.md).
-import { REGISTRY_CLIENT, STAGES, type TidewatchCore } from '../../core/index.js';
+import { REGISTRY_CLIENT, SIGNATURE_VERDICTS, STAGES, type TidewatchCore } from '../../core/index.js';
 import { loadTrustedRoot, type BundleTrust } from './bundle.js';
 import { SignatureFinder } from './find.js';
 import { reviewSignature, signatureGate } from './gate.js';
@@ -25,6 +25,8 @@ export function startSignatures(core: TidewatchCore, options: SignatureOptionVal
   const verdicts = new Verdicts(finder, trust, {
     onVerdict: (image, digest, { verdict, reason }) => core.emit('signature_verification', { image, digest, result: verdict, reason }),
   });
+  // A signature arriving (a webhook of its push, docs/webhooks.md#signatures-arriving) re-opens a negative verdict.
+  core.services.provide(SIGNATURE_VERDICTS, { recheck: (repository, digest) => verdicts.recheck(repository, digest) });
   core.hooks.review.tapPromise({ name: pluginName }, (staleness, target, ctx) => reviewSignature(verdicts, options.verify, staleness, target, ctx));
   core.hooks.gate.tapPromise({ name: pluginName, stage: STAGES.gate.verify }, (target, staleness, ctx) =>
     signatureGate(verdicts, options.verify, target, staleness, ctx),

@@ -43,27 +43,45 @@ export class Verdicts {
     this.#onVerdict = options.onVerdict;
   }
 
-  /** The verdict on `digest` of the repository `image` names; concurrent askers share one verification. */
-  verdict(image: string, digest: string, signal?: AbortSignal): Promise<Verdict> {
+  /**
+   * The verdict on `digest` of the repository `image` names; concurrent askers share one verification.
+   * `fresh`: a negative verdict in the cache is not believed (a person's targeted update, right after signing).
+   */
+  verdict(image: string, digest: string, signal?: AbortSignal, options: { fresh?: boolean } = {}): Promise<Verdict> {
     const repo = parseImageReference(image);
     const key = `${repo.registry}/${repo.repository}@${digest}`;
     const hit = this.#cache.get(key);
-    if (hit && hit.until > this.#now()) {
+    if (hit && hit.until > this.#now() && !(options.fresh && hit.verdict.verdict !== 'verified')) {
       this.#cache.delete(key);
       this.#cache.set(key, hit);
       return Promise.resolve(hit.verdict);
     }
     let pending = this.#pending.get(key);
     if (!pending) {
-      pending = this.#verify(`${repo.registry}/${repo.repository}`, repo.registry, digest, signal).then((verdict) => {
-        this.#remember(key, verdict);
+      const started: Promise<Verdict> = this.#verify(`${repo.registry}/${repo.repository}`, repo.registry, digest, signal).then((verdict) => {
+        // A verification overtaken by recheck() (a signature arrived meanwhile) answers its askers, nothing more.
+        if (this.#pending.get(key) === started) this.#remember(key, verdict);
         this.#onVerdict?.(image, digest, verdict);
         return verdict;
       });
-      pending.finally(() => this.#pending.delete(key)).catch(() => undefined);
-      this.#pending.set(key, pending);
+      started.finally(() => this.#pending.get(key) === started && this.#pending.delete(key)).catch(() => undefined);
+      this.#pending.set(key, started);
+      pending = started;
     }
     return pending;
+  }
+
+  /**
+   * Forgets a negative verdict on `digest` of `repository` (`registry/repository`), and any verification of it
+   * in flight: a signature arrived, so the next asker verifies again. A `verified` verdict stays.
+   */
+  recheck(repository: string, digest: string): boolean {
+    const key = `${repository}@${digest}`;
+    const inFlight = this.#pending.delete(key);
+    const hit = this.#cache.get(key);
+    if (!hit || hit.verdict.verdict === 'verified') return inFlight;
+    this.#cache.delete(key);
+    return true;
   }
 
   get size(): number {

@@ -1,6 +1,6 @@
 // Holds (docs/state.md#holds): a rolled-back container is not put back on the image it was rolled back
-// from. The gate skips it with a reason while the newest image is still that one; a newer image ends the
-// hold. It also remembers each candidate's staleness for the audit trail (audit-taps.ts).
+// from. The gate skips a candidate that is that image; a newer one passes, and its update, once applied,
+// ends the hold. It also remembers each candidate's staleness for the audit trail (audit-taps.ts).
 import { STAGES, bareDigest, targetKey, type Hold, type RunContext, type Staleness, type StateStore, type TidewatchCore } from '../../core/index.js';
 import type { RollbackRuns } from './rollback.js';
 
@@ -29,8 +29,10 @@ export function tapHoldGate(core: TidewatchCore, store: StateStore, rollbacks: R
     const hold = store.hold(key);
     if (!hold) return undefined;
     if (isHeldImage(hold, staleness)) return { reason: holdReason(hold, target.name), by: 'state' };
-    store.setHold(key, undefined);
-    ctx.logger.info({ container: target.name }, 'hold ended: a newer image than the one rolled back from');
+    // A newer image passes this gate, but the hold ends only when an update is applied (audit-taps.ts): a later
+    // gate may refuse this candidate, and the next lower one may be the held image again
+    // (docs/plugins.md#candidates-through-gates).
+    ctx.logger.debug({ container: target.name }, 'a newer image than the one rolled back from: not held');
     return undefined;
   });
   return seen;

@@ -11,6 +11,11 @@ export interface ImageHint {
   readonly digest?: string;
   /** The sender's own id for the event (Distribution's `events[].id`), for duplicate detection. */
   readonly eventId?: string;
+  /**
+   * A signature was pushed for this image digest (cosign's `sha256-<hex>.sig` tag, or its referrers tag
+   * `sha256-<hex>`): its negative verdict is re-opened before the run (docs/webhooks.md#signatures-arriving).
+   */
+  readonly signs?: string;
 }
 
 export interface GitHint {
@@ -65,6 +70,16 @@ export function imageHint(reference: string, tag: unknown, digest: unknown, even
     ...(d !== undefined && DIGEST.test(d) ? { digest: d } : {}),
     ...(id !== undefined ? { eventId: id } : {}),
   };
+}
+
+/**
+ * The image digest a cosign signature tag names: `sha256-<hex>.sig` (the legacy format) or `sha256-<hex>`
+ * (the referrers tag cosign 3 writes its bundles under on registries without the referrers API). Attestation
+ * (`.att`) and SBOM (`.sbom`) tags sign nothing.
+ */
+export function signedDigestOf(tag: string): string | undefined {
+  const match = /^sha256-([0-9a-f]{64})(?:\.sig)?$/.exec(tag);
+  return match ? `sha256:${match[1] as string}` : undefined;
 }
 
 /** `https://user@github.com/Org/App.git` → `github.com/org/app`; scp-like `git@host:org/app.git` too. */

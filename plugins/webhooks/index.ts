@@ -2,7 +2,7 @@
 // are served by the HTTP API (endpoint name `hooks`) through the core's HTTP_ROUTES registration point, so
 // neither plugin imports the other; a push becomes a targeted check or update of the containers on that
 // repository through the normal run path (`core.check` / `core.update` with `trigger: webhook:<receiver>`).
-import { definePlugin, errorMessage, exactNamePattern, httpRoutes, option, type OptionValues, type TidewatchCore } from '../../core/index.js';
+import { SIGNATURE_VERDICTS, definePlugin, errorMessage, exactNamePattern, httpRoutes, option, type OptionValues, type TidewatchCore } from '../../core/index.js';
 import { Dispatcher, type Job } from './dispatcher.js';
 import { parseReceivers, receiversSchema, type WebhookReceiver } from './receivers.js';
 import { countRefused, createHookHandler, hookRoutes, type WebhookResult } from './route.js';
@@ -66,7 +66,13 @@ async function runJob(core: TidewatchCore, job: Job, signal: AbortSignal): Promi
     log.info({ repository: batch.repository }, 'webhook: no watched container on this repository');
     return;
   }
-  log.info({ repository: batch.repository, containers: names, action: receiver.action, waitedMs: Date.now() - job.firstAt }, 'webhook: starting a targeted run');
+  // A signature arrived: the verdict that found its image unsigned is no longer believed (docs/webhooks.md#signatures-arriving).
+  const verdicts = core.services.get(SIGNATURE_VERDICTS);
+  for (const digest of batch.signed) verdicts?.recheck(batch.repository, digest);
+  log.info(
+    { repository: batch.repository, containers: names, action: receiver.action, waitedMs: Date.now() - job.firstAt, ...(batch.signed.size > 0 ? { signed: [...batch.signed] } : {}) },
+    'webhook: starting a targeted run',
+  );
   // A hint only: the run re-checks the registry (or Git host) and applies through the normal path.
   const request = { filters: { containers: names.map(exactNamePattern) }, trigger, signal };
   if (receiver.action === 'update') await core.update(request);

@@ -1,8 +1,9 @@
 // Registry payloads (docs/webhooks.md#payloads): CNCF Distribution's notification envelope (also GitLab's
 // and Harbor's built-in registries), Docker Hub, Harbor's own webhook, Quay, and the generic shape. Pulls,
-// deletes, blob events and artifact tags give no hint: they are counted as events and ignored.
+// deletes, blob events and artifact tags give no hint: they are counted as events and ignored, except a cosign
+// signature tag, whose hint names the digest it signs.
 import { isArtifactTag } from '../../core/index.js';
-import { MAX_EVENTS, imageHint, obj, str, type Hint, type ParsedPayload } from './hints.js';
+import { MAX_EVENTS, imageHint, obj, signedDigestOf, str, type Hint, type ParsedPayload } from './hints.js';
 
 /** Manifest and index media types; a layer's or a config's is a blob event. */
 function isManifestType(mediaType: string | undefined): boolean {
@@ -14,7 +15,12 @@ function isManifestType(mediaType: string | undefined): boolean {
 
 function keep(hint: Hint | undefined, hints: Hint[]): void {
   if (!hint) return;
-  if (hint.kind === 'image' && hint.tag !== undefined && isArtifactTag(hint.tag)) return;
+  if (hint.kind === 'image' && hint.tag !== undefined && isArtifactTag(hint.tag)) {
+    // Not an image to run, but a signature's arrival re-checks the image it signs (docs/webhooks.md#signatures-arriving).
+    const signs = signedDigestOf(hint.tag);
+    if (signs) hints.push({ kind: 'image', repository: hint.repository, signs, ...(hint.eventId ? { eventId: hint.eventId } : {}) });
+    return;
+  }
   hints.push(hint);
 }
 

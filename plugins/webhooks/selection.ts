@@ -15,8 +15,10 @@ export interface Batch {
   readonly repository: string;
   /** Tags pushed (registry). */
   readonly tags: Set<string>;
-  /** A push known by digest only was among the hints. */
+  /** A push known by digest only was among the hints (a signature's too: the digest it signs may be any tag's). */
   untagged: boolean;
+  /** Image digests a signature was pushed for. */
+  readonly signed: Set<string>;
   /** Git refs pushed, and the default branch's ref when known. */
   readonly refs: Set<string>;
   defaultRef: string | undefined;
@@ -33,6 +35,7 @@ export function newBatch(hint: Hint): Batch {
     repository: hint.kind === 'image' ? hint.repository : hint.repo,
     tags: new Set(),
     untagged: false,
+    signed: new Set(),
     refs: new Set(),
     defaultRef: undefined,
   };
@@ -40,6 +43,7 @@ export function newBatch(hint: Hint): Batch {
 
 export function addHint(batch: Batch, hint: Hint): void {
   if (hint.kind === 'image') {
+    if (hint.signs !== undefined && batch.signed.size < 256) batch.signed.add(hint.signs);
     if (hint.tag === undefined) batch.untagged = true;
     else if (batch.tags.size < 256) batch.tags.add(hint.tag);
   } else {

@@ -1,6 +1,7 @@
 // The webhook routes through the real HTTP server (docs/webhooks.md, docs/http-api.md#webhooks): statuses,
 // authentication and its log lines (never a token, not even the path's), limits, the rate limiter, Swagger,
 // metrics, and the backlog.
+import { request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import t from 'tap';
 import Ajv04Module from 'ajv-draft-04';
@@ -58,6 +59,62 @@ t.test('statuses: 202, 401, 404, 413, 415, 400, and the 202 body', async (t) => 
   t.match(unauthorized[1]?.obj, { reason: 'invalid token' });
   const all = h.logs.map((l) => l.text).join('\n');
   t.notMatch(all, /NEVER-LOGGED/, 'no token, right or wrong, in any log line');
+});
+
+// Every Content-Type a sender may use, well-formed or not (fastify itself refuses the malformed ones with 415
+// unless the route is shown a neutral type), with the media type's own answer once authenticated.
+const CONTENT_TYPES: readonly { type: string | undefined; authenticated: number }[] = [
+  { type: 'application/json', authenticated: 202 },
+  { type: 'application/vnd.docker.distribution.events.v1+json', authenticated: 202 },
+  { type: 'application/vnd.docker.distribution.events.v2+json; charset=utf-8', authenticated: 202 },
+  { type: 'APPLICATION/JSON', authenticated: 202 },
+  { type: undefined, authenticated: 415 },
+  { type: '', authenticated: 415 },
+  { type: 'text/plain', authenticated: 415 },
+  { type: 'application/x-www-form-urlencoded', authenticated: 415 },
+  { type: 'application/', authenticated: 415 },
+  { type: '/json', authenticated: 415 },
+  { type: 'a b', authenticated: 415 },
+  { type: '   ', authenticated: 415 },
+  { type: 'application/json, text/plain', authenticated: 415 },
+  { type: 'x'.repeat(300), authenticated: 415 },
+];
+
+/** A raw POST: fetch would add its own Content-Type where none is given. */
+function rawPost(url: string, path: string, headers: Record<string, string>, body: string): Promise<number> {
+  const target = new URL(path, url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+t.test('refusals in the documented order for every content type: 401 first, then the media type', async (t) => {
+  const h = await startHooks({ receivers: parseSpecs(generic) }, [app]);
+  t.teardown(() => h.close());
+  const body = JSON.stringify({ repository: 'x/y' });
+  for (const [i, { type, authenticated }] of CONTENT_TYPES.entries()) {
+    const typeHeader: Record<string, string> = type === undefined ? {} : { 'content-type': type };
+    const label = type === undefined ? 'no Content-Type' : `Content-Type ${JSON.stringify(type.slice(0, 40))}`;
+    const before = h.logs.filter((l) => l.msg === 'webhook authentication failed').length;
+    t.equal(await rawPost(h.url, '/v1/hooks/reg', { ...typeHeader, authorization: 'Bearer wrong-NEVER-LOGGED' }, body), 401, `${label}, wrong token: 401`);
+    t.equal(await rawPost(h.url, `/v1/hooks/reg/${PATH_TOKEN_WRONG}`, typeHeader, body), 401, `${label}, wrong path token: 401`);
+    const failed = h.logs.filter((l) => l.msg === 'webhook authentication failed');
+    t.equal(failed.length, before + 2, `${label}: both logged`);
+    t.match(failed.at(-1)?.obj, { receiver: 'reg', ip: '127.0.0.1', reason: 'invalid token' });
+    // The same repository each time: accepted bodies after the first are duplicates, still 202.
+    t.equal(await rawPost(h.url, '/v1/hooks/reg', { ...typeHeader, authorization: `Bearer ${TOKEN}` }, body), authenticated, `${label}, right token: ${authenticated}`);
+    t.comment(`case ${i + 1} of ${CONTENT_TYPES.length}`);
+  }
+  const metrics = await (await fetch(`${h.url}/v1/metrics`, { headers: { authorization: `Bearer ${MAIN_TOKEN}` } })).text();
+  const refusedTypes = CONTENT_TYPES.filter((c) => c.authenticated === 415).length;
+  const rejected = Number(/tidewatch_webhooks_total\{receiver="reg",result="rejected"\} (\d+)/.exec(metrics)?.[1]);
+  t.equal(rejected, CONTENT_TYPES.length * 2 + refusedTypes, 'every 401 and every 415 counted rejected');
+  t.notMatch(h.logs.map((l) => l.text).join('\n'), /NEVER-LOGGED/, 'no token in any log line');
 });
 
 t.test('hooks not enabled: 404 even with receivers configured, and a warning', async (t) => {
