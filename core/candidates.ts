@@ -64,8 +64,8 @@ export async function gateCandidates(
     const skip = await hooks.gate.promise(target, candidate, ctx);
     const tried = refusals.length + 1;
     if (!skip) return { passed: tried > 1 ? { ...candidate, candidatesTried: tried } : candidate, tried };
-    // A report-only gate (monitor-only) holds back every candidate alike: no other is asked for.
-    if (skip.reportOnly) return { skip, tried };
+    // A report-only gate (monitor-only) or a closed window holds back every candidate alike: no other is asked for.
+    if (skip.reportOnly || skip.everyCandidate) return { skip, tried };
     refusals.push({ candidate: candidateName(candidate), skip });
     if (refusals.length >= MAX_GATE_CANDIDATES) break;
     candidate = await nextOf(candidate, target, ctx, review);

@@ -149,6 +149,11 @@ export interface Skip {
    * (Watchtower's accounting).
    */
   readonly reportOnly?: boolean;
+  /**
+   * True when the refusal holds for every candidate of the target alike (a closed update window): the gate step
+   * asks for no lower candidate (docs/plugins.md#candidates-through-gates).
+   */
+  readonly everyCandidate?: boolean;
 }
 
 export interface UpdatePlan {

@@ -6,6 +6,7 @@
 import {
   REGISTRY_PATH,
   bareDigest,
+  containerKey,
   targetKey,
   type ApprovalEntry,
   type Logger,
@@ -30,6 +31,8 @@ export interface ApprovalGateDeps {
   /** A new or re-opened pending entry: announced (event, notification, Home Assistant). */
   readonly asked: (entry: ApprovalEntry) => void;
   readonly now?: () => Date;
+  /** What each run judged (one question per container and run; kept for the run's settling). */
+  readonly judged: JudgedInRuns;
 }
 
 /** How a candidate is named in reasons: its tag when it is a tag update, else its short digest. */
@@ -53,8 +56,16 @@ export function approvalSkip(deps: ApprovalGateDeps, target: Target, staleness: 
   if (staleness.source !== REGISTRY_PATH || digest === '') {
     return { reason: 'approval needed, but only a registry digest can be approved: update it with a targeted update', by: BY };
   }
+  // Under a tag policy the gate step offers lower candidates after a refusal (docs/plugins.md#candidates-through-gates):
+  // one that needs no approval (a minor under --approval major) may pass, but a person is asked about the newest
+  // candidate only, never about each lower one in turn (each would supersede the last).
+  const judged = deps.judged.of(ctx.runId);
+  const id = containerKey(key);
+  if (judged.has(id)) return { reason: 'approval needed, and a person is asked about the newest candidate only', by: BY };
+  judged.set(id, '');
   const now = deps.now?.() ?? new Date();
   const known = deps.ledger.forCandidate(key, digest);
+  if (known) judged.set(id, known.id);
   switch (known?.state) {
     case 'approved':
       return undefined;
@@ -65,6 +76,7 @@ export function approvalSkip(deps: ApprovalGateDeps, target: Target, staleness: 
     case 'deferred': {
       const until = new Date(known.deferred_until ?? 0);
       if (until.getTime() > now.getTime()) return { reason: `approval deferred until ${until.toISOString()}`, by: BY, until };
+      judged.set(id, known.id);
       const again = deps.ledger.update(known.id, 'pending');
       if (again) deps.asked(again);
       return { reason: `approval pending for ${candidateName(known)} again after its deferral`, by: BY };
@@ -83,8 +95,34 @@ export function approvalSkip(deps: ApprovalGateDeps, target: Target, staleness: 
         },
         now,
       );
+      judged.set(id, entry.id);
       deps.asked(entry);
       return { reason: `approval pending for ${candidateName(entry)}: asked now`, by: BY };
     }
+  }
+}
+
+/**
+ * Per update run, the container keys whose candidate the approval gate judged, with the entry it judged: a person
+ * is asked once per container and run, and the run's settling keeps that entry open when the run applied a lower
+ * candidate that needed no approval. Bounded: a run whose report never comes is forgotten after 64 others.
+ */
+export class JudgedInRuns {
+  readonly #runs = new Map<string, Map<string, string>>();
+
+  of(runId: string): Map<string, string> {
+    let judged = this.#runs.get(runId);
+    if (!judged) {
+      if (this.#runs.size >= 64) this.#runs.delete(this.#runs.keys().next().value as string);
+      this.#runs.set(runId, (judged = new Map()));
+    }
+    return judged;
+  }
+
+  /** The run's judgements, forgotten as they are handed over. */
+  take(runId: string): ReadonlyMap<string, string> {
+    const judged = this.#runs.get(runId) ?? new Map<string, string>();
+    this.#runs.delete(runId);
+    return judged;
   }
 }

@@ -54,9 +54,10 @@ export function windowSkip(book: WindowBook, target: Target, staleness: Stalenes
   if (state instanceof Error) {
     // An unreadable window never widens into "any time": the user meant to limit when this container changes.
     logger.warn({ container: target.name, err: state.message }, 'the update-window label cannot be read; not applied until it is fixed');
-    return { reason: `window label cannot be read (${state.message}); not applied until it is fixed`, by: BY };
+    return { reason: `window label cannot be read (${state.message}); not applied until it is fixed`, by: BY, everyCandidate: true };
   }
   if (state.open) return undefined;
-  if (!state.next) return { reason: 'window closed, and none of its windows opens again', by: BY };
-  return { reason: `window closed until ${state.next.toISOString()}`, by: BY, until: state.next };
+  // Time decides, not the candidate: a lower candidate is no more welcome outside the window.
+  if (!state.next) return { reason: 'window closed, and none of its windows opens again', by: BY, everyCandidate: true };
+  return { reason: `window closed until ${state.next.toISOString()}`, by: BY, until: state.next, everyCandidate: true };
 }

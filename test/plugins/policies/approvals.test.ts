@@ -192,3 +192,37 @@ t.test('a dependent whose own window is closed still restarts with its parent, o
   ], 'the parent updated, the dependent restarted on its current image');
   t.match(report.summary, { updated: 1, restarted: 1 });
 });
+
+t.test('with lower candidates: a minor passes under --approval major, one question per run, a closed window looks at no other', async (t) => {
+  const asked: string[] = [];
+  const major = (next: () => Promise<Staleness | undefined>): Staleness => ({
+    source: REGISTRY_PATH, stale: true, latestDigest: DIGEST(2), tagPolicy: 'major', currentTag: '1.4.2', latestTag: '2.0.0', updateKind: 'major',
+    nextCandidate: async () => { asked.push('1.5.0'); return next(); },
+  });
+  const minorOne: Staleness = { source: REGISTRY_PATH, stale: true, latestDigest: DIGEST(1), tagPolicy: 'major', currentTag: '1.4.2', latestTag: '1.5.0', updateKind: 'minor' };
+  const world: World = { latest: new Map([['web', major(async () => minorOne)]]), applied: [] };
+  const shut = target('shut', { 'tidewatch.update-window': '0 0 1 1 *;1m;UTC', 'tidewatch.approval': 'none' });
+  const tw = await start(t, world, [target('web'), target('db', { 'tidewatch.approval': 'all' }), shut], { approval: 'major' });
+  world.latest.set('db', major(async () => minorOne));
+  world.latest.set('shut', major(async () => minorOne));
+  const report = await tw.update({ trigger: 'schedule' });
+  t.same(world.applied.map((a) => `${a.name}:${a.tag}`), ['web:1.5.0'], 'the minor below a pending major applies on its own');
+  const policies = tw.services.require(UPDATE_POLICIES);
+  t.same(policies.approvals().map((e) => `${e.container}:${e.latest_tag}:${e.state}`).sort(), ['db:2.0.0:pending', 'web:2.0.0:pending'], 'one question each, about the newest, still open after the lower one applied');
+  t.match(report.skipped.find((s) => s.target.name === 'db')?.reason, /newest candidate only/);
+  t.match(report.skipped.find((s) => s.target.name === 'shut')?.reason, /^window closed until/);
+  t.equal(asked.length, 2, 'web and db looked lower; the closed window of shut asked for no other candidate');
+});
+
+t.test('a question a run asked stays open when that run applied a lower candidate, and is not asked again', async (t) => {
+  const lower: Staleness = { source: REGISTRY_PATH, stale: true, latestDigest: DIGEST(1), tagPolicy: 'major', currentTag: '1.4.2', latestTag: '1.5.0', updateKind: 'minor' };
+  const top: Staleness = { source: REGISTRY_PATH, stale: true, latestDigest: DIGEST(2), tagPolicy: 'major', currentTag: '1.4.2', latestTag: '2.0.0', updateKind: 'major', nextCandidate: async () => lower };
+  const world: World = { latest: new Map([['web', top]]), applied: [] };
+  const tw = await start(t, world, [target('web')], { approval: 'major' });
+  const events: string[] = [];
+  tw.hooks.event.tap('test', (e) => { if (e.type === 'approval') events.push(`${e.data.entry.latest_tag}:${e.data.entry.state}`); });
+  await tw.update({ trigger: 'schedule' });
+  world.latest.set('web', { ...top, currentTag: '1.5.0', nextCandidate: undefined });
+  await tw.update({ trigger: 'schedule' });
+  t.same(events, ['2.0.0:pending'], 'asked once; never superseded by the lower update');
+});
