@@ -70,6 +70,7 @@ export type {
   AuditQuery,
   AuditRecord,
   ContainerKey,
+  FailedCandidate,
   Hold,
   LastCheck,
   PreviousImage,

@@ -3,7 +3,7 @@
 // what the last /v1/check found for that container (the fork's is always false), with `checked_at` saying when.
 import type { FastifyPluginAsync } from 'fastify';
 import { parseBoolLabel, readLabel, type Target } from '../../core/index.js';
-import { currentDigest, placement, placementProperties, tagProperties, type Placement, type TagFields } from './check-record.js';
+import { currentDigest, placement, placementProperties, tagProperties, type FailedCandidateView, type Placement, type TagFields } from './check-record.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 import type { KnownState } from './last-checks.js';
@@ -28,6 +28,7 @@ export interface ContainerDetailsView extends Placement, TagFields {
   latest_digest?: string;
   held?: boolean;
   rollback_available?: boolean;
+  failed_candidate?: FailedCandidateView;
 }
 
 const detailsSchema = {

@@ -1,8 +1,8 @@
 // GET /v1/containers (docs/interface.md §4): the selected targets, without any staleness check. Filters
 // `name` and `image` are exact (unlike the run filters); no match is `[]`, never Watchtower's `null`.
 import type { FastifyPluginAsync } from 'fastify';
-import { parseBoolLabel, readLabel, targetKey, type Target } from '../../core/index.js';
-import { currentDigest, placement, placementProperties, withHold, type Placement } from './check-record.js';
+import { parseBoolLabel, readLabel, type Target } from '../../core/index.js';
+import { currentDigest, failedCandidateSchema, placement, placementProperties, withHold, type FailedCandidateView, type Placement } from './check-record.js';
 import type { KnownState } from './last-checks.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
@@ -15,7 +15,11 @@ export const lastCheckProperties = {
   checked_at: { type: 'string', format: 'date-time', description: 'When the last check ran, RFC 3339 (present only once checked)' },
   check_error: { type: 'string', description: 'Why the last check failed (at most 200 characters); present only when it did' },
   held: { type: 'boolean', description: 'Present (true) while the container is held after a rollback' },
-  rollback_available: { type: 'boolean', description: 'Present (true) when the image it ran before its last update is known: POST /v1/rollback can use it' },
+  rollback_available: {
+    type: 'boolean',
+    description: 'Present (true) when this container (by its id, not its name) was updated by Tidewatch and its previous image is known: POST /v1/rollback can use it',
+  },
+  failed_candidate: failedCandidateSchema,
 } as const;
 
 const containerSchema = {
@@ -76,11 +80,14 @@ export interface ContainerView extends Placement {
   check_error?: string;
   held?: boolean;
   rollback_available?: boolean;
+  failed_candidate?: FailedCandidateView;
 }
 
 
 /** Adds the last check and the hold of `target` to a container view. */
-export function withLastCheck<V extends Pick<ContainerView, 'update_available' | 'latest_digest' | 'checked_at' | 'check_error' | 'held' | 'rollback_available'>>(
+export function withLastCheck<
+  V extends Pick<ContainerView, 'update_available' | 'latest_digest' | 'checked_at' | 'check_error' | 'held' | 'rollback_available' | 'failed_candidate'>,
+>(
   view: V,
   target: Target,
   known: KnownState | undefined,
@@ -92,7 +99,7 @@ export function withLastCheck<V extends Pick<ContainerView, 'update_available' |
     view.checked_at = last.checkedAt.toISOString();
     if (last.error !== undefined) view.check_error = last.error;
   }
-  if (known?.canRollBack(targetKey(target))) view.rollback_available = true;
+  if (known?.canRollBack(target.id)) view.rollback_available = true;
   return withHold(view, target, known);
 }
 
