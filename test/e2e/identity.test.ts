@@ -70,3 +70,53 @@ t.test('a container recreated by hand under the same name has none of the old on
   t.equal((await s.engine.getContainer(app.name).inspect()).Config.Image, other.ref, 'the other application runs untouched');
   t.match((await post(service, `/v1/release?container=${app.name}`)).body, { released: false }, 'no hold to release');
 });
+
+interface Failed {
+  digest: string;
+  reason: string;
+  failed_at: string;
+}
+
+t.test('a candidate that failed is tried once, then skipped with its reason until a newer one', async (t) => {
+  const s = await scenario(t, 'e2e-identity-failed');
+  if (!s) return;
+  const app = await runningOn(s, 'app');
+  const broken = await pushNext(s, app, { cmd: ['/bin/sh', '-c', 'exit 3'] });
+  const service = await serve(t, s);
+  const before = (await s.engine.getContainer(app.name).inspect()).Id;
+
+  t.match((await post(service, '/v1/update')).body, { summary: { updated: 0, failed: 1 } }, 'run 1: tried and rolled back');
+  const remembered = (await container(service, app.name)) as Container & { failed_candidate?: Failed };
+  t.match(remembered.failed_candidate, { digest: broken.digest, reason: String, failed_at: String }, '/v1/containers says which and why');
+
+  t.match((await post(service, '/v1/update')).body, { summary: { updated: 0, failed: 0, skipped: 1 } }, 'run 2: not tried again');
+  t.equal((await s.engine.getContainer(app.name).inspect()).Id, before, 'the container was not touched');
+  const check = (await post(service, `/v1/check?container=${app.name}`)).body as { containers: { failed_candidate?: Failed }[] };
+  t.match(check.containers[0]?.failed_candidate, { digest: broken.digest }, 'the check record says so too');
+  t.match((await post(service, '/v1/update')).body, { summary: { updated: 0, skipped: 1 } }, 'run 3: still not');
+  const audit = (await call(`${service.url}/v1/audit?container=${app.name}`, { token: TOKEN })).body as { entries: { outcome: string; to?: { digest: string } }[] };
+  t.same(audit.entries.map((e) => e.outcome), ['rolled_back', 'not_retried'], 'the audit trail says "not retried" once');
+  t.equal(audit.entries[1]?.to?.digest, broken.digest, 'with the digest');
+
+  const fixed = await pushNext(s, app, { marker: `${app.repo} v3` });
+  t.match((await post(service, '/v1/update')).body, { summary: { updated: 1 } }, 'run 4: a newer candidate is tried');
+  const now = (await container(service, app.name)) as Container & { failed_candidate?: Failed };
+  t.notOk(now.failed_candidate, 'and the memory is gone');
+  const running = await s.engine.getContainer(app.name).inspect();
+  t.equal(running.Image, (await s.engine.getImage(fixed.ref).inspect()).Id, 'the newer candidate runs');
+  t.ok(running.State.Running);
+});
+
+t.test('a person\'s targeted update tries a failed candidate again; release forgets it', async (t) => {
+  const s = await scenario(t, 'e2e-identity-retry');
+  if (!s) return;
+  const app = await runningOn(s, 'app');
+  await pushNext(s, app, { cmd: ['/bin/sh', '-c', 'exit 3'] });
+  const service = await serve(t, s);
+  t.match((await post(service, '/v1/update')).body, { summary: { failed: 1 } });
+  t.match((await post(service, `/v1/update?container=${app.name}`)).body, { summary: { failed: 1, skipped: 0 } }, 'targeted: tried again');
+  t.match((await post(service, '/v1/update')).body, { summary: { skipped: 1 } }, 'remembered again');
+  t.match((await post(service, `/v1/release?container=${app.name}`)).body, { released: true });
+  t.notOk(((await container(service, app.name)) as { failed_candidate?: Failed }).failed_candidate, 'forgotten');
+  t.match((await post(service, '/v1/update')).body, { summary: { failed: 1 } }, 'tried once more after release');
+});
