@@ -41,34 +41,40 @@ async function container(service: RunningService, name: string): Promise<Contain
 t.test('a container recreated by hand under the same name has none of the old one\'s state', async (t) => {
   const s = await scenario(t, 'e2e-identity');
   if (!s) return;
-  const app = await runningOn(s, 'app');
-  await pushNext(s, app);
+  // `held` is rolled back (a hold); `updated` is updated (a previous image): each kind of state, then both replaced.
+  const held = await runningOn(s, 'held');
+  const updated = await runningOn(s, 'updated');
+  await pushNext(s, held);
+  await pushNext(s, updated);
   const service = await serve(t, s);
 
-  t.match((await post(service, '/v1/update')).body, { summary: { updated: 1 } });
-  t.match(await container(service, app.name), { rollback_available: true, checked_at: String }, 'updated: its previous image is known');
-  const rolled = await post(service, `/v1/rollback?container=${app.name}`);
+  t.match((await post(service, '/v1/update')).body, { summary: { updated: 2 } });
+  t.match(await container(service, updated.name), { rollback_available: true, checked_at: String }, 'updated: its previous image is known');
+  const rolled = await post(service, `/v1/rollback?container=${held.name}`);
   t.equal(rolled.status, 200, rolled.text);
-  t.match(await container(service, app.name), { held: true }, 'the rollback\'s new container inherits the hold');
-  t.match((await post(service, '/v1/update')).body, { summary: { updated: 0, skipped: 1 } }, 'and the hold skips it');
-  t.match((await post(service, '/v1/update')).body, { summary: { updated: 0, skipped: 1 } });
+  t.match(await container(service, held.name), { held: true }, 'the rollback\'s new container inherits the hold');
+  t.match((await post(service, `/v1/update?container=${held.name}`)).body, { summary: { updated: 0, skipped: 1 } }, 'and the hold skips it');
 
   // What people do to change a label or swap the application: remove it and run another under the name.
   const other = await pushImage({ registry: s.env.registry, repo: `${s.prefix}/other`, marker: `${s.prefix} other`, cmd: QUICK_STOP_CMD });
   await pullImage(s.engine, other.ref);
-  await s.engine.getContainer(app.name).remove({ force: true });
-  await runContainer(s.engine, { name: app.name, image: other.ref });
-  const mine = await container(service, app.name);
-  t.ok(mine, 'listed');
-  t.notOk(mine?.held, 'not held');
-  t.notOk(mine?.rollback_available, 'nothing to roll back');
-  t.notOk(mine?.checked_at, 'never checked: no last check of the other container');
+  for (const name of [held.name, updated.name]) {
+    await s.engine.getContainer(name).remove({ force: true });
+    await runContainer(s.engine, { name, image: other.ref });
+  }
+  for (const name of [held.name, updated.name]) {
+    const mine = await container(service, name);
+    t.ok(mine, `${name}: listed`);
+    t.notOk(mine?.held, 'not held');
+    t.notOk(mine?.rollback_available, 'nothing to roll back');
+    t.notOk(mine?.checked_at, 'never checked: no last check of the other container');
+  }
 
-  const refused = await post(service, `/v1/rollback?container=${app.name}`);
+  const refused = await post(service, `/v1/rollback?container=${updated.name}`);
   t.equal(refused.status, 404, refused.text);
   t.match(refused.body, { error: /never updated by this Tidewatch/ });
-  t.equal((await s.engine.getContainer(app.name).inspect()).Config.Image, other.ref, 'the other application runs untouched');
-  t.match((await post(service, `/v1/release?container=${app.name}`)).body, { released: false }, 'no hold to release');
+  t.equal((await s.engine.getContainer(updated.name).inspect()).Config.Image, other.ref, 'the other application runs untouched');
+  t.match((await post(service, `/v1/release?container=${held.name}`)).body, { released: false }, 'no hold to release');
 });
 
 interface Failed {
