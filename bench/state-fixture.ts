@@ -16,8 +16,9 @@ export async function bigStateDir(containers = 1000, auditEntries = 10_000): Pro
   const digest = (c: string, i: number) => `sha256:${c.repeat(8)}${String(i).padStart(56, '0')}`;
   for (let i = 0; i < containers; i++) {
     const name = `app-${i}`;
-    store.recordCheck(randomUUID().replace(/-/g, '').repeat(2), { name, host: HOST, updateAvailable: i % 3 === 0, latestDigest: digest('a', i), checkedAt: new Date().toISOString() });
-    store.setPreviousImage({ name, host: HOST }, { image: `registry.example/team/${name}:latest`, imageId: digest('b', i), digest: digest('c', i), replacedAt: new Date().toISOString() });
+    const id = randomUUID().replace(/-/g, '').repeat(2);
+    store.recordCheck(id, { name, host: HOST, updateAvailable: i % 3 === 0, latestDigest: digest('a', i), checkedAt: new Date().toISOString() });
+    store.setPreviousImage(id, { image: `registry.example/team/${name}:latest`, imageId: digest('b', i), digest: digest('c', i), replacedAt: new Date().toISOString() });
   }
   for (let i = 0; i < 500; i++) {
     const at = new Date(Date.now() - (500 - i) * 60_000);

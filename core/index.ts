@@ -71,6 +71,7 @@ export type {
   AuditQuery,
   AuditRecord,
   ContainerKey,
+  FailedCandidate,
   Hold,
   LastCheck,
   PreviousImage,

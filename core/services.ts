@@ -136,8 +136,8 @@ export const STATE_STORE: ServiceKey<StateStore> = defineService<StateStore>('st
 export interface Rollbacks {
   /** Puts the container back on the image it ran before its last update, as a targeted update run. */
   rollback(key: ContainerKey, options?: { trigger?: string; signal?: AbortSignal; runId?: string }): Promise<RollbackOutcome>;
-  /** Lifts a hold; false when the container was not held. */
-  release(key: ContainerKey): boolean;
+  /** Lifts a hold and forgets a failed candidate; false when the container had neither. */
+  release(key: ContainerKey): Promise<boolean>;
 }
 export const ROLLBACKS: ServiceKey<Rollbacks> = defineService<Rollbacks>('rollbacks');
 

@@ -15,6 +15,7 @@ import type {
   AuditQuery,
   AuditRecord,
   ContainerKey,
+  FailedCandidate,
   Hold,
   LastCheck,
   PreviousImage,
@@ -66,11 +67,16 @@ export const HISTORY_CAPACITY = 500;
 
 type StoredHistory = Omit<HistoryEntry, 'startedAt' | 'finishedAt'> & { startedAt: string; finishedAt: string };
 
+/** Previous images, holds and failed candidates kept: like last checks, the oldest go first past the bound. */
+export const CONTAINER_STATE_CAPACITY = LAST_CHECKS_CAPACITY;
+
 interface Snapshot {
-  readonly version: 1;
+  /** 2: previous images and holds by container id (docs/state.md#identity); 1 kept them by name. */
+  readonly version: 1 | 2;
   readonly checks: Record<string, LastCheck>;
   readonly previous: Record<string, PreviousImage>;
   readonly holds: Record<string, Hold>;
+  readonly failed?: Record<string, FailedCandidate>;
   readonly retained: RetainedImage[];
   readonly history: StoredHistory[];
   /** Plugins' own records (absent in snapshots written before they existed). */
@@ -80,12 +86,13 @@ interface Snapshot {
 function isSnapshot(value: unknown): value is Snapshot {
   const v = value as Partial<Snapshot> | null;
   return (
-    typeof v === 'object' && v !== null && v.version === 1 && typeof v.checks === 'object' && typeof v.previous === 'object' &&
-    typeof v.holds === 'object' && Array.isArray(v.retained) && Array.isArray(v.history)
+    typeof v === 'object' && v !== null && (v.version === 1 || v.version === 2) && typeof v.checks === 'object' &&
+    typeof v.previous === 'object' && typeof v.holds === 'object' && Array.isArray(v.retained) && Array.isArray(v.history) &&
+    (v.failed === undefined || typeof v.failed === 'object')
   );
 }
 
-/** The key a target's state is kept under: its name, and its engine when it has one (docs/state.md). */
+/** The name (and engine) a person gives for a target (docs/hosts.md). */
 export function targetKey(target: Pick<Target, 'name' | 'host'>): ContainerKey {
   return { name: target.name, ...(target.host ? { host: target.host } : {}) };
 }
@@ -95,15 +102,33 @@ export function containerKey(key: ContainerKey): string {
 }
 
 /**
- * The stored key of `key` in `map`: exact, or, when no engine was named (`POST /v1/rollback?container=web`),
- * the one entry of that name on whichever engine.
+ * Version 1 kept previous images and holds by name (`host|name`). Each goes to the container of that name
+ * (and engine) the earlier version checked last: the one it had updated or rolled back, unless the name
+ * changed hands since; an entry whose name no check knows is dropped (docs/state.md#identity).
  */
-function storedKey(map: ReadonlyMap<string, unknown>, key: ContainerKey): string {
-  const exact = containerKey(key);
-  if (key.host || map.has(exact)) return exact;
-  const suffix = `|${key.name}`;
-  const found = [...map.keys()].filter((k) => k.endsWith(suffix));
-  return found.length === 1 ? (found[0] as string) : exact;
+function byIdFromNames<T>(entries: Record<string, T>, checks: ReadonlyMap<string, LastCheck>): Map<string, T> {
+  const newest = new Map<string, { id: string; at: string }>();
+  for (const [id, check] of checks) {
+    const key = containerKey(targetKey(check));
+    const seen = newest.get(key);
+    if (!seen || check.checkedAt > seen.at) newest.set(key, { id, at: check.checkedAt });
+  }
+  const out = new Map<string, T>();
+  for (const [key, entry] of Object.entries(entries)) {
+    const owner = newest.get(key);
+    if (owner) out.set(owner.id, entry);
+  }
+  return out;
+}
+
+/** A bounded map: re-setting a key moves it to the end, and past `capacity` the oldest go first. */
+function setBounded<T>(map: Map<string, T>, key: string, value: T, capacity: number): void {
+  map.delete(key);
+  map.set(key, value);
+  for (const old of map.keys()) {
+    if (map.size <= capacity) break;
+    map.delete(old);
+  }
 }
 
 export interface StateStoreOptions {
@@ -117,6 +142,7 @@ class Store implements StateStore {
   readonly #checks = new Map<string, LastCheck>();
   readonly #previous = new Map<string, PreviousImage>();
   readonly #holds = new Map<string, Hold>();
+  readonly #failed = new Map<string, FailedCandidate>();
   #retained: RetainedImage[] = [];
   #history: HistoryEntry[] = [];
   readonly #extensions = new Map<string, unknown>();
@@ -132,11 +158,20 @@ class Store implements StateStore {
 
   load(snapshot: Snapshot): void {
     for (const [id, check] of Object.entries(snapshot.checks)) this.#checks.set(id, check);
-    for (const [key, previous] of Object.entries(snapshot.previous)) this.#previous.set(key, previous);
-    for (const [key, hold] of Object.entries(snapshot.holds)) this.#holds.set(key, hold);
+    const byId = <T>(entries: Record<string, T>) =>
+      snapshot.version === 1 ? byIdFromNames(entries, this.#checks) : new Map(Object.entries(entries));
+    for (const [id, previous] of byId(snapshot.previous)) this.#previous.set(id, previous);
+    for (const [id, hold] of byId(snapshot.holds)) this.#holds.set(id, hold);
+    for (const [id, failed] of Object.entries(snapshot.failed ?? {})) this.#failed.set(id, failed);
     this.#retained = snapshot.retained;
     this.#history = snapshot.history.map((h) => ({ ...h, startedAt: new Date(h.startedAt), finishedAt: new Date(h.finishedAt) }));
     for (const [name, value] of Object.entries(snapshot.extensions ?? {})) this.#extensions.set(name, value);
+    if (snapshot.version === 1) {
+      const kept = this.#previous.size + this.#holds.size;
+      const had = Object.keys(snapshot.previous).length + Object.keys(snapshot.holds).length;
+      this.logger.info({ kept, dropped: had - kept }, 'state by name moved to state by container id');
+      this.#changed();
+    }
   }
 
   extension(name: string): unknown {
@@ -156,34 +191,47 @@ class Store implements StateStore {
 
   recordCheck(id: string, check: LastCheck): void {
     // Re-inserting moves the entry to the end: eviction drops the answers not refreshed for longest.
-    this.#checks.delete(id);
-    this.#checks.set(id, check);
-    if (this.#checks.size > LAST_CHECKS_CAPACITY) {
-      for (const old of this.#checks.keys()) {
-        if (this.#checks.size <= LAST_CHECKS_CAPACITY) break;
-        this.#checks.delete(old);
-      }
+    setBounded(this.#checks, id, check, LAST_CHECKS_CAPACITY);
+    this.#changed();
+  }
+
+  previousImage(id: string): PreviousImage | undefined {
+    return this.#previous.get(id);
+  }
+
+  setPreviousImage(id: string, previous: PreviousImage | undefined): void {
+    this.#set(this.#previous, id, previous);
+  }
+
+  hold(id: string): Hold | undefined {
+    return this.#holds.get(id);
+  }
+
+  setHold(id: string, hold: Hold | undefined): void {
+    this.#set(this.#holds, id, hold);
+  }
+
+  failedCandidate(id: string): FailedCandidate | undefined {
+    return this.#failed.get(id);
+  }
+
+  setFailedCandidate(id: string, failed: FailedCandidate | undefined): void {
+    this.#set(this.#failed, id, failed);
+  }
+
+  followReplacement(oldId: string, newId: string): void {
+    if (oldId === newId) return;
+    for (const map of [this.#previous, this.#holds, this.#failed] as Map<string, unknown>[]) {
+      const entry = map.get(oldId);
+      map.delete(oldId);
+      if (entry !== undefined) setBounded(map, newId, entry, CONTAINER_STATE_CAPACITY);
     }
     this.#changed();
   }
 
-  previousImage(key: ContainerKey): PreviousImage | undefined {
-    return this.#previous.get(storedKey(this.#previous, key));
-  }
-
-  setPreviousImage(key: ContainerKey, previous: PreviousImage | undefined): void {
-    if (previous) this.#previous.set(containerKey(key), previous);
-    else if (!this.#previous.delete(storedKey(this.#previous, key))) return;
-    this.#changed();
-  }
-
-  hold(key: ContainerKey): Hold | undefined {
-    return this.#holds.get(storedKey(this.#holds, key));
-  }
-
-  setHold(key: ContainerKey, hold: Hold | undefined): void {
-    if (hold) this.#holds.set(containerKey(key), hold);
-    else if (!this.#holds.delete(storedKey(this.#holds, key))) return;
+  #set<T>(map: Map<string, T>, id: string, value: T | undefined): void {
+    if (value !== undefined) setBounded(map, id, value, CONTAINER_STATE_CAPACITY);
+    else if (!map.delete(id)) return;
     this.#changed();
   }
 
@@ -222,10 +270,11 @@ class Store implements StateStore {
 
   snapshot(): Snapshot {
     return {
-      version: 1,
+      version: 2,
       checks: Object.fromEntries(this.#checks),
       previous: Object.fromEntries(this.#previous),
       holds: Object.fromEntries(this.#holds),
+      failed: Object.fromEntries(this.#failed),
       retained: this.#retained,
       history: this.#history.map((h) => ({ ...h, startedAt: h.startedAt.toISOString(), finishedAt: h.finishedAt.toISOString() })),
       ...(this.#extensions.size > 0 ? { extensions: Object.fromEntries(this.#extensions) } : {}),

@@ -80,6 +80,25 @@ export interface Hold {
   readonly since: string;
 }
 
+/**
+ * A candidate image that failed to run in this container (docs/state.md#failed-candidates): no run tries it
+ * again until a newer candidate appears, a person asks for it, or `POST /v1/release` forgets it.
+ */
+export interface FailedCandidate {
+  /** The reference the candidate would have run (the newer tag's, under a tag policy). */
+  readonly image: string;
+  /** Bare registry digest of the candidate; empty when unknown. */
+  readonly digest: string;
+  /** Local id of the candidate (or, for a service, the digest); empty when unknown. */
+  readonly imageId: string;
+  /** Why it failed, at most 200 characters. */
+  readonly reason: string;
+  /** RFC 3339: when it failed. */
+  readonly since: string;
+  /** True once a run skipped it and said so (the audit entry, the one notification). */
+  readonly reported?: boolean;
+}
+
 /** A replaced image cleanup keeps until `until` so that a rollback can still use it. */
 export interface RetainedImage {
   readonly imageId: string;
@@ -89,7 +108,7 @@ export interface RetainedImage {
   readonly until: string;
 }
 
-/** Names a container across replacements: its name and, with several engines, its engine. */
+/** How a person names a container (`?container=NAME&host=…`): its name and, with several engines, its engine. */
 export interface ContainerKey {
   readonly name: string;
   readonly host?: string;
@@ -101,10 +120,21 @@ export interface StateStore {
   /** The last check of a container by its runtime id (a replaced container starts unchecked). */
   lastCheck(id: string): LastCheck | undefined;
   recordCheck(id: string, check: LastCheck): void;
-  previousImage(key: ContainerKey): PreviousImage | undefined;
-  setPreviousImage(key: ContainerKey, previous: PreviousImage | undefined): void;
-  hold(key: ContainerKey): Hold | undefined;
-  setHold(key: ContainerKey, hold: Hold | undefined): void;
+  /**
+   * State that belongs to the container Tidewatch acted on is kept by its runtime id (docs/state.md#identity):
+   * a container someone else created under the same name has another id and starts with none.
+   */
+  previousImage(id: string): PreviousImage | undefined;
+  setPreviousImage(id: string, previous: PreviousImage | undefined): void;
+  hold(id: string): Hold | undefined;
+  setHold(id: string, hold: Hold | undefined): void;
+  failedCandidate(id: string): FailedCandidate | undefined;
+  setFailedCandidate(id: string, failed: FailedCandidate | undefined): void;
+  /**
+   * The runtime replaced container `oldId` by `newId` (ApplyResult.newContainerId): the new one inherits the
+   * previous image, the hold and the failed candidate of the old one.
+   */
+  followReplacement(oldId: string, newId: string): void;
   retainedImages(): readonly RetainedImage[];
   setRetainedImages(images: readonly RetainedImage[]): void;
   /** Run summaries as last saved, oldest first. */

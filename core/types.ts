@@ -183,6 +183,11 @@ export interface ApplyResult {
   readonly error?: string;
   /** For `failed`: whether the old target was restored and is running as before. */
   readonly rolledBack?: boolean;
+  /**
+   * For `failed`: the new image itself did not start or stay up (rather than the engine, a hook or a pull
+   * failing). No run tries that candidate again until a newer one appears (docs/state.md#failed-candidates).
+   */
+  readonly candidateFailed?: boolean;
   /** For `skipped`: why. */
   readonly reason?: string;
   /** The reference the target runs now, when the update changed it (a new tag, a new pinned digest). */

@@ -261,6 +261,8 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
 
   const stoppedDependents: AsideContainer[] = [];
   const started = shouldStart(rt, subject, isOwn);
+  // Set once the new container is asked to start: a failure from then on is the candidate image's own.
+  let candidateRunning = false;
   try {
     if (!rt.options.rollingRestart) {
       for (const dependent of plan.dependents) {
@@ -277,6 +279,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     if (!isOwn) await stopContainer(rt.docker, info, policy);
     await renameContainer(rt.docker, newId, subject.aside.originalName);
     if (started) {
+      candidateRunning = true;
       await startContainer(rt.docker, newId);
       await postUpdate(rt, newId, logger);
       await proveContainer(rt.docker, newId, { gracePeriodMs: rt.options.gracePeriodMs, signal: request.signal });
@@ -297,12 +300,13 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     }
     const problems = await rollBack(rt, subject, newId, stoppedDependents, state);
     const error = errorMessage(err);
+    const candidate = candidateRunning ? { candidateFailed: true } : {};
     if (problems.length > 0) {
       logger.error({ container: target.name, err: error, rollback: problems }, 'rollback incomplete');
-      return { target, outcome: 'failed', error: `${error}; rollback incomplete: ${problems.join('; ')}`, rolledBack: false };
+      return { target, outcome: 'failed', error: `${error}; rollback incomplete: ${problems.join('; ')}`, rolledBack: false, ...candidate };
     }
     logger.warn({ container: target.name, err: error }, 'replacement failed, old container restored');
-    return { target, outcome: 'failed', error, rolledBack: true };
+    return { target, outcome: 'failed', error, rolledBack: true, ...candidate };
   }
 
   if (!isOwn) {

@@ -5,8 +5,8 @@ import {
   bareDigest,
   readLabel,
   repoDigest,
-  targetKey,
   type CheckResult,
+  type FailedCandidate,
   type SignatureVerdict,
   type Staleness,
   type Target,
@@ -63,6 +63,34 @@ export interface CheckRecord extends Placement {
   timestamp: string;
   /** Present (true) only while the container is held after a rollback (docs/state.md#holds). */
   held?: boolean;
+  /** Present only while a candidate that failed in this container is not retried (docs/state.md#failed-candidates). */
+  failed_candidate?: FailedCandidateView;
+}
+
+/** A remembered failed candidate as the API shows it. */
+export interface FailedCandidateView {
+  digest: string;
+  image_id: string;
+  reason: string;
+  failed_at: string;
+}
+
+export const failedCandidateSchema = {
+  type: 'object',
+  description:
+    'Present while a candidate that failed in this container (did not start or stay up) is not retried: until a newer ' +
+    'candidate, a targeted POST /v1/update, or POST /v1/release (docs/state.md#failed-candidates)',
+  required: ['digest', 'image_id', 'reason', 'failed_at'],
+  properties: {
+    digest: { type: 'string', description: 'Registry digest of the failed candidate, empty when unknown' },
+    image_id: { type: 'string' },
+    reason: { type: 'string', description: 'Why it failed (at most 200 characters)' },
+    failed_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+export function failedCandidateView(failed: FailedCandidate): FailedCandidateView {
+  return { digest: failed.digest, image_id: failed.imageId, reason: failed.reason, failed_at: failed.since };
 }
 
 /** The repo digest of the running image (core's `repoDigest`, docs/state.md). */
@@ -166,16 +194,23 @@ export const checkRecordSchema = {
     },
     timestamp: { type: 'string', format: 'date-time', description: 'When this container was checked' },
     held: { type: 'boolean', description: 'Present (true) while the container is held after a rollback: no update run re-applies the image it was rolled back from' },
+    failed_candidate: failedCandidateSchema,
   },
 } as const;
 
-/** Something that knows holds (the state store). */
+/** Something that knows holds and failed candidates by container id (the state store). */
 interface Holds {
-  hold(key: { name: string; host?: string }): unknown;
+  hold(id: string): unknown;
+  failedCandidate(id: string): FailedCandidate | undefined;
 }
 
-/** Sets `held: true` on `record` when `holds` says the target is held (docs/state.md#holds). */
-export function withHold<R extends { held?: boolean }>(record: R, target: Target, holds: Holds | undefined): R {
-  if (holds?.hold(targetKey(target))) record.held = true;
+/**
+ * Sets `held: true` when `holds` says the target is held (docs/state.md#holds), and `failed_candidate` while a
+ * failed candidate of it is not retried (docs/state.md#failed-candidates).
+ */
+export function withHold<R extends { held?: boolean; failed_candidate?: FailedCandidateView }>(record: R, target: Target, holds: Holds | undefined): R {
+  if (holds?.hold(target.id)) record.held = true;
+  const failed = holds?.failedCandidate(target.id);
+  if (failed) record.failed_candidate = failedCandidateView(failed);
   return record;
 }

@@ -11,7 +11,11 @@ export const httpErrors = Object.freeze({
     (max: number) => `too many event subscribers (limit ${max})`,
     503,
   ),
-  noPreviousImage: createError('TW_ERR_ROLLBACK_UNKNOWN', (name: string) => `no previous image is known for ${name}`, 404),
+  noPreviousImage: createError(
+    'TW_ERR_ROLLBACK_UNKNOWN',
+    (name: string) => `no previous image is known for ${name}: this container was never updated by this Tidewatch, or was rolled back since`,
+    404,
+  ),
   previousImageGone: createError(
     'TW_ERR_ROLLBACK_IMAGE_GONE',
     (name: string, image: string) => `the previous image of ${name} (${image}) is no longer present locally`,

@@ -2,7 +2,7 @@
 // it (docs/http-api.md#containers). With the state plugin (docs/state.md) that is the state store, fed by
 // every run and kept across restarts; without it (an embedder that left it out), this in-memory map of
 // what /v1/check found. Keyed by container id: a replaced container has a new id and starts unchecked.
-import { lastCheckOf, type CheckResult, type ContainerKey, type Hold, type LastCheck as KeptCheck, type StateStore } from '../../core/index.js';
+import { lastCheckOf, type CheckResult, type FailedCandidate, type Hold, type LastCheck as KeptCheck, type StateStore } from '../../core/index.js';
 import { tagFields, type TagFields } from './check-record.js';
 
 export interface LastCheck {
@@ -17,12 +17,14 @@ export interface LastCheck {
   readonly error?: string;
 }
 
-/** What the container routes read: the last check of a container and its hold. */
+/** What the container routes read, by the container's id (docs/state.md#identity): its last check, hold, failed candidate. */
 export interface KnownState {
   get(id: string): LastCheck | undefined;
-  hold(key: ContainerKey): Hold | undefined;
+  hold(id: string): Hold | undefined;
   /** True when the image the container ran before its last update is known (a rollback can use it). */
-  canRollBack(key: ContainerKey): boolean;
+  canRollBack(id: string): boolean;
+  /** The candidate that failed in it and is not retried (docs/state.md#failed-candidates). */
+  failedCandidate(id: string): FailedCandidate | undefined;
   /** True when /v1/check must record its results here (no state store does it). */
   readonly recordsItself: boolean;
   record(results: readonly CheckResult[]): void;
@@ -78,6 +80,10 @@ export class LastChecks implements KnownState {
   canRollBack(): boolean {
     return false;
   }
+
+  failedCandidate(): FailedCandidate | undefined {
+    return undefined;
+  }
 }
 
 /** The state store as the routes read it; the state plugin records every run into it. */
@@ -89,7 +95,8 @@ export function storeState(store: StateStore): KnownState {
       const last = store.lastCheck(id);
       return last && readCheck(last);
     },
-    hold: (key) => store.hold(key),
-    canRollBack: (key) => store.previousImage(key) !== undefined,
+    hold: (id) => store.hold(id),
+    canRollBack: (id) => store.previousImage(id) !== undefined,
+    failedCandidate: (id) => store.failedCandidate(id),
   };
 }

@@ -3,7 +3,7 @@
 // what the last /v1/check found for that container (the fork's is always false), with `checked_at` saying when.
 import type { FastifyPluginAsync } from 'fastify';
 import { UPDATE_POLICIES, parseBoolLabel, readLabel, type Target, type UpdatePolicies } from '../../core/index.js';
-import { currentDigest, placement, placementProperties, tagProperties, type Placement, type TagFields } from './check-record.js';
+import { currentDigest, placement, placementProperties, tagProperties, type FailedCandidateView, type Placement, type TagFields } from './check-record.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 import type { KnownState } from './last-checks.js';
@@ -30,6 +30,7 @@ export interface ContainerDetailsView extends Placement, TagFields {
   rollback_available?: boolean;
   next_window?: string;
   approval?: 'pending' | 'rejected' | 'deferred';
+  failed_candidate?: FailedCandidateView;
 }
 
 const detailsSchema = {

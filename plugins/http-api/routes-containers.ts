@@ -1,8 +1,8 @@
 // GET /v1/containers (docs/interface.md §4): the selected targets, without any staleness check. Filters
 // `name` and `image` are exact (unlike the run filters); no match is `[]`, never Watchtower's `null`.
 import type { FastifyPluginAsync } from 'fastify';
-import { UPDATE_POLICIES, parseBoolLabel, readLabel, targetKey, type Target, type UpdatePolicies } from '../../core/index.js';
-import { currentDigest, placement, placementProperties, withHold, type Placement } from './check-record.js';
+import { UPDATE_POLICIES, parseBoolLabel, readLabel, type Target, type UpdatePolicies } from '../../core/index.js';
+import { currentDigest, failedCandidateSchema, placement, placementProperties, withHold, type FailedCandidateView, type Placement } from './check-record.js';
 import type { KnownState } from './last-checks.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
@@ -15,7 +15,11 @@ export const lastCheckProperties = {
   checked_at: { type: 'string', format: 'date-time', description: 'When the last check ran, RFC 3339 (present only once checked)' },
   check_error: { type: 'string', description: 'Why the last check failed (at most 200 characters); present only when it did' },
   held: { type: 'boolean', description: 'Present (true) while the container is held after a rollback' },
-  rollback_available: { type: 'boolean', description: 'Present (true) when the image it ran before its last update is known: POST /v1/rollback can use it' },
+  rollback_available: {
+    type: 'boolean',
+    description: 'Present (true) when this container (by its id, not its name) was updated by Tidewatch and its previous image is known: POST /v1/rollback can use it',
+  },
+  failed_candidate: failedCandidateSchema,
   next_window: {
     type: 'string',
     format: 'date-time',
@@ -88,10 +92,13 @@ export interface ContainerView extends Placement {
   rollback_available?: boolean;
   next_window?: string;
   approval?: 'pending' | 'rejected' | 'deferred';
+  failed_candidate?: FailedCandidateView;
 }
 
 
-type LastCheckFields = 'update_available' | 'latest_digest' | 'checked_at' | 'check_error' | 'held' | 'rollback_available' | 'next_window' | 'approval';
+type LastCheckFields =
+  | 'update_available' | 'latest_digest' | 'checked_at' | 'check_error' | 'held' | 'rollback_available' | 'failed_candidate'
+  | 'next_window' | 'approval';
 
 /** Adds the last check, the hold, and what windows and approvals say (docs/policies.md) of `target` to a container view. */
 export function withLastCheck<V extends Pick<ContainerView, LastCheckFields>>(
@@ -107,7 +114,7 @@ export function withLastCheck<V extends Pick<ContainerView, LastCheckFields>>(
     view.checked_at = last.checkedAt.toISOString();
     if (last.error !== undefined) view.check_error = last.error;
   }
-  if (known?.canRollBack(targetKey(target))) view.rollback_available = true;
+  if (known?.canRollBack(target.id)) view.rollback_available = true;
   if (policies) {
     const status = policies.statusOf(target, view.update_available === true);
     if (status.nextWindow) view.next_window = status.nextWindow.toISOString();

@@ -103,13 +103,15 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
         onRequest: guard.hook,
         schema: {
           summary: 'Release a held container',
-          description: 'Lifts the hold a rollback left: the next update run may apply the newest image again.',
+          description:
+            'Lifts the hold a rollback left and forgets a failed candidate that is not retried: the next update run may ' +
+            'apply the newest image again.',
           tags: ['updates'],
           security: MAIN_SECURITY,
           querystring: containerQuery,
           response: {
             200: {
-              description: 'Released (released: false when it was not held)',
+              description: 'Released (released: false when it was neither held nor had a failed candidate)',
               type: 'object',
               required: ['container', 'released', 'api_version', 'timestamp'],
               properties: { container: { type: 'string' }, released: { type: 'boolean' }, ...envelopeProperties },
@@ -121,7 +123,7 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
       },
       async (request) => {
         const key = keyOf(request.query as Query);
-        const released = core.services.get(ROLLBACKS)?.release(key) ?? false;
+        const released = (await core.services.get(ROLLBACKS)?.release(key)) ?? false;
         return envelope({ container: key.name, released });
       },
     );

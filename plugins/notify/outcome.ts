@@ -31,7 +31,12 @@ export interface ContainerOutcome {
   readonly note?: string;
   /** The signature verdict on the newer image, when signatures are verified (docs/signatures.md). */
   readonly signature?: SignatureCheck;
+  /** For `Stale`: a candidate that failed before and was not retried (docs/state.md#failed-candidates), and why. */
+  readonly notRetried?: string;
 }
+
+/** How the state plugin's gate words a failed candidate it skips (docs/state.md#failed-candidates). */
+const NOT_RETRIED = 'not retried: ';
 
 export interface OutcomeEntry {
   readonly level: Exclude<NotificationLevel, 'updates'>;
@@ -99,6 +104,8 @@ function entriesOf(outcome: ContainerOutcome, time: Date): OutcomeEntry[] {
   const note: OutcomeEntry[] = outcome.note ? [{ ...about, level: 'warn', message: outcome.note }] : [];
   switch (outcome.state) {
     case 'Stale':
+      // Announced once per candidate like any pending update (docs/notifications.md#no-repeats): one line.
+      if (outcome.notRetried) return [{ ...about, level: 'warn', message: `Not retrying ${target.image} for /${target.name}: ${outcome.notRetried}` }];
       return [{ ...about, level: 'info', message: `Found new ${target.image} image (${shortID(outcome.latestImageId)})${suffix}` }, ...note];
     case 'Updated':
       return [
@@ -121,10 +128,18 @@ export function runOutcome(event: EventPayloads['run_report']): RunOutcome {
   const time = new Date();
   const checks = event.kind === 'check' ? event.report.results : event.report.checks;
   const results = new Map<string, ApplyResult>();
+  const notRetried = new Map<string, string>();
   if (event.kind === 'update') {
     for (const result of event.report.results) results.set(result.target.id, result);
+    for (const { target, reason } of event.report.skipped) {
+      if (reason.startsWith(NOT_RETRIED)) notRetried.set(target.id, reason.slice(NOT_RETRIED.length));
+    }
   }
-  const containers = checks.filter((check) => !isMuted(check.target)).map((check) => withSignature(classify(check, results.get(check.target.id)), check));
+  const containers = checks.filter((check) => !isMuted(check.target)).map((check) => {
+    const outcome = withSignature(classify(check, results.get(check.target.id)), check);
+    const why = outcome.state === 'Stale' ? notRetried.get(check.target.id) : undefined;
+    return why === undefined ? outcome : { ...outcome, notRetried: why };
+  });
   return {
     kind: event.kind,
     ...(event.trigger === undefined ? {} : { trigger: event.trigger }),

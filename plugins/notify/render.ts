@@ -12,8 +12,14 @@ export interface RenderSettings {
   readonly host: string;
   readonly titleTag: string;
   readonly skipTitle: boolean;
-  /** --notification-report (or porcelain): the template gets `.Report`. */
+  /** --notification-report (or porcelain): the template gets `.Report` for update runs. */
   readonly withReport: boolean;
+  /**
+   * Porcelain: check runs get `.Report` too (a machine-readable report of every run). Otherwise a check's `.Report`
+   * is nil, as Watchtower's check endpoint sends it: `default` then prints the check's entries alone
+   * (docs/notifications.md#what-is-sent-and-when).
+   */
+  readonly reportChecks?: boolean;
 }
 
 export function notificationTitle(settings: RenderSettings): string {
@@ -66,12 +72,13 @@ export function messageRenderer(template: CompiledTemplate, settings: RenderSett
   const title = notificationTitle(settings);
   return (parts) => {
     const entries = parts.entries.map(logEntry);
+    const report = parts.outcome.kind === 'update' || settings.reportChecks ? reportOf(parts.containers) : null;
     const input = settings.withReport
       ? new NotificationData({
           title,
           host: settings.host,
           entries,
-          report: reportOf(parts.containers),
+          report,
           ...(parts.outcome.trigger === undefined ? {} : { trigger: parts.outcome.trigger }),
         })
       : entries;

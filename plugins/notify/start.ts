@@ -82,6 +82,7 @@ export async function startNotify(core: TidewatchCore, options: NotifyOptionValu
       titleTag: options.notificationTitleTag,
       skipTitle: options.notificationSkipTitle,
       withReport: options.notificationReport || options.porcelain !== '',
+      reportChecks: options.porcelain !== '',
     }),
   });
   const renderApproval = approvalRenderer(template, {

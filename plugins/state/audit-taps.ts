@@ -1,12 +1,13 @@
 // The audit trail of update runs (docs/state.md#the-audit-trail): after the run's cleanup (and the
 // runtime's end-of-run check, which may turn a result into `failed`), one entry per replacement, rollback
 // and dependent restart, with the previous image remembered for rollback on demand and holds set or ended.
-// Failed checks are not changes: only targets that reached the gates are written.
+// Failed checks are not changes: only targets that reached the gates are written. Then each replacement the
+// runtime reported (`newContainerId`) is followed: the new container inherits the old one's state
+// (docs/state.md#identity).
 import {
   bareDigest,
   errorMessage,
   repoDigest,
-  targetKey,
   type ApplyResult,
   type AuditImage,
   type AuditRecord,
@@ -15,6 +16,7 @@ import {
   type StateStore,
   type TidewatchCore,
 } from '../../core/index.js';
+import { rememberOutcome } from './failed-candidates.js';
 import type { SeenStaleness } from './hold-gate.js';
 import type { RollbackRuns } from './rollback.js';
 
@@ -29,7 +31,7 @@ function recordOf(
   ctx: RunContext,
 ): AuditRecord | undefined {
   const { target } = result;
-  const key = targetKey(target);
+  const key = target.id;
   const base = { container: target.name, ...(target.host ? { host: target.host } : {}), trigger: ctx.trigger, run_id: ctx.runId };
   const from: AuditImage = { image: target.image, digest: repoDigest(target, staleness), image_id: result.oldImageId ?? target.imageId };
   const previous = rollbacks.rollbackOf(ctx.runId, key);
@@ -65,8 +67,11 @@ export function tapAudit(core: TidewatchCore, store: StateStore, rollbacks: Roll
     if (!candidates) return;
     for (const result of results) {
       const staleness = candidates.get(result.target.id);
-      if (!staleness) continue;
-      const record = recordOf(store, rollbacks, result, staleness, ctx);
+      const record = staleness && recordOf(store, rollbacks, result, staleness, ctx);
+      if (staleness && !rollbacks.isRollbackRun(ctx.runId)) rememberOutcome(store, result, staleness);
+      if (result.newContainerId && (result.outcome === 'updated' || result.outcome === 'restarted')) {
+        store.followReplacement(result.target.id, result.newContainerId);
+      }
       if (!record) continue;
       try {
         await store.appendAudit(record);

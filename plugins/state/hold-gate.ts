@@ -1,7 +1,7 @@
-// Holds (docs/state.md#holds): a rolled-back container is not put back on the image it was rolled back
-// from. The gate skips a candidate that is that image; a newer one passes, and its update, once applied,
-// ends the hold. It also remembers each candidate's staleness for the audit trail (audit-taps.ts).
-import { STAGES, bareDigest, targetKey, type Hold, type RunContext, type Staleness, type StateStore, type TidewatchCore } from '../../core/index.js';
+// Holds (docs/state.md#holds): a rolled-back container (by its id, docs/state.md#identity) is not put back on
+// the image it was rolled back from. The gate skips a candidate that is that image; a newer one passes, and its
+// update, once applied, ends the hold. It also remembers each candidate's staleness for the audit trail (audit-taps.ts).
+import { STAGES, bareDigest, type Hold, type RunContext, type Staleness, type StateStore, type TidewatchCore } from '../../core/index.js';
 import type { RollbackRuns } from './rollback.js';
 
 export type SeenStaleness = WeakMap<RunContext, Map<string, Staleness>>;
@@ -25,8 +25,7 @@ export function tapHoldGate(core: TidewatchCore, store: StateStore, rollbacks: R
     map.set(target.id, staleness);
     // A dependent restarted on its own image is not an update: its hold stays as it is.
     if (ctx.kind !== 'update' || !staleness.stale || rollbacks.isRollbackRun(ctx.runId)) return undefined;
-    const key = targetKey(target);
-    const hold = store.hold(key);
+    const hold = store.hold(target.id);
     if (!hold) return undefined;
     if (isHeldImage(hold, staleness)) return { reason: holdReason(hold, target.name), by: 'state' };
     // A newer image passes this gate, but the hold ends only when an update is applied (audit-taps.ts): a later

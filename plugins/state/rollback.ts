@@ -2,27 +2,32 @@
 // any other, in which this plugin answers the container's staleness check with its previous image
 // (`targetImageId`): the runtime then replaces the container through its one safe replacement path, and a
 // previous image that fails to start is rolled back like any failed update, leaving the current one running.
+// The previous image belongs to the container Tidewatch updated (docs/state.md#identity): the name a person
+// gives is looked up among the running targets, and only that container's own state is used.
 import { randomUUID } from 'node:crypto';
 import {
   LOCAL_IMAGES,
   STAGES,
-  containerKey,
   exactNamePattern,
   repoDigest,
-  targetKey,
   type AuditImage,
   type ContainerKey,
   type PreviousImage,
   type RollbackOutcome,
   type Rollbacks,
   type StateStore,
+  type Target,
   type TidewatchCore,
 } from '../../core/index.js';
 
 interface PendingRollback {
-  readonly key: string;
+  /** The runtime id of the container (or service) this run puts back. */
+  readonly id: string;
   readonly previous: PreviousImage;
 }
+
+/** A Swarm service rolls back through Swarm's own rollback (docs/swarm.md#rollback-on-demand). */
+const SERVICE = 'service';
 
 export class RollbackRuns implements Rollbacks {
   readonly #pending = new Map<string, PendingRollback>();
@@ -36,46 +41,57 @@ export class RollbackRuns implements Rollbacks {
     return this.#pending.has(runId);
   }
 
-  /** The previous image this run puts `key` back on, when it is a rollback of that container. */
-  rollbackOf(runId: string, key: ContainerKey): PreviousImage | undefined {
+  /** The previous image this run puts the target `id` back on, when it is a rollback of that target. */
+  rollbackOf(runId: string, id: string): PreviousImage | undefined {
     const pending = this.#pending.get(runId);
-    if (!pending) return undefined;
-    // Asked by name alone, it matches that container on whichever engine.
-    return pending.key === containerKey(key) || pending.key === key.name ? pending.previous : undefined;
+    return pending?.id === id ? pending.previous : undefined;
   }
 
   /** The staleness answer of a rollback run: before every source, from what the store remembers. */
   tap(): void {
     const { core } = this;
     core.hooks.checkStaleness.tap({ name: 'state', stage: STAGES.checkStaleness.local - 5 }, (target, ctx) => {
-      const previous = this.rollbackOf(ctx.runId, targetKey(target));
+      const previous = this.rollbackOf(ctx.runId, target.id);
       if (!previous) return undefined;
       const source = core.watchPath(target);
       if (target.imageId === previous.imageId) return { source, stale: false };
-      // Only a runtime that honours `targetImageId` may be asked (the Docker runtime); a Swarm service rolls
-      // back through Swarm itself (docs/swarm.md).
-      if (target.kind !== undefined && target.kind !== 'container') {
-        return { source, stale: true, notApplicable: `rollback on demand is for containers, not a ${target.kind}` };
+      // Only runtimes that honour `targetImageId` are asked: the Docker runtime (a local image) and the Swarm
+      // runtime (through Swarm's rollback to the service's previous spec).
+      if (target.kind !== undefined && target.kind !== 'container' && target.kind !== SERVICE) {
+        return { source, stale: true, notApplicable: `rollback on demand is for containers and services, not a ${target.kind}` };
       }
       return { source, stale: true, latestImageId: previous.imageId, targetImageId: previous.imageId };
     });
   }
 
+  /** The one running target a person named, or undefined when none of that name (and engine) runs. */
+  async #find(key: ContainerKey, signal?: AbortSignal): Promise<Target | undefined> {
+    const targets = await this.core.targets({
+      filters: { containers: [exactNamePattern(key.name)], ...(key.host ? { hosts: [key.host] } : {}) },
+      ...(signal ? { signal } : {}),
+    });
+    // With several engines and no host given, the one of them Tidewatch updated.
+    return targets.find((t) => this.store.previousImage(t.id) !== undefined) ?? targets[0];
+  }
+
   async rollback(key: ContainerKey, options: { trigger?: string; signal?: AbortSignal; runId?: string } = {}): Promise<RollbackOutcome> {
-    const previous = this.store.previousImage(key);
-    if (!previous) return { status: 'unknown' };
-    const local = await this.core.services.get(LOCAL_IMAGES)?.inspectImage(previous.imageId, options.signal, key.host);
-    if (!local) return { status: 'gone', previous };
+    const target = await this.#find(key, options.signal);
+    const previous = target && this.store.previousImage(target.id);
+    if (!target || !previous) return { status: 'unknown' };
+    if (target.kind !== SERVICE) {
+      const local = await this.core.services.get(LOCAL_IMAGES)?.inspectImage(previous.imageId, options.signal, target.host);
+      if (!local) return { status: 'gone', previous };
+    }
     const runId = options.runId ?? randomUUID();
-    this.#pending.set(runId, { key: containerKey(key), previous });
+    this.#pending.set(runId, { id: target.id, previous });
     try {
       const report = await this.core.update({
-        filters: { containers: [exactNamePattern(key.name)], ...(key.host ? { hosts: [key.host] } : {}) },
+        filters: { containers: [exactNamePattern(target.name)], ...(target.host ? { hosts: [target.host] } : {}) },
         trigger: options.trigger ?? 'api',
         runId,
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      const check = report.checks.find((c) => c.target.name === key.name);
+      const check = report.checks.find((c) => c.target.id === target.id);
       const from: AuditImage = check
         ? { image: check.target.image, digest: repoDigest(check.target), image_id: check.target.imageId }
         : { image: '', digest: '', image_id: '' };
@@ -86,9 +102,17 @@ export class RollbackRuns implements Rollbacks {
     }
   }
 
-  release(key: ContainerKey): boolean {
-    if (!this.store.hold(key)) return false;
-    this.store.setHold(key, undefined);
-    return true;
+  /** Lifts the hold and forgets the failed candidate of the named container (docs/state.md#holds). */
+  async release(key: ContainerKey): Promise<boolean> {
+    const targets = await this.core.targets({
+      filters: { containers: [exactNamePattern(key.name)], ...(key.host ? { hosts: [key.host] } : {}) },
+    });
+    let released = false;
+    for (const { id } of targets) {
+      if (this.store.hold(id) || this.store.failedCandidate(id)) released = true;
+      this.store.setHold(id, undefined);
+      this.store.setFailedCandidate(id, undefined);
+    }
+    return released;
   }
 }

@@ -4,6 +4,7 @@
 import { ROLLBACKS, STATE_STORE, openStateStore, type TidewatchCore } from '../../core/index.js';
 import { tapAudit } from './audit-taps.js';
 import { recordChecks } from './check-state.js';
+import { tapFailedCandidateGate } from './failed-candidates.js';
 import { tapHoldGate } from './hold-gate.js';
 import { RollbackRuns } from './rollback.js';
 
@@ -20,6 +21,7 @@ export async function applyState(core: TidewatchCore, dataDir: string): Promise<
   core.services.provide(ROLLBACKS, rollbacks);
   rollbacks.tap();
   const seen = tapHoldGate(core, store, rollbacks);
+  tapFailedCandidateGate(core, store, rollbacks);
   tapAudit(core, store, rollbacks, seen);
   core.onClose(() => store.flush());
   if (store.dir) logger.info({ dir: store.dir }, 'state kept in the data directory');

@@ -31,6 +31,8 @@ export interface SwarmService {
   readonly ID: string;
   readonly Version: { readonly Index: number };
   readonly Spec: ServiceSpec;
+  /** The spec before the last update: what Swarm's rollback (`rollback=previous`) goes back to. */
+  readonly PreviousSpec?: ServiceSpec;
   readonly UpdateStatus?: UpdateStatus;
 }
 

@@ -15,7 +15,8 @@ import {
 import { discoverServices } from './discovery.js';
 import type { SwarmOptionValues } from './options.js';
 import { selectServices } from './selection.js';
-import { RUNTIME } from './target.js';
+import { rollbackService } from './rollback.js';
+import { RUNTIME, pausedReason } from './target.js';
 import { updateService } from './update.js';
 
 export function applySwarm(core: TidewatchCore, options: SwarmOptionValues): void {
@@ -55,7 +56,12 @@ export function applySwarm(core: TidewatchCore, options: SwarmOptionValues): voi
   // alone, reported unchecked (before the no-pull source, which compares a local image no service has).
   // Synchronous: it never waits, and every target of every run passes it.
   core.hooks.checkStaleness.tap({ name: RUNTIME, stage: STAGES.checkStaleness.local - 1 }, (target) => {
-    if (target.runtime !== RUNTIME || core.watchPath(target) !== REGISTRY_PATH) return undefined;
+    if (target.runtime !== RUNTIME) return undefined;
+    // A service Swarm paused mid-update runs (or fails to run) the new image: every check says so, by name,
+    // until a person resumes or rolls it back (docs/swarm.md#paused-updates).
+    const paused = pausedReason(target);
+    if (paused) return { source: core.watchPath(target), stale: false, error: paused };
+    if (core.watchPath(target) !== REGISTRY_PATH) return undefined;
     if (!labelOrGlobal(target.labels, 'no-pull', options.noPull, options.labelTakePrecedence)) return undefined;
     return { source: REGISTRY_PATH, stale: false, unchecked: true };
   });
@@ -70,6 +76,10 @@ export function applySwarm(core: TidewatchCore, options: SwarmOptionValues): voi
     const engine = engines().find((e) => e.host === target.host);
     if (!engine) return { target, outcome: 'failed', rolledBack: false, error: `engine ${target.host ?? '?'} is no longer configured` };
     const timeout = AbortSignal.timeout(options.updateTimeoutMs);
+    const signal = AbortSignal.any([ctx.signal, ctx.stopping, timeout]);
+    // Rollback on demand (docs/swarm.md#rollback-on-demand): Swarm's own rollback to the previous spec.
+    const { targetImageId } = plan.staleness;
+    if (targetImageId) return rollbackService({ engine, target, previousDigest: targetImageId, signal, pollIntervalMs: options.pollIntervalMs });
     return updateService({
       engine,
       target,
@@ -77,7 +87,7 @@ export function applySwarm(core: TidewatchCore, options: SwarmOptionValues): voi
       latestTag: plan.staleness.latestTag,
       // Looked up when used: without the registry plugin the nodes pull with the credentials the service has.
       authFor: async (ref) => core.services.get(PULL_CREDENTIALS)?.authFor(ref),
-      signal: AbortSignal.any([ctx.signal, ctx.stopping, timeout]),
+      signal,
       pollIntervalMs: options.pollIntervalMs,
     });
   });

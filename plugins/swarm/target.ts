@@ -38,10 +38,35 @@ export function splitServiceImage(specImage: string): ServiceImage {
   return { image: `${repository}:${tag}`, repository, tag, digest };
 }
 
+/**
+ * Swarm's update states that leave a service stuck until someone acts (docs/swarm.md#paused-updates): with the
+ * failure action `pause`, a failed update stops half done with the new image in the spec; a failed rollback
+ * likewise. The target's state says so instead of `running`.
+ */
+const PAUSED: Readonly<Record<string, string>> = { paused: 'update paused', rollback_paused: 'rollback paused' };
+
+export function pausedState(service: SwarmService): string | undefined {
+  return PAUSED[service.UpdateStatus?.State ?? ''];
+}
+
+/** Swarm's message of a paused service's update, by the target discovery made of it (bounded: it is the engine's). */
+const pausedMessages = new WeakMap<Target, string>();
+
+/**
+ * Why a paused service's check reports an error rather than "up to date" (its spec names the new image, so the
+ * registry would find nothing newer): undefined for any other target.
+ */
+export function pausedReason(target: Target): string | undefined {
+  if (target.runtime !== RUNTIME || !Object.values(PAUSED).includes(target.state)) return undefined;
+  const message = pausedMessages.get(target);
+  const what = target.state === PAUSED.paused ? 'Swarm paused the update of this service' : 'Swarm paused the rollback of this service';
+  return `${what}${message ? ` (${message})` : ''}: its tasks may not run; fix it with docker service update or docker service rollback`;
+}
+
 export function serviceTarget(service: SwarmService, host: string): Target {
   const spec = service.Spec;
   const image = splitServiceImage(spec.TaskTemplate?.ContainerSpec?.Image ?? '');
-  return {
+  const target: Target = {
     runtime: RUNTIME,
     kind: KIND,
     host,
@@ -53,8 +78,11 @@ export function serviceTarget(service: SwarmService, host: string): Target {
     repoDigests: image.digest === undefined ? [] : [`${image.repository}@${image.digest}`],
     labels: { ...(spec.Labels ?? {}) },
     imageLabels: {},
-    state: 'running',
+    state: pausedState(service) ?? 'running',
     dependsOn: [],
     isSelf: false,
   };
+  const message = service.UpdateStatus?.Message;
+  if (pausedState(service) && message) pausedMessages.set(target, message.slice(0, 200));
+  return target;
 }

@@ -39,17 +39,18 @@ export function outcomeOf(
   switch (status.State) {
     case 'completed':
       return { target, outcome: 'updated', ...images };
+    // Each is the candidate's own failure (its tasks failed): no run tries it again (docs/state.md#failed-candidates).
     case 'rollback_completed':
-      return { target, outcome: 'failed', rolledBack: true, error: `Swarm rolled the update back${message}`, ...images };
+      return { target, outcome: 'failed', rolledBack: true, candidateFailed: true, error: `Swarm rolled the update back${message}`, ...images };
     case 'rollback_paused':
-      return { target, outcome: 'failed', rolledBack: false, error: `Swarm paused the rollback of the update${message}`, ...images };
+      return { target, outcome: 'failed', rolledBack: false, candidateFailed: true, error: `Swarm paused the rollback of the update${message}`, ...images };
     default:
-      return { target, outcome: 'failed', rolledBack: false, error: `Swarm paused the update${message}`, ...images };
+      return { target, outcome: 'failed', rolledBack: false, candidateFailed: true, error: `Swarm paused the update${message}`, ...images };
   }
 }
 
 /** Whether every task Swarm means to run runs `image` (vacuously true for a service scaled to zero). */
-async function tasksRun(update: ServiceUpdate, id: string, image: string): Promise<boolean> {
+async function tasksRun(update: Pick<ServiceUpdate, 'engine' | 'signal'>, id: string, image: string): Promise<boolean> {
   const filters = JSON.stringify({ service: [id], 'desired-state': ['running'] });
   const tasks = await update.engine.request<SwarmTask[]>('GET', '/tasks', { query: { filters }, signal: update.signal });
   return tasks.every((task) => task.Status?.State === 'running' && task.Spec?.ContainerSpec?.Image === image);
@@ -61,7 +62,12 @@ async function tasksRun(update: ServiceUpdate, id: string, image: string): Promi
  * with no task to replace (scaled to zero, a global service without an eligible node) never gets a status: its
  * update is done once every task it means to run runs the new image.
  */
-async function follow(update: ServiceUpdate, id: string, image: string, before: UpdateStatus | undefined): Promise<UpdateStatus> {
+export async function follow(
+  update: Pick<ServiceUpdate, 'engine' | 'signal' | 'pollIntervalMs'>,
+  id: string,
+  image: string,
+  before: UpdateStatus | undefined,
+): Promise<UpdateStatus> {
   for (;;) {
     await sleep(update.pollIntervalMs, undefined, { signal: update.signal });
     const service = await update.engine.request<SwarmService>('GET', `/services/${encodeURIComponent(id)}`, { signal: update.signal });

@@ -19,19 +19,55 @@ t.test('what is recorded survives a reopen', async (t) => {
   const dir = await tempDir(t);
   const store = await openStateStore({ dir });
   store.recordCheck('id1', check);
-  store.setHold({ name: 'web' }, { imageId: 'sha256:old', digest: 'sha256:d', image: 'r/web:1', since: check.checkedAt });
-  store.setPreviousImage({ name: 'web', host: 'unix:///a' }, { image: 'r/web:1', imageId: 'sha256:p', digest: '', replacedAt: check.checkedAt });
+  store.setHold('id1', { imageId: 'sha256:old', digest: 'sha256:d', image: 'r/web:1', since: check.checkedAt });
+  store.setPreviousImage('id1', { image: 'r/web:1', imageId: 'sha256:p', digest: '', replacedAt: check.checkedAt });
+  store.setFailedCandidate('id1', { image: 'r/web:1', digest: 'sha256:f', imageId: '', reason: 'exited', since: check.checkedAt });
   await store.appendAudit({ action: 'update', container: 'web', trigger: 'api', run_id: 'r1', outcome: 'updated' });
   await store.flush();
   const again = await openStateStore({ dir });
   t.same(again.lastCheck('id1'), check);
-  t.match(again.hold({ name: 'web' }), { imageId: 'sha256:old' });
-  t.match(again.previousImage({ name: 'web', host: 'unix:///a' }), { imageId: 'sha256:p' });
-  t.equal(again.previousImage({ name: 'web', host: 'unix:///b' }), undefined, 'keyed by engine too');
-  t.match(again.previousImage({ name: 'web' }), { imageId: 'sha256:p' }, 'by name alone: the one of that name on any engine');
-  again.setPreviousImage({ name: 'web', host: 'unix:///c' }, { image: 'r/web:1', imageId: 'sha256:q', digest: '', replacedAt: check.checkedAt });
-  t.equal(again.previousImage({ name: 'web' }), undefined, 'two engines: the name alone is not enough');
+  t.match(again.hold('id1'), { imageId: 'sha256:old' });
+  t.match(again.previousImage('id1'), { imageId: 'sha256:p' });
+  t.match(again.failedCandidate('id1'), { digest: 'sha256:f', reason: 'exited' });
+  t.equal(again.previousImage('id2'), undefined, 'another container (another id) has none, whatever its name');
   t.match(await again.audit(), [{ action: 'update', container: 'web', trigger: 'api', run_id: 'r1', id: String, time: String }]);
+});
+
+t.test('a replacement hands the old container\'s state to the new one, and only that', async (t) => {
+  const store = await openStateStore();
+  store.setPreviousImage('old', { image: 'r/web:1', imageId: 'sha256:p', digest: '', replacedAt: check.checkedAt });
+  store.setHold('old', { imageId: 'sha256:h', digest: '', image: 'r/web:1', since: check.checkedAt });
+  store.followReplacement('old', 'new');
+  t.match(store.previousImage('new'), { imageId: 'sha256:p' });
+  t.match(store.hold('new'), { imageId: 'sha256:h' });
+  t.equal(store.previousImage('old'), undefined, 'the old id keeps nothing');
+  t.equal(store.hold('other'), undefined);
+});
+
+t.test('a version-1 snapshot (by name) goes to the container of that name checked last', async (t) => {
+  const dir = await tempDir(t);
+  const previous = { image: 'r/web:1', imageId: 'sha256:p', digest: '', replacedAt: check.checkedAt };
+  await writeFile(join(dir, 'state.json'), JSON.stringify({
+    version: 1,
+    checks: {
+      older: { ...check, checkedAt: '2026-01-01T00:00:00.000Z' },
+      newer: { ...check, checkedAt: '2026-01-02T00:00:00.000Z' },
+      other: { ...check, name: 'db', host: 'unix:///b' },
+    },
+    previous: { web: previous, 'unix:///a|db': previous, gone: previous },
+    holds: { web: { imageId: 'sha256:h', digest: '', image: 'r/web:1', since: check.checkedAt } },
+    retained: [],
+    history: [],
+  }));
+  const store = await openStateStore({ dir });
+  t.match(store.previousImage('newer'), { imageId: 'sha256:p' }, 'the container of that name checked last');
+  t.match(store.hold('newer'), { imageId: 'sha256:h' });
+  t.equal(store.previousImage('older'), undefined);
+  t.equal(store.previousImage('other'), undefined, 'a name on another engine is another container');
+  await store.flush();
+  const saved = JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')) as { version: number; previous: object };
+  t.equal(saved.version, 2, 'written back by id');
+  t.same(Object.keys(saved.previous), ['newer']);
 });
 
 t.test('a corrupt snapshot is moved aside with one warning; the store starts empty', async (t) => {

@@ -164,3 +164,24 @@ t.test('the notifier delivers off the run path and close() waits for the queue',
   await n.close();
   t.equal(sent.length, 1);
 });
+
+t.test('a failed candidate that is not retried is one warning line, once (docs/state.md#failed-candidates)', async (t) => {
+  const { n } = await notifier(t);
+  const web = check('web', true);
+  const reason = `not retried: ${NEW} failed at 2026-11-26T11:00:00.000Z: exited with code 3; POST /v1/update?container=web tries it again`;
+  const summary = { scanned: 1, updated: 0, failed: 0, restarted: 0, skipped: 0 };
+  const base = { runId: 'r', targeted: false, summary, checks: [web], startedAt: new Date(), finishedAt: new Date() };
+  const skippedRun = (): EventPayloads['run_report'] => ({
+    run_id: 'r', kind: 'update', report: { ...base, results: [], skipped: [{ target: web.target, reason }] },
+  });
+  const failedRun: EventPayloads['run_report'] = {
+    run_id: 'r', kind: 'update',
+    report: { ...base, results: [{ target: web.target, outcome: 'failed', error: 'exited with code 3', rolledBack: true, candidateFailed: true }], skipped: [] },
+  };
+  t.match(n.messagesFor(runOutcome(failedRun))[0]?.body, /Unable to update container "\/web"/);
+  const first = n.messagesFor(runOutcome(skippedRun()));
+  t.equal(first.length, 1);
+  t.match(first[0]?.body, /Not retrying example\/web:latest for \/web: sha256:b+ failed at .*exited with code 3/);
+  t.notMatch(first[0]?.body, /Found new/, 'not announced as a new image to come');
+  t.same(n.messagesFor(runOutcome(skippedRun())), [], 'the next runs say nothing more');
+});

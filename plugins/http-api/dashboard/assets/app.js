@@ -149,7 +149,7 @@ function row(c) {
   const flags = [c.monitor_only && 'monitor-only', c.no_pull && 'no-pull', c.scope && `scope ${c.scope}`, c.held && 'held', ...policy]
     .filter(Boolean)
     .map((f) => `<span class="flag">${esc(f)}</span>`)
-    .join('');
+    .join('') + failedFlag(c.failed_candidate);
   // The signature verdict on the latest digest (docs/signatures.md), when verification is on.
   const sig = r?.signature ? ` <span class="sig sig-${esc(r.signature)}">${esc(r.signature)}</span>` : '';
   const current = r?.update_source === 'git' ? r.current_revision || '' : r?.digest || c.digest;
@@ -168,6 +168,14 @@ ${versionCell('Current', v.current, current)}${versionCell('Latest', v.latest, l
 </tr>`;
 }
 
+// A candidate that failed in this container and is not retried (docs/state.md#failed-candidates): the flag
+// carries the digest and why; the Update button (a person's targeted update) or Release tries it again.
+function failedFlag(failed) {
+  if (!failed) return '';
+  const why = `${short(failed.digest) || short(failed.image_id)} failed: ${failed.reason}`;
+  return `<span class="flag flag-failed" title="${esc(why)}">not retried: ${esc(why)}</span>`;
+}
+
 // A monitor-only container is never updated (docs/dashboard.md): it has no Update or Rollback button.
 function actions(c, r, busy) {
   const out = [`<button type="button" data-check="${esc(c.name)}">Check</button>`];
@@ -176,7 +184,7 @@ function actions(c, r, busy) {
     // Only where the service knows the image it ran before its last update (docs/state.md).
     if (c.rollback_available) out.push(`<button type="button" data-rollback="${esc(c.name)}" ${busy ? 'disabled' : ''}>Rollback</button>`);
   }
-  if (c.held) out.push(`<button type="button" data-release="${esc(c.name)}">Release</button>`);
+  if (c.held || c.failed_candidate) out.push(`<button type="button" data-release="${esc(c.name)}">Release</button>`);
   return out.join(' ');
 }
 
