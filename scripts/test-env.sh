@@ -633,8 +633,14 @@ docker28_engine() {
   export PATH="$D28_ROOT/usr/bin:$D28_ROOT/usr/sbin:$PATH"
   containerd_up "$dir"
   log "starting Docker 28 ($kind image store, $(dockerd --version 2>/dev/null)) on unix://$dir/docker.sock"
-  # The store's snapshotter follows the graph driver the main engine proved (overlay2: overlayfs, vfs: native).
-  launch_dockerd "$dir" "$dir/containerd.sock" "$(cat "$ENV_DIR/storage-driver")" "$dir/dockerd.pid" "docker28_ok_$kind" \
+  # The store's snapshotter follows the graph driver the main engine proved (overlay2: overlayfs, vfs: native);
+  # with the store on, --storage-driver names a containerd snapshotter.
+  local driver
+  driver=$(cat "$ENV_DIR/storage-driver")
+  if [ "$kind" = store ]; then
+    case $driver in overlay2) driver=overlayfs ;; vfs) driver=native ;; esac
+  fi
+  launch_dockerd "$dir" "$dir/containerd.sock" "$driver" "$dir/dockerd.pid" "docker28_ok_$kind" \
     -H "unix://$dir/docker.sock" && return 0
   show_log "$dir/dockerd.log"
   die "Docker 28 ($kind image store) did not answer on $dir/docker.sock"
