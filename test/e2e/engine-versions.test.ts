@@ -116,18 +116,24 @@ ENGINES.forEach((under, index) => {
     t.match(after.stdout, /"updated":0,"failed":0/, 'nothing to update after it');
   });
 
-  t.test(`${under.label}: a running image whose tag moved on locally is still updated, never reported up to date`, async (t) => {
+  t.test(`${under.label}: a running image whose tag moved on locally is still updated; a tag policy moves to the next tag`, async (t) => {
     const s = await scenarioOn(t, under, `e2e-ver${index}-moved`);
     if (!s) return;
     // The containerd store lists no RepoDigests for an image that lost its name (docs/engines.md).
     const app = await runningOn(s, 'app', { image: { index: true } });
     const v2 = await pushNext(s, app, { index: true });
     await pullImage(s.engine, v2.ref);
+    // In the same run: a tag policy (docs/tags.md) on the store's digests, 1.0.0 → 1.1.0.
+    const tagged = await runningOn(s, 'tagged', { image: { tag: '1.0.0', index: true }, run: { labels: { 'tidewatch.tag.policy': 'minor' } } });
+    const next = await pushNext(s, tagged, { tag: '1.1.0', index: true });
     const run = await runOnce(s);
     t.equal(run.code, 0, run.stdout + run.stderr);
-    t.match(run.stdout, /"updated":1,"failed":0/, 'the stale container is updated');
+    t.match(run.stdout, /"updated":2,"failed":0/, 'both are updated');
     const info = await s.engine.getContainer(app.name).inspect();
     t.equal(info.Image, (await s.engine.getImage(v2.ref).inspect()).Id, 'on the new image');
+    const moved = await s.engine.getContainer(tagged.name).inspect();
+    t.equal(moved.Config.Image, next.ref, 'the tagged container moved to the next tag');
+    t.equal(moved.Image, (await s.engine.getImage(next.ref).inspect()).Id, 'and runs its image');
   });
 
   t.test(`${under.label}: a new image that exits is rolled back with every setting`, async (t) => {
