@@ -515,10 +515,12 @@ D26_CACHE="$(realpath -m "${TIDEWATCH_DOCKER26_CACHE:-/var/cache/tidewatch-test/
 D26_ROOT="$D26_CACHE/root"
 D26_PACKAGES=(docker.io containerd)
 
-docker26_wanted() {
-  [ "${TIDEWATCH_ENV_DOCKER26:-}" = 1 ] && return 0
-  [ "${TIDEWATCH_ENV_DOCKER26:-1}" != 0 ] && [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ]
+# extra_engine_wanted VAR: an extra engine runs unless VAR=0 or TIDEWATCH_ENV_PACKAGES=engine; VAR=1 forces it.
+extra_engine_wanted() {
+  [ "${!1:-}" = 1 ] && return 0
+  [ "${!1:-1}" != 0 ] && [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ]
 }
+docker26_wanted() { extra_engine_wanted TIDEWATCH_ENV_DOCKER26; }
 docker26_ok() { docker -H "unix://$D26_SOCK" version >/dev/null 2>&1; }
 docker26_unpacked() { [ -x "$D26_ROOT/usr/sbin/dockerd" ] && [ -x "$D26_ROOT/usr/bin/containerd" ] && [ -x "$D26_ROOT/usr/bin/containerd-shim-runc-v2" ]; }
 
@@ -605,10 +607,7 @@ D28_CACHE="$(realpath -m "${TIDEWATCH_DOCKER28_CACHE:-/var/cache/tidewatch-test/
 D28_ROOT="$D28_CACHE/root"
 D28_PACKAGES=(docker.io containerd)
 
-docker28_wanted() {
-  [ "${TIDEWATCH_ENV_DOCKER28:-}" = 1 ] && return 0
-  [ "${TIDEWATCH_ENV_DOCKER28:-1}" != 0 ] && [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ]
-}
+docker28_wanted() { extra_engine_wanted TIDEWATCH_ENV_DOCKER28; }
 docker28_unpacked() { [ -x "$D28_ROOT/usr/sbin/dockerd" ] && [ -x "$D28_ROOT/usr/bin/containerd" ] && [ -x "$D28_ROOT/usr/bin/containerd-shim-runc-v2" ]; }
 # Answering: /_ping over the socket (bookworm's docker CLI speaks API 1.41, which the store engine refuses).
 docker28_ok() { curl -fsS -o /dev/null --max-time 2 --unix-socket "$1/docker.sock" http://d/_ping 2>/dev/null; }
