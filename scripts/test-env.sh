@@ -30,6 +30,9 @@
 #   engine26/ (docker.sock dockerd.pid dockerd.log data/ exec/ containerd…)  Debian trixie's Docker 26.1 with
 #                                  containerd 1.7 beside bookworm's runc (not with `engine`; TIDEWATCH_ENV_DOCKER26)
 #   skopeo-trixie/  cosign-sid/    trixie's skopeo and sid's cosign 3, unpacked (scripts/skopeo-trixie.sh, cosign-sid.sh)
+#   engine28s/ engine28/ (docker.sock dockerd.pid dockerd.log data/ exec/ containerd…)  Debian sid's Docker 28.5
+#                                  with containerd 2.1: the containerd image store on (API floor 1.44), and off
+#                                  (not with `engine`; TIDEWATCH_ENV_DOCKER28)
 #   podman/  podman.sock  service.pid  service.log  containers.conf  storage.conf  registries.conf
 #            storage/  run/  tmp/          Podman's Docker-compatible API (not with `engine`; docs/podman.md)
 #
@@ -156,7 +159,7 @@ spawn() {
 # innermost first, and only while no dockerd/containerd of ours runs. With DIR (another engine's), only
 # under DIR; without, the other engines' directories are left to them unless everything is going down.
 unmount_leftovers() { # [DIR] [all]
-  local m dir=${1:-$ENV_DIR} keep="$SECOND_DIR/ $SWARM_DIR/ $PODMAN_DIR/ $D26_DIR/"
+  local m dir=${1:-$ENV_DIR} keep="$SECOND_DIR/ $SWARM_DIR/ $PODMAN_DIR/ $D26_DIR/ $D28_STORE_DIR/ $D28_CLASSIC_DIR/"
   if [ -n "${1:-}" ] || [ "${2:-}" = all ]; then keep=; fi
   awk -v d="$dir/" -v k="$keep" 'BEGIN { n = split(k, ks, " ") }
     index($2, d) == 1 { for (i = 1; i <= n; i++) if (index($2, ks[i]) == 1) next; print $2 }' /proc/mounts |
@@ -233,8 +236,10 @@ probe_overlay() {
 launch_dockerd() {
   local dir=$1 containerd_sock=$2 driver=$3 pidfile=$4 ok=$5 i pid
   shift 5
-  # Our own daemon.json, so /etc/docker/daemon.json (if any) never leaks in.
-  echo '{}' >"$dir/daemon.json"
+  # Our own daemon.json, so /etc/docker/daemon.json (if any) never leaks in; DAEMON_JSON adds settings.
+  local config='{}'
+  [ -n "${DAEMON_JSON:-}" ] && config=$DAEMON_JSON
+  printf '%s\n' "$config" >"$dir/daemon.json"
   mkdir -p "$dir/data" "$dir/exec"
   echo "=== $(date -u +%FT%TZ) dockerd --storage-driver=$driver" >>"$dir/dockerd.log"
   # dockerd writes --pidfile itself (and refuses a live pid in it): track the launch in another file.
@@ -511,46 +516,53 @@ D26_CACHE="$(realpath -m "${TIDEWATCH_DOCKER26_CACHE:-/var/cache/tidewatch-test/
 D26_ROOT="$D26_CACHE/root"
 D26_PACKAGES=(docker.io containerd)
 
-docker26_wanted() {
-  [ "${TIDEWATCH_ENV_DOCKER26:-}" = 1 ] && return 0
-  [ "${TIDEWATCH_ENV_DOCKER26:-1}" != 0 ] && [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ]
+# extra_engine_wanted VAR: an extra engine runs unless VAR=0 or TIDEWATCH_ENV_PACKAGES=engine; VAR=1 forces it.
+extra_engine_wanted() {
+  [ "${!1:-}" = 1 ] && return 0
+  [ "${!1:-1}" != 0 ] && [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ]
 }
+docker26_wanted() { extra_engine_wanted TIDEWATCH_ENV_DOCKER26; }
 docker26_ok() { docker -H "unix://$D26_SOCK" version >/dev/null 2>&1; }
 docker26_unpacked() { [ -x "$D26_ROOT/usr/sbin/dockerd" ] && [ -x "$D26_ROOT/usr/bin/containerd" ] && [ -x "$D26_ROOT/usr/bin/containerd-shim-runc-v2" ]; }
 
-# docker26_fetch: the trixie packages, once per machine (a lock, since several environments may share the cache).
-docker26_fetch() {
-  docker26_unpacked && return 0
-  [ "$(id -u)" -eq 0 ] || die "Docker 26 is not unpacked in $D26_CACHE and not root: cannot fetch it"
-  mkdir -p "$D26_CACHE"
-  exec 8>"$D26_CACHE/.lock"
-  flock -w 600 8 || die "could not lock $D26_CACHE/.lock"
-  if ! docker26_unpacked; then
-    mkdir -p "$D26_CACHE/lists/partial" "$D26_CACHE/cache/archives/partial" "$D26_CACHE/debs"
-    # The system's own Debian mirror, with the trixie suite: the same archive, keyring and signatures.
+# debian_fetch SUITE CACHE CHECK PACKAGES...: Debian SUITE's PACKAGES unpacked into CACHE/root, once per machine
+# (a lock, since several environments may share the cache), until CHECK (a command) says the tree is complete.
+debian_fetch() {
+  local suite=$1 cache=$2 check=$3
+  shift 3
+  "$check" && return 0
+  [ "$(id -u)" -eq 0 ] || die "$suite's $* are not unpacked in $cache and not root: cannot fetch them"
+  mkdir -p "$cache"
+  exec 8>"$cache/.lock"
+  flock -w 600 8 || die "could not lock $cache/.lock"
+  if ! "$check"; then
+    mkdir -p "$cache/lists/partial" "$cache/cache/archives/partial" "$cache/debs"
+    # The system's own Debian mirror, with the other suite: the same archive, keyring and signatures.
     local mirror
     mirror=$(awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
     [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
-    [ -n "$mirror" ] || die "no Debian mirror in the system's apt sources: cannot fetch Docker 26"
-    printf 'Types: deb\nURIs: %s\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-      "$mirror" >"$D26_CACHE/trixie.sources"
-    local apt=(-q -o "Dir::Etc::sourcelist=$D26_CACHE/trixie.sources" -o Dir::Etc::sourceparts=- \
-      -o "Dir::State::Lists=$D26_CACHE/lists" -o "Dir::Cache=$D26_CACHE/cache" -o APT::Sandbox::User=root)
-    log "fetching Debian trixie's ${D26_PACKAGES[*]} (Docker 26) into $D26_CACHE"
-    rm -f "$D26_CACHE"/debs/*.deb
+    [ -n "$mirror" ] || die "no Debian mirror in the system's apt sources: cannot fetch $suite's $*"
+    printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+      "$mirror" "$suite" >"$cache/$suite.sources"
+    local apt=(-q -o "Dir::Etc::sourcelist=$cache/$suite.sources" -o Dir::Etc::sourceparts=- \
+      -o "Dir::State::Lists=$cache/lists" -o "Dir::Cache=$cache/cache" -o APT::Sandbox::User=root)
+    log "fetching Debian $suite's $* into $cache"
+    rm -f "$cache"/debs/*.deb
     {
-      apt-get "${apt[@]}" update && (cd "$D26_CACHE/debs" && apt-get "${apt[@]}" download "${D26_PACKAGES[@]}")
-    } </dev/null >>"$D26_CACHE/fetch.log" 2>&1 || { show_log "$D26_CACHE/fetch.log"; die "could not fetch Docker 26"; }
-    rm -rf "$D26_ROOT.tmp" && mkdir -p "$D26_ROOT.tmp"
+      apt-get "${apt[@]}" update && (cd "$cache/debs" && apt-get "${apt[@]}" download "$@")
+    } </dev/null >>"$cache/fetch.log" 2>&1 || { show_log "$cache/fetch.log"; die "could not fetch $suite's $*"; }
+    rm -rf "$cache/root.tmp" && mkdir -p "$cache/root.tmp"
     local deb
-    for deb in "$D26_CACHE"/debs/*.deb; do dpkg -x "$deb" "$D26_ROOT.tmp" || die "dpkg -x $deb failed"; done
-    rm -rf "$D26_ROOT" && mv "$D26_ROOT.tmp" "$D26_ROOT"
-    docker26_unpacked || die "the trixie packages hold no dockerd/containerd/containerd-shim-runc-v2"
+    for deb in "$cache"/debs/*.deb; do dpkg -x "$deb" "$cache/root.tmp" || die "dpkg -x $deb failed"; done
+    rm -rf "$cache/root" && mv "$cache/root.tmp" "$cache/root"
+    "$check" || die "$suite's packages hold no dockerd/containerd/containerd-shim-runc-v2"
     # The unpacked tree is what is kept; the packages and lists are fetched again only if it goes.
-    rm -rf "$D26_CACHE/debs" "$D26_CACHE/lists" "$D26_CACHE/cache"
+    rm -rf "$cache/debs" "$cache/lists" "$cache/cache"
   fi
   exec 8>&-
 }
+
+docker26_fetch() { debian_fetch trixie "$D26_CACHE" docker26_unpacked "${D26_PACKAGES[@]}"; }
 
 docker26_up() {
   docker26_wanted || return 0
@@ -579,6 +591,92 @@ docker26_down() {
 docker26_json() {
   alive "$D26_DIR/dockerd.pid" dockerd || return 0
   printf '\n  "docker26Socket": "%s",\n  "docker26Host": "unix://%s",\n  "docker26Log": "%s",' "$D26_SOCK" "$D26_SOCK" "$D26_DIR/dockerd.log"
+}
+
+# ---------------------------------------------------------------- Docker 28.5 (what Docker 29 users run)
+
+# Two more private engines: Debian sid's docker.io 28.5 and containerd 2.1, fetched and unpacked like trixie's
+# Docker 26 (debian_fetch) and run beside bookworm's runc (sid's needs a newer glibc). engine28s has the
+# containerd image store on (the default of a fresh Docker 29) and is started with DOCKER_MIN_API_VERSION=1.44,
+# so that it refuses older clients exactly as Docker 29.0 does; engine28 has the classic store (graph driver).
+# Both start in the background while the rest of `up` runs, and `up` waits for them before writing env.json.
+# Not started with TIDEWATCH_ENV_PACKAGES=engine unless TIDEWATCH_ENV_DOCKER28=1; TIDEWATCH_ENV_DOCKER28=0 leaves
+# them out. docs/engines.md says what the tests run on them.
+D28_STORE_DIR="$ENV_DIR/engine28s"
+D28_CLASSIC_DIR="$ENV_DIR/engine28"
+D28_CACHE="$(realpath -m "${TIDEWATCH_DOCKER28_CACHE:-/var/cache/tidewatch-test/docker28}")"
+D28_ROOT="$D28_CACHE/root"
+D28_PACKAGES=(docker.io containerd)
+
+docker28_wanted() { extra_engine_wanted TIDEWATCH_ENV_DOCKER28; }
+docker28_unpacked() { [ -x "$D28_ROOT/usr/sbin/dockerd" ] && [ -x "$D28_ROOT/usr/bin/containerd" ] && [ -x "$D28_ROOT/usr/bin/containerd-shim-runc-v2" ]; }
+# Answering: /_ping over the socket (bookworm's docker CLI speaks API 1.41, which the store engine refuses).
+docker28_ok() { curl -fsS -o /dev/null --max-time 2 --unix-socket "$1/docker.sock" http://d/_ping 2>/dev/null; }
+docker28_ok_store() { docker28_ok "$D28_STORE_DIR"; }
+docker28_ok_classic() { docker28_ok "$D28_CLASSIC_DIR"; }
+
+# docker28_engine store|classic: one of the two engines, up and answering. Runs in a subshell of its own
+# (docker28_up), so its exports stay there: the engine's containerd, shim and dockerd come first on PATH.
+docker28_engine() {
+  local kind=$1 dir
+  if [ "$kind" = store ]; then
+    dir=$D28_STORE_DIR
+    export DAEMON_JSON='{"features":{"containerd-snapshotter":true}}' DOCKER_MIN_API_VERSION=1.44
+  else
+    dir=$D28_CLASSIC_DIR
+    export DAEMON_JSON='{"features":{"containerd-snapshotter":false}}'
+  fi
+  if alive "$dir/dockerd.pid" dockerd && "docker28_ok_$kind"; then return 0; fi
+  stop "$dir/dockerd.pid" dockerd
+  mkdir -p "$dir"
+  unmount_leftovers "$dir"
+  export PATH="$D28_ROOT/usr/bin:$D28_ROOT/usr/sbin:$PATH"
+  containerd_up "$dir"
+  log "starting Docker 28 ($kind image store, $(dockerd --version 2>/dev/null)) on unix://$dir/docker.sock"
+  # The store's snapshotter follows the graph driver the main engine proved (overlay2: overlayfs, vfs: native);
+  # with the store on, --storage-driver names a containerd snapshotter.
+  local driver
+  driver=$(cat "$ENV_DIR/storage-driver")
+  if [ "$kind" = store ]; then
+    case $driver in overlay2) driver=overlayfs ;; vfs) driver=native ;; esac
+  fi
+  launch_dockerd "$dir" "$dir/containerd.sock" "$driver" "$dir/dockerd.pid" "docker28_ok_$kind" \
+    -H "unix://$dir/docker.sock" && return 0
+  show_log "$dir/dockerd.log"
+  die "Docker 28 ($kind image store) did not answer on $dir/docker.sock"
+}
+
+# docker28_up: the fetch, then both engines at once. Runs in the background of cmd_up.
+docker28_up() {
+  docker28_wanted || return 0
+  debian_fetch sid "$D28_CACHE" docker28_unpacked "${D28_PACKAGES[@]}"
+  local store classic rc=0
+  (docker28_engine store) & store=$!
+  (docker28_engine classic) & classic=$!
+  wait "$store" || rc=1
+  wait "$classic" || rc=1
+  return $rc
+}
+
+docker28_down() {
+  local dir
+  for dir in "$D28_STORE_DIR" "$D28_CLASSIC_DIR"; do
+    [ -d "$dir" ] || continue
+    stop "$dir/dockerd.pid" dockerd
+    stop "$dir/containerd.pid" containerd
+  done
+}
+
+# Docker 28's entries of env.json, for each engine that runs.
+docker28_json() {
+  if alive "$D28_STORE_DIR/dockerd.pid" dockerd; then
+    printf '\n  "docker28StoreSocket": "%s",\n  "docker28StoreHost": "unix://%s",\n  "docker28StoreLog": "%s",' \
+      "$D28_STORE_DIR/docker.sock" "$D28_STORE_DIR/docker.sock" "$D28_STORE_DIR/dockerd.log"
+  fi
+  if alive "$D28_CLASSIC_DIR/dockerd.pid" dockerd; then
+    printf '\n  "docker28Socket": "%s",\n  "docker28Host": "unix://%s",\n  "docker28Log": "%s",' \
+      "$D28_CLASSIC_DIR/docker.sock" "$D28_CLASSIC_DIR/docker.sock" "$D28_CLASSIC_DIR/dockerd.log"
+  fi
 }
 
 # ---------------------------------------------------------------- MQTT broker
@@ -639,7 +737,7 @@ write_env_json() {
   "registryAppLog": "$ENV_DIR/registry-$REG_PORT.log",
   "authRegistryAppLog": "$ENV_DIR/registry-$AUTH_REG_PORT.log",
   "dockerdLog": "$ENV_DIR/dockerd.log",
-  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",$(mqtt_json)$(swarm_json)$(podman_json)$(second_json)$(docker26_json)
+  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",$(mqtt_json)$(swarm_json)$(podman_json)$(second_json)$(docker26_json)$(docker28_json)
   "envDir": "$ENV_DIR"
 }
 EOF
@@ -792,6 +890,9 @@ cmd_up() {
   chmod 0755 "$ENV_DIR"
   containerd_up
   dockerd_up
+  # Docker 28's fetch and engines need only the storage driver proved above: they come up meanwhile.
+  local d28=
+  if docker28_wanted; then docker28_up & d28=$!; fi
   registry_up "$REG_PORT"
   registry_up "$AUTH_REG_PORT" auth
   mqtt_up
@@ -801,6 +902,7 @@ cmd_up() {
   docker26_up
   skopeo_up
   cosign_up
+  if [ -n "$d28" ]; then wait "$d28" || die "Docker 28 did not come up (see $D28_STORE_DIR/dockerd.log, $D28_CLASSIC_DIR/dockerd.log)"; fi
   write_env_json
   log "ready: DOCKER_HOST=unix://$DOCKER_SOCK$(second_wanted && printf ' and %s (TLS)' "$SECOND_HOST"), registries 127.0.0.1:$REG_PORT and 127.0.0.1:$AUTH_REG_PORT (auth), $ENV_DIR/env.json"
 }
@@ -812,6 +914,7 @@ cmd_down() {
   stop "$ENV_DIR/mosquitto.pid" mosquitto
   swarm_down
   docker26_down
+  docker28_down
   stop "$SECOND_DIR/docker.pid" dockerd
   stop "$SECOND_DIR/containerd.pid" containerd
   stop "$ENV_DIR/registry-$AUTH_REG_PORT.pid" docker-registry
@@ -851,6 +954,10 @@ cmd_status() {
     report "dockerd:$SECOND_PORT" "$SECOND_DIR/docker.pid" dockerd second_ok
   fi
   if docker26_wanted; then report docker26 "$D26_DIR/dockerd.pid" dockerd docker26_ok; fi
+  if docker28_wanted; then
+    report docker28-store "$D28_STORE_DIR/dockerd.pid" dockerd docker28_ok_store
+    report docker28 "$D28_CLASSIC_DIR/dockerd.pid" dockerd docker28_ok_classic
+  fi
   if [ -s "$ENV_DIR/storage-driver" ]; then printf '%-16s %s\n' "storage driver" "$(cat "$ENV_DIR/storage-driver")"; fi
   if [ -s "$ENV_DIR/env.json" ]; then printf '%-16s %s\n' "env.json" "$ENV_DIR/env.json"; fi
   return $ok

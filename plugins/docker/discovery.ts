@@ -11,8 +11,9 @@ import { isSelfLabelled, mapBounded, type Target } from '../../core/index.js';
 import { containerDirectory, dependenciesOf, type DependencyFacts } from './dependencies.js';
 import { isNotFound } from './engine-errors.js';
 import type { ImageFactsCache } from './image-facts-cache.js';
+import { knownDigests, type ImageStore } from './image-store.js';
 import { containerIdFromHostname } from './self-container.js';
-import { containerName, imageFactsOfInspect, imageFactsOfListEntry, toTarget, type ContainerFacts, type ImageFacts } from './target.js';
+import { containerName, imageFactsOfInspect, imageFactsOfListEntry, imageNameOf, toTarget, type ContainerFacts, type ImageFacts } from './target.js';
 
 export interface DiscoveryOptions {
   readonly includeStopped: boolean;
@@ -20,6 +21,8 @@ export interface DiscoveryOptions {
   readonly useComposeDependsOn: boolean;
   readonly inspectConcurrency: number;
   readonly signal?: AbortSignal;
+  /** The engine's image store (image-store.ts): decides which digest a running image is known by. Default classic. */
+  readonly imageStore?: ImageStore;
   /** The engine's name every target carries (docs/hosts.md). */
   readonly host?: string;
   /**
@@ -211,13 +214,21 @@ async function discover(
     ]);
     if (image && !cached) lease?.set(imageId, image);
     const batch: Target[] = [];
+    // Per repository the image runs under: the targets of one share one array (the registry source splits it once).
+    const digestsByName = new Map<string, readonly string[]>();
     group.forEach(({ container, index }, i) => {
       const configImage = configImages[i];
       // Removed between the list and the inspect: not a target any more.
       if (configImage === undefined) return;
+      const name = imageNameOf(configImage, container.labels);
+      let digests = digestsByName.get(name);
+      if (!digests) {
+        digests = knownDigests(options.imageStore ?? 'classic', name, imageId, image?.RepoDigests ?? []);
+        digestsByName.set(name, digests);
+      }
       const target = toTarget({
         container: { ...container, configImage },
-        image,
+        image: image && digests !== image.RepoDigests ? { ...image, RepoDigests: digests } : image,
         dependsOn: dependenciesOf(container, directory, options),
         isSelf: container.id === ownId || isSelfLabelled(container.labels),
         host: options.host,

@@ -5,6 +5,7 @@ import type http from 'node:http';
 import type Docker from 'dockerode';
 import { parseImageReference, registryAuthHeader, type EngineApi, type EngineRequestOptions, type RegistryAuth } from '../../core/index.js';
 import { EngineTransport, type EngineTransportOptions } from './engine-transport.js';
+import type { EngineInfo } from './image-store.js';
 
 /** Pull progress lines; a failed pull is reported in the stream, not by the status. */
 interface ProgressEvent {
@@ -62,6 +63,11 @@ export class EngineClient implements EngineApi {
 
   version(): Promise<{ ApiVersion: string; Version: string; Components?: { Name: string }[] }> {
     return this.request('GET', '/version');
+  }
+
+  /** `GET /info`: the engine's settings, read once per engine for its image store (image-store.ts). */
+  info(): Promise<EngineInfo> {
+    return this.request('GET', '/info');
   }
 
   listContainers(options: { all?: boolean; filters?: Record<string, string[]>; signal?: AbortSignal } = {}): Promise<Docker.ContainerInfo[]> {

@@ -116,6 +116,7 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
             host: engine.host,
             imagesLastTime: new Set(engine.lastKnown.map((target) => target.imageId)).size,
             imageFacts: podman ? undefined : engine.imageFacts,
+            imageStore: await engine.runtime.imageStore(),
             listed: own.resolve,
             announce: (batch) => void allListed.then(() => ctx.announce(batch)),
           },

@@ -81,9 +81,18 @@ export function normaliseLinks(links: readonly string[] | null | undefined): str
   return result;
 }
 
-/** The engine's generated MAC addresses (`02:42:` + the IP); only a user-chosen MAC is kept. */
-function isGeneratedMac(mac: string | undefined): boolean {
-  return !mac || /^02:42:/i.test(mac);
+/**
+ * Whether an endpoint's MAC address is the user's (docs/engines.md#mac-addresses). An inspect shows the MAC in use,
+ * configured or generated alike. Up to Docker 27 (API 1.47) a generated one is `02:42:` + the IP; from Docker 28
+ * (API 1.48) it is random, so only the deprecated `Config.MacAddress`, which the engine fills with the MAC configured
+ * on the container's own network (`--mac-address`, `--network name=x,mac-address=…`) and leaves empty otherwise,
+ * tells; on the other networks a MAC of Docker 28+ cannot be told from a generated one and is not kept: a generated
+ * MAC pinned as configuration is drift, and ends in duplicates (moby #47171).
+ */
+function isConfiguredMac(mac: string | undefined, primary: boolean, configMac: string | undefined, apiVersion: string): boolean {
+  if (!mac) return false;
+  if (primary && configMac) return configMac.toLowerCase() === mac.toLowerCase();
+  return !apiAtLeast(apiVersion, '1.48') && !/^02:42:/i.test(mac);
 }
 
 export interface RecreateOptions {
@@ -104,6 +113,7 @@ export function apiAtLeast(version: string, wanted: string): boolean {
 /** Every network endpoint's settings: aliases (minus the old short id), links, static IPs, driver options. */
 export function endpointsOf(container: Docker.ContainerInspectInfo, options: RecreateOptions): Docker.EndpointsConfig {
   const hostMode = container.HostConfig.NetworkMode === 'host';
+  const configMac = (container.Config as InspectedConfig).MacAddress;
   const result: Docker.EndpointsConfig = {};
   for (const [name, raw] of Object.entries(container.NetworkSettings.Networks ?? {})) {
     const endpoint = raw as Endpoint;
@@ -113,7 +123,8 @@ export function endpointsOf(container: Docker.ContainerInspectInfo, options: Rec
     const aliases = ((endpoint.Aliases as string[] | null) ?? []).filter((a) => a !== shortId(container.Id));
     if (!hostMode && aliases.length > 0) settings.Aliases = aliases;
     if (endpoint.DriverOpts) settings.DriverOpts = endpoint.DriverOpts;
-    if (!hostMode && apiAtLeast(options.apiVersion, '1.44') && !isGeneratedMac(endpoint.MacAddress)) {
+    const primary = name === container.HostConfig.NetworkMode;
+    if (!hostMode && apiAtLeast(options.apiVersion, '1.44') && isConfiguredMac(endpoint.MacAddress, primary, configMac, options.apiVersion)) {
       settings.MacAddress = endpoint.MacAddress;
     }
     result[name] = settings;

@@ -1,8 +1,9 @@
 // What the plugin's parts share: the Engine client, the resolved options, the logger, and facts learned
-// once per process (the Engine's API version and kind, Tidewatch's own container id).
+// once per process (the Engine's API version, kind and image store, Tidewatch's own container id).
 import { existsSync } from 'node:fs';
 import type { EngineClient } from './engine-client.js';
-import type { Logger } from '../../core/index.js';
+import { errorMessage, type Logger } from '../../core/index.js';
+import { imageStoreOf, type ImageStore } from './image-store.js';
 import type { ResolvedDockerOptions } from './options.js';
 import { isPodmanVersion, type EngineVersion } from './podman.js';
 
@@ -14,6 +15,11 @@ export interface DockerRuntime {
   apiVersion(): Promise<string>;
   /** True when the engine is Podman's Docker-compatible API (docs/podman.md). */
   isPodman(): Promise<boolean>;
+  /**
+   * The engine's image store, read from `/info` once per process (docs/engines.md); `unknown` while it cannot
+   * be read, which only costs check errors where a digest is missing, never a wrong answer. Podman: `classic`.
+   */
+  imageStore(): Promise<ImageStore>;
   /** This process's container id, when it runs in a container the Engine knows. */
   ownId(): string | undefined;
 }
@@ -33,8 +39,23 @@ export function createRuntime(
     });
     return version;
   };
+  let store: ImageStore | undefined;
+  let storeWarned = false;
+  const imageStore = async (): Promise<ImageStore> => {
+    if (store) return store;
+    try {
+      store = isPodmanVersion(await engineVersion()) ? 'classic' : imageStoreOf(await docker.info());
+      return store;
+    } catch (err) {
+      // Tried again next run; said once: a socket proxy without INFO=1 refuses it for good (docs/security.md).
+      if (!storeWarned) logger.warn({ err: errorMessage(err) }, 'cannot read the engine\'s image store (GET /info)');
+      storeWarned = true;
+      return 'unknown';
+    }
+  };
   return {
     docker,
+    imageStore,
     options,
     logger,
     ownId,

@@ -3,6 +3,7 @@
 // memoised per run, so N containers of one image cost one request.
 import {
   REGISTRY_PATH,
+  createError,
   errorMessage,
   formatImageReference,
   parseImageReference,
@@ -19,6 +20,14 @@ import { chooseTag, type ChosenTag, type TagSourceDeps } from './tag-staleness.j
 import type { TagPolicy, TagRules } from './tag-versions.js';
 
 export const SOURCE = REGISTRY_PATH;
+
+/** A check error, never "up to date": the engine knows no registry digest for the running image (docs/engines.md). */
+export const noCurrentDigest = createError(
+  'TW_ERR_NO_CURRENT_DIGEST',
+  (imageId: string) =>
+    `the engine records no registry digest for the running image ${imageId || '(unknown)'} (built or loaded locally, or untagged since): its current digest cannot be known`,
+  409,
+);
 
 interface RepoDigest {
   readonly repository: string | undefined;
@@ -167,8 +176,9 @@ function once<T>(fn: () => Promise<T>): () => Promise<T> {
 async function digestStaleness(client: RegistryClient, target: Target, ref: ImageReference, ctx: RunContext): Promise<Staleness> {
   // A pinned digest can never move; nothing to ask.
   if (ref.digest) return { source: SOURCE, stale: false, currentDigest: ref.digest };
-  // No RepoDigests: built locally (or loaded), never pulled from a registry, so nothing to compare with.
-  if (target.repoDigests.length === 0) return { source: SOURCE, stale: false };
+  // No registry digest for the running image (built or loaded locally, or pulled and then untagged where the
+  // runtime cannot tell its digest): "up to date" would be a guess, and a wrong one hides an update for good.
+  if (target.repoDigests.length === 0) return { source: SOURCE, stale: false, error: noCurrentDigest(target.imageId).message };
   const currentDigest = currentDigestOf(target.repoDigests, ref);
   let latestDigest: string;
   try {

@@ -50,6 +50,14 @@ export interface TestEnv {
   /** the same as a DOCKER_HOST value */
   docker26Host?: string
   docker26Log?: string
+  /** Debian sid's Docker 28.5 (containerd 2.1) with the containerd image store, started with Docker 29's API floor 1.44 */
+  docker28StoreSocket?: string
+  docker28StoreHost?: string
+  docker28StoreLog?: string
+  /** the same Docker 28.5 with the classic image store (graph driver) */
+  docker28Socket?: string
+  docker28Host?: string
+  docker28Log?: string
   envDir: string
 }
 
@@ -278,6 +286,38 @@ export async function requireDocker26(t: SkippableTest): Promise<Docker26TestEnv
     }
   }
   if (why === undefined) return env as Docker26TestEnv
+  const msg = `${why}. Start it with: bash scripts/test-env.sh up`
+  if (inCI()) throw new Error(`${msg} (CI=true: tests that need the real environment must not be skipped)`)
+  t.plan(0, msg)
+  return undefined
+}
+
+/** One of the environment's Docker 28.5 engines: its socket and DOCKER_HOST value. */
+export interface ExtraEngine {
+  readonly socket: string
+  readonly host: string
+}
+
+/**
+ * requireEnv for the tests run on Docker 28.5: the environment and the engine with the containerd image store on
+ * (`store`, API floor 1.44 as Docker 29's) or off (`classic`), answering; undefined after marking the test skipped
+ * (locally). In CI a missing engine throws, failing the test.
+ */
+export async function requireDocker28(t: SkippableTest, store: 'store' | 'classic'): Promise<{ env: TestEnv; engine: ExtraEngine } | undefined> {
+  const env = await requireEnv(t)
+  if (!env) return undefined
+  const socket = store === 'store' ? env.docker28StoreSocket : env.docker28Socket
+  const host = store === 'store' ? env.docker28StoreHost : env.docker28Host
+  let why: string | undefined
+  if (!socket || !host) why = `the test environment has no Docker 28 engine (${store})`
+  else {
+    try {
+      await new Docker({ socketPath: socket }).ping()
+    } catch (err) {
+      why = `Docker 28 (${store}) at ${socket} does not answer (${(err as Error).message})`
+    }
+  }
+  if (why === undefined) return { env, engine: { socket: socket as string, host: host as string } }
   const msg = `${why}. Start it with: bash scripts/test-env.sh up`
   if (inCI()) throw new Error(`${msg} (CI=true: tests that need the real environment must not be skipped)`)
   t.plan(0, msg)

@@ -96,12 +96,19 @@ export interface TwoNetworksApp extends RunningOn {
 export async function appOnTwoNetworks(
   s: Scenario,
   teardown: (fn: () => unknown) => void,
-  spec: { front: Omit<NetworkSpec, 'name'>; back: Omit<NetworkSpec, 'name'>; labels?: Record<string, string>; ports?: Record<string, string> },
+  spec: {
+    front: Omit<NetworkSpec, 'name'>;
+    back: Omit<NetworkSpec, 'name'>;
+    labels?: Record<string, string>;
+    ports?: Record<string, string>;
+    /** Push the image as a multi-platform index (images.ts). */
+    index?: boolean;
+  },
 ): Promise<TwoNetworksApp> {
   const networks: [string, string] = [`${s.prefix}-front`, `${s.prefix}-back`];
   await createNetworks(s.engine, networks, teardown);
   const repo = `${s.prefix}/app`;
-  const image = await pushImage({ registry: s.env.registry, repo, marker: `${repo} v1`, cmd: QUICK_STOP_CMD });
+  const image = await pushImage({ registry: s.env.registry, repo, marker: `${repo} v1`, cmd: QUICK_STOP_CMD, ...(spec.index ? { index: true } : {}) });
   await pullImage(s.engine, image.ref);
   const name = `${s.prefix}-app`;
   const container = await runOnNetworks(s.engine, {

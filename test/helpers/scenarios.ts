@@ -1,7 +1,7 @@
 // The setting most end-to-end tests start from: the environment, a unique prefix whose containers and
 // images are removed afterwards, and a container running an image pushed to the local registry.
 import Docker from 'dockerode';
-import { docker, requireDocker26, requireEnv, type TestEnv } from './env.js';
+import { docker, requireDocker26, requireDocker28, requireEnv, type TestEnv } from './env.js';
 import {
   pullImage,
   pushImage,
@@ -54,17 +54,33 @@ export async function mainScenario(t: Teardownable, label: string): Promise<Engi
   return s && { ...s, host: s.env.dockerHost, socket: s.env.dockerSocket };
 }
 
-/** scenario() on the environment's Docker 26 engine (scripts/test-env.sh); CI=true fails without it. */
-export async function docker26Scenario(t: Teardownable, label: string): Promise<EngineScenario | undefined> {
-  const env = await requireDocker26(t);
-  if (!env) return undefined;
-  const engine = new Docker({ socketPath: env.docker26Socket });
+/** A scenario on the engine at `socket`: a prefix whose containers and images are removed afterwards. */
+function scenarioOnEngine(t: Teardownable, env: TestEnv, socket: string, host: string, label: string): EngineScenario {
+  const engine = new Docker({ socketPath: socket });
   const prefix = testPrefix(label);
   t.teardown(async () => {
     await removeContainers(engine, prefix);
     await removeImages(engine, prefix);
   });
-  return { env, engine, prefix, host: env.docker26Host, socket: env.docker26Socket };
+  return { env, engine, prefix, host, socket };
+}
+
+/** scenario() on the environment's Docker 26 engine (scripts/test-env.sh); CI=true fails without it. */
+export async function docker26Scenario(t: Teardownable, label: string): Promise<EngineScenario | undefined> {
+  const env = await requireDocker26(t);
+  return env && scenarioOnEngine(t, env, env.docker26Socket, env.docker26Host, label);
+}
+
+/** scenario() on Docker 28.5 with the containerd image store (API floor 1.44, as Docker 29); CI=true fails without it. */
+export async function docker28StoreScenario(t: Teardownable, label: string): Promise<EngineScenario | undefined> {
+  const found = await requireDocker28(t, 'store');
+  return found && scenarioOnEngine(t, found.env, found.engine.socket, found.engine.host, label);
+}
+
+/** scenario() on Docker 28.5 with the classic image store; CI=true fails without it. */
+export async function docker28Scenario(t: Teardownable, label: string): Promise<EngineScenario | undefined> {
+  const found = await requireDocker28(t, 'classic');
+  return found && scenarioOnEngine(t, found.env, found.engine.socket, found.engine.host, label);
 }
 
 export interface RunningOn {

@@ -45,7 +45,7 @@ t.test('the hardened image with no socket, through a proxy with the documented u
   const engine = docker(env);
   const image = await tidewatchImage(env);
   const switches = updateSwitches();
-  t.same([...switches].sort(), ['CONTAINERS', 'EVENTS', 'IMAGES', 'PING', 'POST', 'VERSION'], 'the documented update switches were read');
+  t.same([...switches].sort(), ['CONTAINERS', 'EVENTS', 'IMAGES', 'INFO', 'PING', 'POST', 'VERSION'], 'the documented update switches were read');
   const proxy = await startSocketProxy(env.dockerSocket, switches);
   const prefix = testPrefix('leastpriv-proxy');
   const app = `${prefix}-app`;

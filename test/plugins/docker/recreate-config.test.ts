@@ -101,6 +101,26 @@ t.test('networks keep aliases and static IPs; the old short id and generated MAC
   t.same(splitNetworks(modern, '1.44').connectLater, [], 'all at create time on 1.44+');
 });
 
+// As Docker 28.5 (API 1.51) inspects them: a MAC the user set on the container's own network shows in the
+// deprecated Config.MacAddress too; a generated one is random (not 02:42 + IP) and Config.MacAddress is absent.
+t.test('Docker 28+: a MAC is kept exactly when the user set one', async (t) => {
+  const generated = { MacAddress: '42:6e:87:6a:42:5e', NetworkID: 'n1' };
+  const mac = (create: Docker.ContainerCreateOptions, network: string) => create.NetworkingConfig?.EndpointsConfig?.[network]?.MacAddress;
+  const bare = recreateOptions(inspected({ Networks: { appnet: generated, other: { MacAddress: '9e:11:22:33:44:55' } } }), image, { image: 'x:1', apiVersion: '1.51' });
+  t.notOk(mac(bare, 'appnet'), 'a generated MAC on its own network is not pinned');
+  t.notOk(mac(bare, 'other'), 'nor on another network');
+  const chosen = recreateOptions(
+    inspected({ Config: { MacAddress: '02:00:5e:77:00:01' }, Networks: { appnet: { MacAddress: '02:00:5e:77:00:01', NetworkID: 'n1' } } }),
+    image,
+    { image: 'x:1', apiVersion: '1.51' },
+  );
+  t.equal(mac(chosen, 'appnet'), '02:00:5e:77:00:01', "the user's MAC stays");
+  // Docker 26 (API 1.45): generated ones are 02:42 + IP, so a MAC on another network is the user's.
+  const d26 = recreateOptions(inspected({ Networks: { appnet: { MacAddress: '02:42:ac:13:00:02' }, other: { MacAddress: '02:00:5e:77:00:05' } } }), image, { image: 'x:1', apiVersion: '1.45' });
+  t.notOk(mac(d26, 'appnet'));
+  t.equal(mac(d26, 'other'), '02:00:5e:77:00:05');
+});
+
 t.test('user commands and entrypoints stay; container networking drops the hostname', async (t) => {
   const custom = recreateOptions(inspected({ Config: { Cmd: ['/bin/sh', '-c', 'run'], Entrypoint: ['/init'] } }), image, {
     image: 'x:1',

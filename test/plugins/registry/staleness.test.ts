@@ -73,7 +73,7 @@ t.test('HEAD refused (405) falls back to GET too', async (t) => {
   t.equal(h.byName(await h.check(), 'app').staleness.stale, false);
 });
 
-t.test('local builds, pinned digests and bad references', async (t) => {
+t.test('local builds (a check error), pinned digests and bad references', async (t) => {
   const reg = await new FakeRegistry().start();
   t.teardown(() => reg.close());
   const h = await harness([
@@ -83,7 +83,10 @@ t.test('local builds, pinned digests and bad references', async (t) => {
   ]);
   t.teardown(() => h.tw.close());
   const report = await h.check();
-  t.same(h.byName(report, 'local').staleness, { source: 'registry', stale: false });
+  // No registry digest recorded: never "up to date" (docs/engines.md), a check error naming the image.
+  const local = h.byName(report, 'local').staleness;
+  t.equal(local.stale, false);
+  t.match(local.error, /records no registry digest for the running image sha256:0{64} \(built or loaded locally.*current digest cannot be known/);
   t.same(h.byName(report, 'pinned').staleness, { source: 'registry', stale: false, currentDigest: `sha256:${'2'.repeat(64)}` });
   const bad = h.byName(report, 'bad').staleness;
   t.equal(bad.stale, false);
