@@ -80,7 +80,7 @@ export interface EnginesDiscovery {
   readonly down: ReadonlyMap<string, string>;
 }
 
-export interface DiscoverAllOptions extends Omit<DiscoveryOptions, 'listed' | 'announce' | 'host' | 'imagesLastTime' | 'imageFacts'> {
+export interface DiscoverAllOptions extends Omit<DiscoveryOptions, 'listed' | 'announce' | 'host' | 'imagesLastTime' | 'imageFacts' | 'namespaceModes'> {
   readonly ctx: RunContext;
   /** The run's scope once every engine has listed its containers (or failed): before anything is announced. */
   readonly scopeFound: (scope: string) => void;
@@ -116,6 +116,7 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
             host: engine.host,
             imagesLastTime: new Set(engine.lastKnown.map((target) => target.imageId)).size,
             imageFacts: podman ? undefined : engine.imageFacts,
+            ...(ctx.kind === 'update' ? { namespaceModes: engine.runtime.namespaceModes } : {}),
             listed: own.resolve,
             announce: (batch) => void allListed.then(() => ctx.announce(batch)),
           },

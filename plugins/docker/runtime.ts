@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import type { EngineClient } from './engine-client.js';
 import type { Logger } from '../../core/index.js';
+import { NamespaceModes } from './namespaces.js';
 import type { ResolvedDockerOptions } from './options.js';
 import { isPodmanVersion, type EngineVersion } from './podman.js';
 
@@ -16,6 +17,8 @@ export interface DockerRuntime {
   isPodman(): Promise<boolean>;
   /** This process's container id, when it runs in a container the Engine knows. */
   ownId(): string | undefined;
+  /** The containers' IPC and PID modes, inspected once per container (namespaces.ts). */
+  readonly namespaceModes: NamespaceModes;
 }
 
 export function createRuntime(
@@ -38,6 +41,7 @@ export function createRuntime(
     options,
     logger,
     ownId,
+    namespaceModes: new NamespaceModes(),
     async apiVersion() {
       if (options.apiVersion) return options.apiVersion.replace(/^v/, '');
       return (await engineVersion()).ApiVersion ?? '';
