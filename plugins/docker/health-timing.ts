@@ -1,4 +1,4 @@
-// How long the proof of a new container waits for its health check (docs/configuration.md#proof): the
+// How long the proof of a new container waits for its health check (docs/replacement.md#proof): the
 // check's own timing, read from the new container's effective Healthcheck (the engine merges the image's
 // into the container's at create, a zero field meaning Docker's default), bounded by
 // --update-health-timeout. Docker runs the first probe one interval after the start and declares

@@ -102,7 +102,7 @@ export const dockerOptions = {
   }),
   // Off by default: Tidewatch writes to a user's files only when asked (docs/compose.md#--compose-rewrite).
   // The Watchtower fork waits 5 minutes for health on rolling restarts; it also covers Docker's default
-  // timing, whose verdict can take 3 min 30 s (docs/configuration.md#proof).
+  // timing, whose verdict can take 3 min 30 s (docs/replacement.md#proof).
   healthTimeoutMs: option.duration({
     flag: 'update-health-timeout', default: 300_000, zeroMeans: 300_000, positive: true, group: behaviour,
     description:

@@ -1,4 +1,4 @@
-// Proving a new container before its predecessor is removed (docs/configuration.md#proof). It must keep
+// Proving a new container before its predecessor is removed (docs/replacement.md#proof). It must keep
 // running for the grace period; when it has a health check it must also turn `healthy`, and for that the
 // proof waits as long as the check's own timing needs (health-timing.ts), up to --update-health-timeout.
 // An exit, a restart (a restart policy hides a crash loop behind `running`) or `unhealthy` fails at once,
