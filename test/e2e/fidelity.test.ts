@@ -187,3 +187,34 @@ for (const [label, scenarioOn] of ENGINES) {
     }
   });
 }
+
+for (const [label, scenarioOn] of ENGINES) {
+  t.test(`${label}: a rollback leaves no aside name on the networks and starts the old container once`, async (t) => {
+    const s = await scenarioOn(t, `e2e-fidelity-rb-${label.replace(/\D/g, '')}`);
+    if (!s) return;
+    const repo = `${s.prefix}/app`;
+    const v1 = await pushImage({ registry: s.env.registry, repo, marker: `${repo} v1`, cmd: QUICK_STOP_CMD });
+    await pullImage(s.engine, v1.ref);
+    const net = `${s.prefix}-net`;
+    await createNetworks(s.engine, [net], (fn) => t.teardown(fn));
+    const countingStarts = ['/bin/sh', '-c', "echo started >> /tmp/starts; trap 'exit 0' TERM; sleep 3600 & wait"];
+    const old = await runOnNetworks(s.engine, { name: `${s.prefix}-app`, image: v1.ref, cmd: countingStarts, networks: [{ name: net, aliases: ['web'] }] });
+    // The new image's ENTRYPOINT exits at once (whatever the command): rolled back.
+    await pushImage({ registry: s.env.registry, repo, marker: `${repo} v2`, cmd: QUICK_STOP_CMD, entrypoint: ['/bin/false'] });
+    const run = await runBinary(['--host', s.host, '--run-once', '--update-grace-period', '1s', '--stop-timeout', '2s', `${s.prefix}-.*`], {}, 120_000);
+    t.match(run.stdout, /"failed":1/, 'the update failed');
+    const info = await s.engine.getContainer(`${s.prefix}-app`).inspect();
+    t.equal(info.Id, old.id, 'the old container is back');
+    t.ok(info.State.Running);
+    const endpoint = info.NetworkSettings.Networks[net] as unknown as { Aliases?: string[] | null; DNSNames?: string[] | null };
+    const names = [...(endpoint.Aliases ?? []), ...(endpoint.DNSNames ?? [])];
+    t.ok(names.includes('web'), 'its alias');
+    t.same(names.filter((n) => n.includes('--tidewatch-')), [], 'no aside name among its aliases and DNS names');
+    // Each start of the old container appended a line: its first start, and the one after its stop.
+    const exec = await s.engine.getContainer(old.id).exec({ Cmd: ['cat', '/tmp/starts'], AttachStdout: true });
+    const output = await exec.start({ hijack: true, stdin: false });
+    let text = '';
+    for await (const chunk of output) text += (chunk as Buffer).toString('latin1');
+    t.equal((text.match(/started/g) ?? []).length, 2, 'started once after its stop, never restarted in place');
+  });
+}
