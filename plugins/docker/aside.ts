@@ -13,7 +13,7 @@ import { containerName } from './target.js';
  */
 export async function moveDependentAside(
   docker: EngineClient,
-  dependent: Target,
+  dependent: Pick<Target, 'id'>,
   policy: StopPolicy,
 ): Promise<AsideContainer | undefined> {
   const info = await inspectOrUndefined(docker, dependent.id);

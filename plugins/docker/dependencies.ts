@@ -1,6 +1,6 @@
 // What a container depends on, read the way the Watchtower fork reads it: the `depends-on` label, else
 // compose's `com.docker.compose.depends_on`, else legacy links and `network_mode: container:<x>`. The
-// first source that yields anything wins. Compose and link references name services or aliases, so they
+// first source that yields anything wins; `--ipc` and `--pid container:<x>` count as the network form does. Compose and link references name services or aliases, so they
 // are resolved against the containers the engine lists into real container names: the core orders
 // targets by name.
 import { readLabel } from '../../core/index.js';
@@ -19,6 +19,8 @@ export interface DependencyFacts {
   readonly links: readonly string[];
   /** `HostConfig.NetworkMode`, e.g. `container:db` or `container:<id>`. */
   readonly networkMode: string;
+  /** `HostConfig.IpcMode` and `PidMode` when they are `container:<x>` (known only in update runs: an inspect). */
+  readonly namespaceModes?: readonly string[];
 }
 
 /** Every container the engine listed, for resolving references to names. */
@@ -127,7 +129,10 @@ export function dependenciesOf(
   }
 
   const refs = container.links.map(linkTarget).filter((ref): ref is string => ref !== undefined);
-  const networkRef = networkModeContainer(container.networkMode);
-  if (networkRef) refs.push(networkRef);
+  // Every `container:` namespace a container joins makes it a dependent of that container (docs/replacement.md#shared-namespaces).
+  for (const mode of [container.networkMode, ...(container.namespaceModes ?? [])]) {
+    const ref = networkModeContainer(mode);
+    if (ref) refs.push(ref);
+  }
   return withoutSelf(refs.flatMap((ref) => resolveReference(ref, container, directory)));
 }

@@ -10,6 +10,7 @@ import type { EngineClient } from './engine-client.js';
 import { isSelfLabelled, mapBounded, type Target } from '../../core/index.js';
 import { containerDirectory, dependenciesOf, type DependencyFacts } from './dependencies.js';
 import { isNotFound } from './engine-errors.js';
+import type { NamespaceModes } from './namespaces.js';
 import type { ImageFactsCache } from './image-facts-cache.js';
 import { knownDigests, type ImageStore } from './image-store.js';
 import { containerIdFromHostname } from './self-container.js';
@@ -34,6 +35,8 @@ export interface DiscoveryOptions {
   readonly imageListFrom?: number;
   /** The engine's image facts from earlier discoveries, reused while its event stream is open (image-facts-cache.ts). */
   readonly imageFacts?: ImageFactsCache;
+  /** The engine's IPC and PID modes (an inspect per new container): given in update runs, where dependents matter. */
+  readonly namespaceModes?: NamespaceModes;
   /** Receives each image's targets as soon as they are complete (the core's `ctx.announce`). */
   readonly announce?: (targets: readonly Target[]) => void;
   /** Told this process's container once the list is read, before anything is announced. */
@@ -189,6 +192,7 @@ async function discover(
   const containers = listed.filter((c) => c.labels[SWARM_TASK_LABEL] === undefined);
 
   const directory = containerDirectory(containers);
+  const modes = await options.namespaceModes?.of(docker, containers.map((c) => c.id), options.inspectConcurrency, signal);
   const byImage = new Map<string, { container: ListedContainer; index: number }[]>();
   containers.forEach((container, index) => {
     const group = byImage.get(container.imageId);
@@ -229,7 +233,7 @@ async function discover(
       const target = toTarget({
         container: { ...container, configImage },
         image: image && digests !== image.RepoDigests ? { ...image, RepoDigests: digests } : image,
-        dependsOn: dependenciesOf(container, directory, options),
+        dependsOn: dependenciesOf(modes ? { ...container, namespaceModes: modes.get(container.id) ?? [] } : container, directory, options),
         isSelf: container.id === ownId || isSelfLabelled(container.labels),
         host: options.host,
       });

@@ -80,7 +80,7 @@ export interface EnginesDiscovery {
   readonly down: ReadonlyMap<string, string>;
 }
 
-export interface DiscoverAllOptions extends Omit<DiscoveryOptions, 'listed' | 'announce' | 'host' | 'imagesLastTime' | 'imageFacts'> {
+export interface DiscoverAllOptions extends Omit<DiscoveryOptions, 'listed' | 'announce' | 'host' | 'imagesLastTime' | 'imageFacts' | 'namespaceModes'> {
   readonly ctx: RunContext;
   /** The run's scope once every engine has listed its containers (or failed): before anything is announced. */
   readonly scopeFound: (scope: string) => void;
@@ -117,6 +117,7 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
             imagesLastTime: new Set(engine.lastKnown.map((target) => target.imageId)).size,
             imageFacts: podman ? undefined : engine.imageFacts,
             imageStore: await engine.runtime.imageStore(),
+            ...(ctx.kind === 'update' ? { namespaceModes: engine.runtime.namespaceModes } : {}),
             listed: own.resolve,
             announce: (batch) => void allListed.then(() => ctx.announce(batch)),
           },

@@ -101,6 +101,13 @@ export const dockerOptions = {
       'How long a new container must stay running (and healthy, when it has a health check) before the old one is removed; otherwise it is rolled back. 0: no wait.',
   }),
   // Off by default: Tidewatch writes to a user's files only when asked (docs/compose.md#--compose-rewrite).
+  // The Watchtower fork waits 5 minutes for health on rolling restarts; it also covers Docker's default
+  // timing, whose verdict can take 3 min 30 s (docs/replacement.md#proof).
+  healthTimeoutMs: option.duration({
+    flag: 'update-health-timeout', default: 300_000, zeroMeans: 300_000, positive: true, group: behaviour,
+    description:
+      "The longest a new container's health check is waited for: the proof waits as long as the check's own timing needs (start period, interval, timeout, retries), up to this.",
+  }),
   composeRewrite: option.boolean({
     flag: 'compose-rewrite', group: behaviour,
     description:

@@ -5,6 +5,7 @@
 // why it is handled here, is listed in docs/podman.md#differences-and-how-tidewatch-handles-them.
 import { constants } from 'node:os';
 import type Docker from 'dockerode';
+import { shortId } from './aside-names.js';
 import type { ImageDefaults, InspectedConfig } from './recreate-config.js';
 
 /** `GET /version` as both engines answer it; Podman names itself in `Components`. */
@@ -84,7 +85,8 @@ export function podmanCreateOptions(
   // UTS mode "private" is Docker's default (empty), under which the hostname is the user's to keep.
   if (hostConfig.UTSMode === 'private') {
     delete hostConfig.UTSMode;
-    if (!(hostConfig.NetworkMode ?? '').startsWith('container:') && config.Hostname) result.Hostname = config.Hostname;
+    const joined = (hostConfig.NetworkMode ?? '').startsWith('container:');
+    if (!joined && config.Hostname && config.Hostname !== shortId(container.Id)) result.Hostname = config.Hostname;
   }
   result.HostConfig = hostConfig;
   return result;

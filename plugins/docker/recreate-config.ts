@@ -95,6 +95,11 @@ function isConfiguredMac(mac: string | undefined, primary: boolean, configMac: s
   return !apiAtLeast(apiVersion, '1.48') && !/^02:42:/i.test(mac);
 }
 
+/** The engine gives a container without a hostname of its own its short id. */
+export function isDefaultHostname(container: Docker.ContainerInspectInfo): boolean {
+  return container.Config.Hostname === shortId(container.Id);
+}
+
 export interface RecreateOptions {
   /** Image name for the new container (the target's image reference). */
   readonly image: string;
@@ -156,13 +161,19 @@ export function recreateOptions(
   if (sameList(config.Entrypoint, image.Entrypoint)) {
     delete create.Entrypoint;
     if (sameList(config.Cmd, image.Cmd)) delete create.Cmd;
+  } else if (sameList(config.Entrypoint, [])) {
+    // `--entrypoint ""` over an image ENTRYPOINT: inspect shows none, and an empty create field would
+    // bring the image's back. [""] is how the CLI asks for none (docs/replacement.md#what-is-kept).
+    create.Entrypoint = [''];
   }
   const healthcheck = ownHealthcheck(config.Healthcheck, image.Healthcheck);
   if (healthcheck) create.Healthcheck = healthcheck;
   else delete create.Healthcheck;
-  // The engine refuses a hostname next to `container:` networking or a UTS mode.
+  // The engine refuses a hostname next to `container:` networking or a UTS mode. A default hostname (the
+  // container's own short id) stays default: copied, the old id would become the new container's name on
+  // its networks (docs/replacement.md#what-is-kept).
   const networkMode = hostConfig.NetworkMode ?? '';
-  if (networkMode.startsWith('container:') || hostConfig.UTSMode) delete create.Hostname;
+  if (networkMode.startsWith('container:') || hostConfig.UTSMode || isDefaultHostname(container)) delete create.Hostname;
   create.Image = options.image;
 
   if (hostConfig.Links) hostConfig.Links = normaliseLinks(hostConfig.Links);

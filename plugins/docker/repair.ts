@@ -12,6 +12,8 @@
 import type Docker from 'dockerode';
 import { errorMessage, type Target } from '../../core/index.js';
 import { restoreAside } from './aside.js';
+import { followMovedOwners } from './namespace-follow.js';
+import { NAMESPACE_FIELDS, containerModeRef } from './namespaces.js';
 import { parseOldAsideName, parseReplacedName, parseStagingName, type AsideName } from './aside-names.js';
 import { inspectOrUndefined, removeContainer, stopContainer } from './container-ops.js';
 import type { DockerRuntime } from './runtime.js';
@@ -111,7 +113,9 @@ async function repairOld(rt: DockerRuntime, leftover: Leftover, report: RepairRe
     await removeContainer(rt.docker, holder.Id);
     report.removed.push(`${marker.originalName} (unproven replacement)`);
   }
-  await restoreAside(rt.docker, { id: old.Id, originalName: marker.originalName, wasRunning: marker.wasRunning });
+  const aside = { id: old.Id, originalName: marker.originalName, wasRunning: marker.wasRunning };
+  // Joined to a container replaced since: recreated joined to its successor (namespace-follow.ts).
+  if (!(await followMovedOwners(rt, aside))) await restoreAside(rt.docker, aside);
   report.restored.push(marker.originalName);
 }
 
@@ -128,6 +132,18 @@ async function repairOne(rt: DockerRuntime, leftover: Leftover, report: RepairRe
   }
 }
 
+/** The old containers among the leftovers that join another container's namespaces. */
+async function joiningIds(rt: DockerRuntime, leftovers: readonly Leftover[]): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (const l of leftovers) {
+    if (l.kind !== 'old') continue;
+    const info = await inspectOrUndefined(rt.docker, l.entry.Id);
+    const host = (info?.HostConfig ?? {}) as Record<string, unknown>;
+    if (NAMESPACE_FIELDS.some((field) => containerModeRef(host[field] as string | undefined))) ids.add(l.entry.Id);
+  }
+  return ids;
+}
+
 export async function repairInterrupted(rt: DockerRuntime): Promise<RepairReport> {
   const report: RepairReport = { restored: [], removed: [], predecessors: [], problems: [] };
   let { listed, leftovers } = await listLeftovers(rt);
@@ -142,9 +158,12 @@ export async function repairInterrupted(rt: DockerRuntime): Promise<RepairReport
     // A predecessor stopped halfway through its own run may have left more behind: look again.
     ({ leftovers } = await listLeftovers(rt));
   }
-  // Staging containers first: they never held a name, and an old container may need its name back.
-  const order = { staging: 0, replaced: 1, old: 2 } as const;
-  for (const leftover of [...leftovers].sort((a, b) => order[a.kind] - order[b.kind])) {
+  // Staging containers first: they never held a name, and an old container may need its name back. A
+  // container that joins another's namespaces comes after the others are back, and replaced containers last:
+  // their names lead such a container to their successors (docs/replacement.md#shared-namespaces).
+  const joining = await joiningIds(rt, leftovers);
+  const rank = (l: Leftover) => ({ staging: 0, old: joining.has(l.entry.Id) ? 2 : 1, replaced: 3 })[l.kind];
+  for (const leftover of [...leftovers].sort((a, b) => rank(a) - rank(b))) {
     await repairOne(rt, leftover, report);
   }
   return report;

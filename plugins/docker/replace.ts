@@ -11,7 +11,7 @@
 // the successor does that when it starts (repair.ts).
 import type Docker from 'dockerode';
 import type { ContainerHandle, EngineClient } from './engine-client.js';
-import { OCI_REVISION, errorMessage, sameCommit, type ApplyResult, type Logger, type UpdatePlan } from '../../core/index.js';
+import { OCI_REVISION, errorMessage, formatGoDuration, sameCommit, type ApplyResult, type Logger, type Target, type UpdatePlan } from '../../core/index.js';
 import { moveDependentAside, restoreAll, restoreAside } from './aside.js';
 import { oldAsideName, parseOldAsideName, replacedName, stagingName } from './aside-names.js';
 import {
@@ -25,7 +25,8 @@ import {
 import { isConflict, isNotFound } from './engine-errors.js';
 import { EX_TEMPFAIL, runHook, type HookResult } from './lifecycle-hooks.js';
 import { stopPolicy } from './stop-policy.js';
-import { proveContainer } from './prove.js';
+import { followOwners, joinedContainers } from './namespaces.js';
+import { proveContainer, type Proof } from './prove.js';
 import { recreateOptions, splitNetworks, type ImageDefaults } from './recreate-config.js';
 import { pullTargetOf, type PullTarget } from './pinned-pull.js';
 import type { AsideContainer, RunState } from './run-state.js';
@@ -69,7 +70,7 @@ function subjectOf(info: Docker.ContainerInspectInfo, ranAtStart: boolean): Subj
   };
 }
 
-async function imageDefaults(docker: EngineClient, imageId: string): Promise<ImageDefaults | undefined> {
+export async function imageDefaults(docker: EngineClient, imageId: string): Promise<ImageDefaults | undefined> {
   try {
     return (await docker.getImage(imageId).inspect()).Config as ImageDefaults;
   } catch (err) {
@@ -116,7 +117,7 @@ function hookFailure(result: HookResult): string {
 }
 
 /** Creates a container with `container`'s configuration on `image`; a leftover of the same name is removed first. */
-async function createLike(
+export async function createLike(
   rt: DockerRuntime,
   container: Docker.ContainerInspectInfo,
   defaults: ImageDefaults | undefined,
@@ -127,6 +128,8 @@ async function createLike(
   const [apiVersion, podman] = await Promise.all([rt.apiVersion(), rt.isPodman()]);
   const options = recreateOptions(container, defaults, { image, apiVersion, podman });
   options.Labels = { ...options.Labels, ...labels };
+  // A `container:` namespace is joined by id: the one of the container that holds the owner's name now.
+  options.HostConfig = (await followOwners(rt.docker, options.HostConfig ?? {})).hostConfig;
   const { create, connectLater } = splitNetworks(options, apiVersion);
   let created: ContainerHandle;
   try {
@@ -260,19 +263,27 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
   }
 
   const stoppedDependents: AsideContainer[] = [];
+  const dependentIds = new Set(plan.dependents.map((d) => d.id));
   const started = shouldStart(rt, subject, isOwn);
   // Set once the new container is asked to start: a failure from then on is the candidate image's own.
   let candidateRunning = false;
+  let proof: Proof | undefined;
   try {
+    const moveAside = async (dependent: Pick<Target, 'id'>) => {
+      const aside = await moveDependentAside(rt.docker, dependent, policy);
+      if (!aside) return;
+      stoppedDependents.push(aside);
+      state.asideDependents.set(aside.id, aside);
+    };
     if (!rt.options.rollingRestart) {
       for (const dependent of plan.dependents) {
         if (dependent.runtime !== target.runtime || dependent.id === rt.ownId()) continue;
-        const aside = await moveDependentAside(rt.docker, dependent, policy);
-        if (!aside) continue;
-        stoppedDependents.push(aside);
-        state.asideDependents.set(aside.id, aside);
+        await moveAside(dependent);
       }
     }
+    // Containers in this one's namespaces that the run did not discover as dependents (it was targeted at
+    // this one) go aside too; the run's cleanup recreates them joined to the successor (namespace-follow.ts).
+    if (!isOwn) for (const id of await joinedContainers(rt.docker, rt.namespaceModes, info, dependentIds)) await moveAside({ id });
     if (!subject.alreadyAside) {
       await renameContainer(rt.docker, info.Id, oldAsideName(subject.aside.originalName, info.Id, subject.aside.wasRunning));
     }
@@ -282,7 +293,12 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
       candidateRunning = true;
       await startContainer(rt.docker, newId);
       await postUpdate(rt, newId, logger);
-      await proveContainer(rt.docker, newId, { gracePeriodMs: rt.options.gracePeriodMs, signal: request.signal });
+      proof = await proveContainer(rt.docker, newId, {
+        gracePeriodMs: rt.options.gracePeriodMs,
+        healthTimeoutMs: rt.options.healthTimeoutMs,
+        signal: request.signal,
+      });
+      logger.info({ container: target.name, waited_ms: proof.waitedMs, why: proof.why }, 'new container proven');
     }
   } catch (err) {
     if (isOwn && started && (await isSuccessorInCharge(rt, newId, request.signal))) {
@@ -310,7 +326,10 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
   }
 
   if (!isOwn) {
-    await removeOld(rt, info.Id, logger, target.name);
+    // Dependents recreated later in the run may join this container's namespaces: until they have, the old
+    // one stays (marked replaced) so that its name still leads them to its successor (namespaces.ts).
+    if (plan.dependents.length > 0 || stoppedDependents.length > 0) await deferRemoval(rt, state, info.Id, logger, target.name);
+    else await removeOld(rt, info.Id, logger, target.name);
     if (!plan.restartOnly) state.replacedImages.push({ imageId: info.Image, imageName: subject.imageName });
   }
   return {
@@ -320,6 +339,8 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     newImageId: imageId,
     newContainerId: newId,
     ...(wanted.run !== subject.imageName ? { newImage: wanted.run } : {}),
+    // Said when the health check, not the grace period, set the wait: the user sees why the update took that long.
+    ...(proof?.extended ? { note: `proven after ${formatGoDuration(proof.waitedMs)}: ${proof.why}` } : {}),
   };
 }
 
@@ -342,6 +363,21 @@ async function postUpdate(rt: DockerRuntime, newId: string, logger: Logger): Pro
   } catch (err) {
     logger.warn({ err: errorMessage(err) }, 'post-update command could not run');
   }
+}
+
+async function deferRemoval(rt: DockerRuntime, state: RunState, id: string, logger: Logger, name: string): Promise<void> {
+  try {
+    await renameContainer(rt.docker, id, replacedName(name, id));
+    state.replacedContainers.push({ id, name });
+  } catch (err) {
+    logger.warn({ container: name, err: errorMessage(err) }, 'could not mark the replaced container: removed at once');
+    await removeOld(rt, id, logger, name);
+  }
+}
+
+/** At the end of a run: the replaced containers kept for their dependents go (removeOld's retry and marker). */
+export async function removeReplaced(rt: DockerRuntime, state: RunState, logger: Logger): Promise<void> {
+  for (const { id, name } of state.replacedContainers.splice(0)) await removeOld(rt, id, logger, name);
 }
 
 /**

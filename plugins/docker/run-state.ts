@@ -19,6 +19,8 @@ export class RunState {
   /** Dependents stopped and renamed aside, by container id, until their own plan recreates them. */
   readonly asideDependents = new Map<string, AsideContainer>();
   readonly replacedImages: ReplacedImage[] = [];
+  /** Replaced containers kept (marked replaced) until the run's dependents joined their successors. */
+  readonly replacedContainers: { readonly id: string; readonly name: string }[] = [];
   /** Targets the run checked, by name, for the post-check hooks. */
   readonly checkedTargets = new Map<string, Target>();
   /** Targets that were running when the run discovered them, by name: running when it ends (invariant.ts). */

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import type { EngineClient } from './engine-client.js';
 import { errorMessage, type Logger } from '../../core/index.js';
 import { imageStoreOf, type ImageStore } from './image-store.js';
+import { NamespaceModes } from './namespaces.js';
 import type { ResolvedDockerOptions } from './options.js';
 import { isPodmanVersion, type EngineVersion } from './podman.js';
 
@@ -22,6 +23,8 @@ export interface DockerRuntime {
   imageStore(): Promise<ImageStore>;
   /** This process's container id, when it runs in a container the Engine knows. */
   ownId(): string | undefined;
+  /** The containers' IPC and PID modes, inspected once per container (namespaces.ts). */
+  readonly namespaceModes: NamespaceModes;
 }
 
 export function createRuntime(
@@ -59,6 +62,7 @@ export function createRuntime(
     options,
     logger,
     ownId,
+    namespaceModes: new NamespaceModes(),
     async apiVersion() {
       if (options.apiVersion) return options.apiVersion.replace(/^v/, '');
       return (await engineVersion()).ApiVersion ?? '';

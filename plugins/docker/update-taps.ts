@@ -13,7 +13,8 @@ import { runHook, type HookPhase } from './lifecycle-hooks.js';
 import { monitorOnlyGate } from './monitor-only.js';
 import { pullTargetOf, type PullTarget } from './pinned-pull.js';
 import { PullSlots, pullForRun } from './pull.js';
-import { needsPull, replaceContainer } from './replace.js';
+import { followAll } from './namespace-follow.js';
+import { needsPull, removeReplaced, replaceContainer } from './replace.js';
 import { RunStates, type RunState } from './run-state.js';
 import { runsInContainer, type DockerRuntime } from './runtime.js';
 import { ownership, selfUpdateBlocker } from './self-update.js';
@@ -127,9 +128,12 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
 
   core.hooks.cleanup.tapPromise(RUNTIME, async (results, ctx) => {
     const state = states.of(ctx);
-    // Dependents whose own plan never came (it cannot, normally) must not stay stopped.
-    const errors = await restoreAll(rt.docker, [...state.asideDependents.values()]);
+    // Dependents whose own plan never came (it cannot, normally) must not stay stopped; one that joins a
+    // replaced container's namespaces is recreated joined to its successor (namespace-follow.ts).
+    const aside = [...state.asideDependents.values()];
+    const errors = [...(await followAll(rt, aside, ctx.logger)), ...(await restoreAll(rt.docker, aside))];
     state.asideDependents.clear();
+    await removeReplaced(rt, state, ctx.logger);
     if (errors.length > 0) ctx.logger.error({ errors }, 'could not restore every stopped dependent');
     for (const violation of await enforceRunning(rt, state.runningAtStart.values(), ctx.logger)) {
       reportViolation(core, results, violation, ctx);

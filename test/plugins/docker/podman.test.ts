@@ -70,7 +70,9 @@ t.test("a replacement's options carry the user's settings, not Podman's", async 
   t.equal(create.WorkingDir, undefined, 'its "/" is no working directory of the user');
   t.equal(create.StopSignal, undefined, '"15" is the default SIGTERM');
   t.equal(create.StopTimeout, undefined, 'its 0 is no timeout of the user');
-  t.equal(create.Hostname, 'cfdea3d6bc9d', 'the hostname is kept, as on Docker: UTS mode "private" is the default');
+  t.equal(create.Hostname, undefined, 'a default hostname (its own short id) stays default, as on Docker');
+  const named = recreateOptions(podmanInspect({ Hostname: 'box' }), image, { image: '127.0.0.1:5101/probe/app:latest', apiVersion: '1.41', podman: true });
+  t.equal(named.Hostname, 'box', 'a chosen hostname is kept: UTS mode "private" is the default');
   t.equal(create.HostConfig?.UTSMode, undefined);
   t.equal(create.HostConfig?.Runtime, undefined, '"oci" names no runtime');
   t.same(create.HostConfig?.Ulimits, [

@@ -74,7 +74,21 @@ t.test("the image's defaults are taken out, the user's settings kept", async (t)
   t.notOk('WorkingDir' in create);
   t.notOk('StopSignal' in create);
   t.same(create.Healthcheck, { Retries: 7 }, 'only the overridden health check fields');
-  t.equal(create.Hostname, 'abcdef012345');
+  t.notOk('Hostname' in create, "a default hostname (the old container's short id) stays default");
+  const named = recreateOptions(inspected({ Config: { Hostname: 'web-1' } }), image, { image: 'x:1', apiVersion: '1.41' });
+  t.equal(named.Hostname, 'web-1', 'a chosen hostname stays');
+});
+
+t.test('an entrypoint cleared with --entrypoint "" over an image ENTRYPOINT stays cleared', async (t) => {
+  const withEntrypoint: ImageDefaults = { ...image, Entrypoint: ['/docker-entrypoint.sh'] };
+  const cleared = recreateOptions(inspected({ Config: { Entrypoint: null, Cmd: ['/bin/sh', '-c', 'run'] } }), withEntrypoint, {
+    image: 'x:1',
+    apiVersion: '1.41',
+  });
+  t.same(cleared.Entrypoint, [''], 'asked for none, as the CLI does');
+  t.same(cleared.Cmd, ['/bin/sh', '-c', 'run']);
+  const kept = recreateOptions(inspected({ Config: { Entrypoint: ['/docker-entrypoint.sh'] } }), withEntrypoint, { image: 'x:1', apiVersion: '1.41' });
+  t.notOk('Entrypoint' in kept, "the image's own entrypoint is left to the new image");
 });
 
 t.test('HostConfig whole, links normalised, CID file dropped, device permissions defaulted', async (t) => {
