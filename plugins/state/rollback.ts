@@ -57,7 +57,7 @@ export class RollbackRuns implements Rollbacks {
       if (target.kind !== undefined && target.kind !== 'container') {
         return { source, stale: true, notApplicable: `rollback on demand is for containers, not a ${target.kind}` };
       }
-      return { source, stale: true, latestImageId: previous.imageId, targetImageId: previous.imageId };
+      return { source, stale: true, latestImageId: previous.imageId, targetImageId: previous.imageId, targetImage: previous.image };
     });
   }
 
