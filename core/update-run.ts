@@ -14,7 +14,7 @@ import {
   transitiveDependents,
 } from './dependency-order.js';
 import { errorMessage, errors } from './errors.js';
-import { targetPlacement, type EventPayloads, type EventType, type SignatureField } from './events.js';
+import { targetPlacement, type EventPayloads, type EventType, type RollbackField, type SignatureField } from './events.js';
 import type { Hooks } from './hooks.js';
 import type { WatchSplit } from './watch-split.js';
 import type {
@@ -155,6 +155,15 @@ async function applyAll(
   ctx.signal.throwIfAborted();
 }
 
+/** A rollback on demand: the plan runs a local previous image (docs/state.md#rollback-on-demand). */
+function isRollbackPlan(plan: Pick<UpdatePlan, 'restartOnly' | 'staleness'>): boolean {
+  return !plan.restartOnly && plan.staleness.targetImageId !== undefined;
+}
+
+function rollbackOf(plan: UpdatePlan): RollbackField {
+  return isRollbackPlan(plan) ? { rollback: true } : {};
+}
+
 /** The signature verdict on what a plan applies, for its events (docs/signatures.md). */
 function signatureOf(plan: UpdatePlan): SignatureField {
   const verdict = plan.restartOnly ? undefined : plan.staleness.signature?.verdict;
@@ -172,6 +181,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       trigger: ctx.trigger,
       ...targetPlacement(target),
       ...signatureOf(plan),
+      ...rollbackOf(plan),
     });
   }
   let result: ApplyResult;
@@ -194,6 +204,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       trigger: ctx.trigger,
       ...targetPlacement(target),
       ...signatureOf(plan),
+      ...rollbackOf(plan),
     });
   } else if (result.outcome === 'failed') {
     // The reason in the log too, not only in the event: a run-once or a scheduled run has no other reader, and a
@@ -207,6 +218,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       rolled_back: result.rolledBack ?? false,
       trigger: ctx.trigger,
       ...targetPlacement(target),
+      ...rollbackOf(plan),
     });
   }
   return result;

@@ -8,6 +8,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { ROLLBACKS, formatGoDuration, type ContainerKey } from '../../core/index.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
+import { resolveContainerKey } from './container-key.js';
 import { httpErrors } from './errors.js';
 import { imageSchema } from './routes-audit.js';
 import { parseTimeout, querySingle, type Query } from './query.js';
@@ -28,6 +29,12 @@ function keyOf(query: Query): ContainerKey {
   if (!name) throw httpErrors.badQuery('container', 'a container name is required');
   const host = querySingle(query, 'host');
   return { name, ...(host ? { host } : {}) };
+}
+
+/** Why a rollback run left the container, in words for the person who asked for it. */
+function refusalReason(reason: string): string {
+  if (reason !== 'monitor-only') return reason;
+  return 'monitor-only: Tidewatch only reports this container (--monitor-only or its monitor-only label), nothing was changed';
 }
 
 export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
@@ -63,16 +70,16 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
                 ...envelopeProperties,
               },
             },
-            400: errorResponse('No container named'),
+            400: errorResponse('No container named, or the name is on several engines and no host= was given'),
             401: errorResponse('Missing or invalid token'),
-            404: errorResponse('No previous image is known for this container'),
-            409: errorResponse('The previous image is no longer present locally'),
+            404: errorResponse('No such container, or no previous image is known for it'),
+            409: errorResponse('The previous image is no longer present locally, or the run refused the rollback (monitor-only)'),
             503: errorResponse('Timed out waiting for the update lock'),
           },
         },
       },
       async (request, reply) => {
-        const key = keyOf(request.query as Query);
+        const key = await resolveContainerKey(core, keyOf(request.query as Query));
         const rollbacks = core.services.get(ROLLBACKS);
         if (!rollbacks) throw httpErrors.noPreviousImage(key.name);
         const begun = process.hrtime.bigint();
@@ -83,6 +90,9 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
           const outcome = await deadline.race(rollbacks.rollback(key, { trigger: 'api', signal: deadline.signal, runId: randomUUID() }));
           if (outcome.status === 'unknown') throw httpErrors.noPreviousImage(key.name);
           if (outcome.status === 'gone') throw httpErrors.previousImageGone(key.name, outcome.previous.imageId);
+          // A gate that only reports (monitor-only) or defers leaves the container as it was: never a 200.
+          const refused = outcome.report.skipped.find((s) => s.target.name === key.name);
+          if (refused) throw httpErrors.rollbackRefused(key.name, refusalReason(refused.reason));
           const ns = process.hrtime.bigint() - begun;
           return envelope({
             summary: outcome.report.summary,
@@ -114,13 +124,14 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
               required: ['container', 'released', 'api_version', 'timestamp'],
               properties: { container: { type: 'string' }, released: { type: 'boolean' }, ...envelopeProperties },
             },
-            400: errorResponse('No container named'),
+            400: errorResponse('No container named, or the name is on several engines and no host= was given'),
             401: errorResponse('Missing or invalid token'),
+            404: errorResponse('No such container'),
           },
         },
       },
       async (request) => {
-        const key = keyOf(request.query as Query);
+        const key = await resolveContainerKey(core, keyOf(request.query as Query));
         const released = core.services.get(ROLLBACKS)?.release(key) ?? false;
         return envelope({ container: key.name, released });
       },

@@ -34,7 +34,7 @@ t.test(`${TAG_ROUNDS.length} SIGKILL rounds during tag updates and rollbacks, ea
   for (const [seed, kind] of TAG_ROUNDS) {
     const result = await runTagRound(env, seed, kind);
     results.push(result);
-    t.same(result.problems, [], `seed ${seed}: SIGKILL ${kind} at ${result.stopAfterMs} ms (${result.phase})`);
+    t.same(result.problems, [], `seed ${seed}: SIGKILL ${kind} ${result.stopAfterMs} ms after staging (${result.phase})`);
   }
   t.comment(`\n${tagTable(results)}`);
 });

@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { docker, type TestEnv } from '../helpers/env.js';
+import { docker, waitFor, type TestEnv } from '../helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../helpers/images.js';
 import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
 import { call, spawnBinary, startService } from '../helpers/service.js';
@@ -18,6 +18,7 @@ export type TagRoundKind = 'tag update' | 'rollback';
 export interface TagRoundResult {
   readonly seed: number;
   readonly kind: TagRoundKind;
+  /** After the replacement was staged. */
   readonly stopAfterMs: number;
   readonly phase: Phase;
   readonly problems: string[];
@@ -38,8 +39,9 @@ async function phaseOf(engine: ReturnType<typeof docker>, name: string, firstId:
 
 export async function runTagRound(env: TestEnv, seed: number, kind: TagRoundKind): Promise<TagRoundResult> {
   const rnd = random(seed);
-  // The pull of the new tag takes about a second: most stops fall in the swap or the grace period.
-  const stopAfterMs = 1000 + Math.floor(rnd() * 3000);
+  // Counted from the moment the replacement is staged (the pull before it takes a varying time): the
+  // stop falls in the swap, the grace period, or just after.
+  const stopAfterMs = Math.floor(rnd() * 2500);
   const engine = docker(env);
   const prefix = testPrefix(`chaos-tag-${seed}`);
   const dataDir = await mkdtemp(join(tmpdir(), 'tw-chaos-tag-'));
@@ -60,6 +62,7 @@ export async function runTagRound(env: TestEnv, seed: number, kind: TagRoundKind
     }
     const firstId = (await engine.getContainer(name).inspect()).Id;
     void post(kind === 'rollback' ? `/v1/rollback?container=${name}` : '/v1/update?async=true').catch(() => undefined);
+    await waitFor(async () => (await phaseOf(engine, name, firstId)) !== 'before', 30_000, 50);
     await new Promise((r) => setTimeout(r, stopAfterMs));
     const phase = await phaseOf(engine, name, firstId);
     service.child.kill('SIGKILL');
@@ -89,7 +92,7 @@ export async function runTagRound(env: TestEnv, seed: number, kind: TagRoundKind
 
 /** One line a round, as round.ts's table. */
 export function tagTable(results: readonly TagRoundResult[]): string {
-  const lines = ['seed       kind         stop at  phase at the stop  result'];
+  const lines = ['seed       kind         +staged  phase at the stop  result'];
   for (const r of results) {
     const result = r.problems.length === 0 ? 'ok' : `FAILED: ${r.problems.join('; ')}`;
     lines.push(`${String(r.seed).padEnd(10)} ${r.kind.padEnd(12)} ${`${r.stopAfterMs}ms`.padEnd(8)} ${r.phase.padEnd(18)} ${result}`);
