@@ -5,7 +5,7 @@
 // known, 409 when it is no longer present locally. Release lifts the hold a rollback leaves.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import { ROLLBACKS, formatGoDuration, type ContainerKey } from '../../core/index.js';
+import { ROLLBACKS, formatGoDuration, type ContainerKey, type UpdateReport } from '../../core/index.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 import { resolveContainerKey } from './container-key.js';
@@ -31,10 +31,18 @@ function keyOf(query: Query): ContainerKey {
   return { name, ...(host ? { host } : {}) };
 }
 
-/** Why a rollback run left the container, in words for the person who asked for it. */
-function refusalReason(reason: string): string {
-  if (reason !== 'monitor-only') return reason;
-  return 'monitor-only: Tidewatch only reports this container (--monitor-only or its monitor-only label), nothing was changed';
+const MONITOR_ONLY = 'monitor-only: Tidewatch only reports this container (--monitor-only or its monitor-only label), nothing was changed';
+
+/**
+ * Why the rollback run left the container as it was, when a gate did: one that defers says why in the
+ * report; one that only reports (monitor-only) leaves a stale check with no result. Never a 200 then.
+ */
+function refusalOf(report: UpdateReport, name: string): string | undefined {
+  const skipped = report.skipped.find((s) => s.target.name === name);
+  if (skipped) return skipped.reason === 'monitor-only' ? MONITOR_ONLY : skipped.reason;
+  const check = report.checks.find((c) => c.target.name === name);
+  const acted = report.results.some((r) => r.target.name === name);
+  return check?.staleness.stale && !check.staleness.error && !acted ? MONITOR_ONLY : undefined;
 }
 
 export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
@@ -90,9 +98,8 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
           const outcome = await deadline.race(rollbacks.rollback(key, { trigger: 'api', signal: deadline.signal, runId: randomUUID() }));
           if (outcome.status === 'unknown') throw httpErrors.noPreviousImage(key.name);
           if (outcome.status === 'gone') throw httpErrors.previousImageGone(key.name, outcome.previous.imageId);
-          // A gate that only reports (monitor-only) or defers leaves the container as it was: never a 200.
-          const refused = outcome.report.skipped.find((s) => s.target.name === key.name);
-          if (refused) throw httpErrors.rollbackRefused(key.name, refusalReason(refused.reason));
+          const refused = refusalOf(outcome.report, key.name);
+          if (refused) throw httpErrors.rollbackRefused(key.name, refused);
           const ns = process.hrtime.bigint() - begun;
           return envelope({
             summary: outcome.report.summary,
