@@ -59,6 +59,11 @@ export interface EventPayloads {
   } & TargetPlacement &
     RollbackField;
   /**
+   * A stale target a gate deferred (a hold, a cooldown, an unverified signature…), with the gate's reason:
+   * said once per run and target, so a user sees why it was not updated (docs/state.md#holds).
+   */
+  update_skipped: { run_id: string; container: string; image: string; reason: string; by?: string; trigger?: string } & TargetPlacement;
+  /**
    * Internal (not on the SSE stream): the whole report of a finished run, emitted just before its
    * `scan_completed`, for subscribers that need every target's result (notifiers, Home Assistant).
    */
@@ -92,6 +97,7 @@ export const PUBLIC_EVENT_TYPES: readonly EventType[] = Object.freeze([
   'update_started',
   'update_completed',
   'update_failed',
+  'update_skipped',
 ]);
 
 export type TidewatchEvent = {

@@ -54,6 +54,21 @@ async function gateOf(deps: UpdateRunDeps, check: CheckResult, ctx: RunContext):
   return deps.hooks.gate.promise(check.target, check.staleness, ctx);
 }
 
+/** A deferred target says why, in the log and as an event: a hold or a gate is never silent (docs/state.md#holds). */
+function reportSkip(deps: UpdateRunDeps, target: Target, skip: Skip, ctx: RunContext): void {
+  const by = skip.by === undefined ? {} : { by: skip.by };
+  ctx.logger.info({ container: target.name, reason: skip.reason, ...by }, 'update skipped');
+  deps.emit('update_skipped', {
+    run_id: ctx.runId,
+    container: target.name,
+    image: target.image,
+    reason: skip.reason,
+    ...by,
+    trigger: ctx.trigger,
+    ...targetPlacement(target),
+  });
+}
+
 /** Sorts checked targets into: to update, deferred or report-only, and failed checks. */
 async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContext): Promise<Triage> {
   const result: Triage = { candidates: [], skipped: [], failed: [] };
@@ -73,7 +88,10 @@ async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContex
     try {
       const skip = await gateOf(deps, check, ctx);
       if (skip) {
-        if (!skip.reportOnly) result.skipped.push({ target, reason: skip.reason });
+        if (!skip.reportOnly) {
+          result.skipped.push({ target, reason: skip.reason });
+          reportSkip(deps, target, skip, ctx);
+        }
         continue;
       }
     } catch (err) {
@@ -194,6 +212,17 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
     result = { target, outcome: 'failed', error: errorMessage(err), rolledBack: false };
   }
   if (result.outcome === 'updated') {
+    // One line per container at info level: what a run-once or a scheduled run changed is in its log.
+    ctx.logger.info(
+      {
+        container: target.name,
+        from: target.image,
+        to: result.newImage ?? target.image,
+        old_image_id: result.oldImageId ?? target.imageId,
+        new_image_id: result.newImageId ?? '',
+      },
+      isRollbackPlan(plan) ? 'container rolled back' : 'container updated',
+    );
     deps.emit('update_completed', {
       run_id: ctx.runId,
       container: target.name,

@@ -27,7 +27,7 @@ async function serve(t: { teardown(fn: () => unknown): void }, dockerHost: strin
     const body = (await call(`${service.url}/v1/containers`, { token: TOKEN })).body as { containers: ContainerRow[] }
     return body.containers.find((c) => c.name === name)
   }
-  return { post, row }
+  return { post, row, service }
 }
 
 t.test('rb:1.0.0 minor: update, rollback, release, push 1.2.0, update, five more runs: stays on 1.2.0', async (t) => {
@@ -76,7 +76,7 @@ t.test('a digest update rolled back runs the previous image under its own tag', 
   if (!s) return
   const app = await runningOn(s, 'app')
   const v2: PushedImage = await pushNext(s, app)
-  const { post, row } = await serve(t, s.env.dockerHost, s.prefix)
+  const { post, row, service } = await serve(t, s.env.dockerHost, s.prefix)
   t.match((await post('/v1/update')).summary, { updated: 1 })
   t.equal((await s.engine.getContainer(app.name).inspect()).Image, v2.configDigest)
 
@@ -86,7 +86,10 @@ t.test('a digest update rolled back runs the previous image under its own tag', 
   t.equal(back.Image, app.image.configDigest, 'on the previous image')
   t.equal((await s.engine.getImage(app.image.ref).inspect()).Id, app.image.configDigest, 'the tag names that image again')
   t.match(await row(app.name), { image: app.image.ref, image_id: app.image.configDigest, held: true })
-  t.match((await post('/v1/update')).summary, { updated: 0, skipped: 1 }, 'held: the next run leaves it')
+  const held = await post('/v1/update')
+  t.match(held.summary, { updated: 0, skipped: 1 }, 'held: the next run leaves it')
+  t.match(held.body, { skipped: [{ container: app.name, reason: /^held after a rollback from sha256:.*POST \/v1\/release/ }] }, 'and the answer says why')
+  t.ok(service.logs.some((l) => l['msg'] === 'update skipped' && l['container'] === app.name && /held after a rollback/.test(String(l['reason']))), 'so does an info line')
 })
 
 t.test('a container someone else labelled keeps its name: the zodiac label counts only for an image id', async (t) => {
