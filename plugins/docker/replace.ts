@@ -280,6 +280,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     if (!rt.options.rollingRestart) {
       for (const dependent of plan.dependents) {
         if (dependent.runtime !== target.runtime || dependent.id === rt.ownId()) continue;
+        await dependentPreUpdate(rt, dependent.id, logger);
         const aside = await moveDependentAside(rt.docker, dependent, policy);
         if (!aside) continue;
         stoppedDependents.push(aside);
@@ -339,6 +340,25 @@ async function isSuccessorInCharge(rt: DockerRuntime, newId: string, signal: Abo
   if (!signal.aborted) return false;
   const successor = await inspectOrUndefined(rt.docker, newId);
   return successor?.State.Running === true && !successor.State.Restarting;
+}
+
+/**
+ * A dependent stopped for what it depends on gets its pre-update hook first, as Watchtower runs it: its
+ * post-update hook runs when its own plan recreates it, so its scripts see both (docs/interface.md). Only
+ * logged when it fails: the dependent's restart is not the update being decided.
+ */
+async function dependentPreUpdate(rt: DockerRuntime, id: string, logger: Logger): Promise<void> {
+  if (!rt.options.enableLifecycleHooks) return;
+  try {
+    const info = await inspectOrUndefined(rt.docker, id);
+    if (!info?.State.Running || info.State.Restarting || parseOldAsideName(info.Name)) return;
+    const result = await runHook(rt.docker, info, 'pre-update', { uid: rt.options.lifecycleUid, gid: rt.options.lifecycleGid });
+    if (result && (result.timedOut || result.exitCode !== 0)) {
+      logger.warn({ container: containerName(info.Name), exit_code: result.exitCode, timed_out: result.timedOut }, 'pre-update command failed');
+    }
+  } catch (err) {
+    logger.warn({ err: errorMessage(err) }, 'pre-update command could not run');
+  }
 }
 
 /** post-update runs in the new container once it started; like Watchtower, a failure is only logged. */

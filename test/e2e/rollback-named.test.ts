@@ -35,7 +35,7 @@ t.test('notification, audit, monitor-only and release of a rollback', async (t) 
       '--host', s.env.dockerHost, '--http-api-endpoints', 'update,audit,rollback', '--http-api-token', TOKEN,
       '--data-dir', dir, '--update-grace-period', '1s', '--stop-timeout', '5s',
       '--notification-url', `generic+http://${hook.host}/hook`, ...extra, `${s.prefix}-.*`,
-    ])
+    ], {}, 90_000)
     t.teardown(() => service.stop('SIGKILL'))
     const post = (path: string) => call(`${service.url}${path}`, { method: 'POST', token: TOKEN })
     const audit = async () => ((await call(`${service.url}/v1/audit?container=${name}`, { token: TOKEN })).body as { entries: AuditEntry[] }).entries
