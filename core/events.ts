@@ -14,6 +14,14 @@ export function targetPlacement(target: Target): TargetPlacement {
   return { ...(target.kind ? { kind: target.kind } : {}), ...(target.host ? { host: target.host } : {}) };
 }
 
+/**
+ * `rollback: true` on the update events of a rollback on demand (docs/state.md#rollback-on-demand): the
+ * container goes back to its previous image, it is not updated to a newer one.
+ */
+export interface RollbackField {
+  rollback?: true;
+}
+
 /** The verdict on the image an update applies, when signatures are verified (docs/signatures.md). */
 export interface SignatureField {
   signature?: SignatureVerdict;
@@ -26,7 +34,9 @@ export interface EventPayloads {
   scan_completed: { run_id: string } & (UpdateSummary | Pick<UpdateSummary, 'scanned' | 'updated' | 'failed'>);
   scan_failed: { run_id: string; error: string };
   image_cleanup: { run_id: string; images: { image_id: string; image_name: string }[] };
-  update_started: { run_id: string; container: string; image: string; image_id: string; trigger?: string } & TargetPlacement & SignatureField;
+  update_started: { run_id: string; container: string; image: string; image_id: string; trigger?: string } & TargetPlacement &
+    SignatureField &
+    RollbackField;
   update_completed: {
     run_id: string;
     container: string;
@@ -38,7 +48,8 @@ export interface EventPayloads {
     new_image_id: string;
     trigger?: string;
   } & TargetPlacement &
-    SignatureField;
+    SignatureField &
+    RollbackField;
   update_failed: {
     run_id: string;
     container: string;
@@ -46,7 +57,13 @@ export interface EventPayloads {
     error: string;
     rolled_back: boolean;
     trigger?: string;
-  } & TargetPlacement;
+  } & TargetPlacement &
+    RollbackField;
+  /**
+   * A stale target a gate deferred (a hold, a cooldown, an unverified signature…), with the gate's reason:
+   * said once per run and target, so a user sees why it was not updated (docs/state.md#holds).
+   */
+  update_skipped: { run_id: string; container: string; image: string; reason: string; by?: string; trigger?: string } & TargetPlacement;
   /**
    * Internal (not on the SSE stream): the whole report of a finished run, emitted just before its
    * `scan_completed`, for subscribers that need every target's result (notifiers, Home Assistant).
@@ -87,6 +104,7 @@ export const PUBLIC_EVENT_TYPES: readonly EventType[] = Object.freeze([
   'update_started',
   'update_completed',
   'update_failed',
+  'update_skipped',
 ]);
 
 export type TidewatchEvent = {

@@ -84,6 +84,11 @@ export interface Staleness {
    */
   readonly targetImageId?: string;
   /**
+   * With `targetImageId`: the image reference (tag, or digest) the container ran that image under, which
+   * the new container is created on so that every view names it alike (docs/state.md#rollback-on-demand).
+   */
+  readonly targetImage?: string;
+  /**
    * The tag policy the source applied (`digest`, `patch`, `minor`, `major`, `pin`; docs/tags.md), when it
    * read one. The fields below are the registry source's answer for tags (docs/plugins.md#the-staleness-protocol).
    */

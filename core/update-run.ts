@@ -15,7 +15,7 @@ import {
   transitiveDependents,
 } from './dependency-order.js';
 import { errorMessage, errors } from './errors.js';
-import { targetPlacement, type EventPayloads, type EventType, type SignatureField } from './events.js';
+import { targetPlacement, type EventPayloads, type EventType, type RollbackField, type SignatureField } from './events.js';
 import type { Hooks } from './hooks.js';
 import type { WatchSplit } from './watch-split.js';
 import type {
@@ -57,6 +57,21 @@ async function gateOf(deps: UpdateRunDeps, check: CheckResult, ctx: RunContext):
   return deps.hooks.gate.promise(check.target, check.staleness, ctx);
 }
 
+/** A deferred target says why, in the log and as an event: a hold or a gate is never silent (docs/state.md#holds). */
+function reportSkip(deps: UpdateRunDeps, target: Target, skip: Skip, ctx: RunContext): void {
+  const by = skip.by === undefined ? {} : { by: skip.by };
+  ctx.logger.info({ container: target.name, reason: skip.reason, ...by }, 'update skipped');
+  deps.emit('update_skipped', {
+    run_id: ctx.runId,
+    container: target.name,
+    image: target.image,
+    reason: skip.reason,
+    ...by,
+    trigger: ctx.trigger,
+    ...targetPlacement(target),
+  });
+}
+
 /** Sorts checked targets into: to update, deferred or report-only, and failed checks. */
 async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContext): Promise<Triage> {
   const result: Triage = { candidates: [], skipped: [], failed: [], chosen: new Map() };
@@ -80,7 +95,10 @@ async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContex
       if (!decision.passed) {
         const skip = decision.skip as Skip;
         const tried = decision.tried > 1 ? { candidatesTried: decision.tried } : {};
-        if (!skip.reportOnly) result.skipped.push({ target, reason: skip.reason, ...tried });
+        if (!skip.reportOnly) {
+          result.skipped.push({ target, reason: skip.reason, ...tried });
+          reportSkip(deps, target, skip, ctx);
+        }
         continue;
       }
       passed = decision.passed;
@@ -166,6 +184,15 @@ async function applyAll(
   ctx.signal.throwIfAborted();
 }
 
+/** A rollback on demand: the plan runs a local previous image (docs/state.md#rollback-on-demand). */
+function isRollbackPlan(plan: Pick<UpdatePlan, 'restartOnly' | 'staleness'>): boolean {
+  return !plan.restartOnly && plan.staleness.targetImageId !== undefined;
+}
+
+function rollbackOf(plan: UpdatePlan): RollbackField {
+  return isRollbackPlan(plan) ? { rollback: true } : {};
+}
+
 /** The signature verdict on what a plan applies, for its events (docs/signatures.md). */
 function signatureOf(plan: UpdatePlan): SignatureField {
   const verdict = plan.restartOnly ? undefined : plan.staleness.signature?.verdict;
@@ -183,6 +210,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       trigger: ctx.trigger,
       ...targetPlacement(target),
       ...signatureOf(plan),
+      ...rollbackOf(plan),
     });
   }
   let result: ApplyResult;
@@ -195,6 +223,17 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
     result = { target, outcome: 'failed', error: errorMessage(err), rolledBack: false };
   }
   if (result.outcome === 'updated') {
+    // One line per container at info level: what a run-once or a scheduled run changed is in its log.
+    ctx.logger.info(
+      {
+        container: target.name,
+        from: target.image,
+        to: result.newImage ?? target.image,
+        old_image_id: result.oldImageId ?? target.imageId,
+        new_image_id: result.newImageId ?? '',
+      },
+      isRollbackPlan(plan) ? 'container rolled back' : 'container updated',
+    );
     deps.emit('update_completed', {
       run_id: ctx.runId,
       container: target.name,
@@ -205,6 +244,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       trigger: ctx.trigger,
       ...targetPlacement(target),
       ...signatureOf(plan),
+      ...rollbackOf(plan),
     });
   } else if (result.outcome === 'failed') {
     // The reason in the log too, not only in the event: a run-once or a scheduled run has no other reader, and a
@@ -218,6 +258,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       rolled_back: result.rolledBack ?? false,
       trigger: ctx.trigger,
       ...targetPlacement(target),
+      ...rollbackOf(plan),
     });
   }
   return result;

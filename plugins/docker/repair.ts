@@ -8,6 +8,7 @@
 //     name free                                   renamed back, started if it ran
 //     name held by this very process's container  a self-update's predecessor: stopped and removed
 //     name held by its unproven replacement       the replacement is removed, the old one restored
+//       (the replacement records the old one's id: tidewatch.replaces)
 //     name held by anything else                  left alone, logged
 import type Docker from 'dockerode';
 import { errorMessage, type Target } from '../../core/index.js';
@@ -19,7 +20,7 @@ import { inspectOrUndefined, removeContainer, stopContainer } from './container-
 import type { DockerRuntime } from './runtime.js';
 import { stopPolicy } from './stop-policy.js';
 import { effectiveScope, selectDockerTargets } from './selection.js';
-import { RUNTIME, containerName, imageNameOf } from './target.js';
+import { REPLACES_LABEL, RUNTIME, containerName, imageNameOf } from './target.js';
 
 export interface RepairReport {
   readonly restored: string[];
@@ -87,10 +88,17 @@ async function listLeftovers(rt: DockerRuntime): Promise<{ listed: Docker.Contai
   return { listed, leftovers: selected(rt, listed, leftovers) };
 }
 
-/** The holder of the name is the replacement the interrupted run created: it runs the same image name. */
+/**
+ * The holder of the name is the replacement the interrupted run created: it records the old container's id
+ * (`REPLACES_LABEL`), whatever image either runs (a tag update, a rollback and a digest update alike).
+ * A replacement created by a version before that record is recognised by the image name it shares.
+ */
 function isReplacementOf(holder: Docker.ContainerInspectInfo, old: Docker.ContainerInspectInfo): boolean {
+  if (holder.Id === old.Id) return false;
+  const recorded = holder.Config.Labels?.[REPLACES_LABEL];
+  if (recorded !== undefined) return recorded === old.Id;
   const image = (c: Docker.ContainerInspectInfo) => imageNameOf(c.Config.Image, c.Config.Labels ?? {});
-  return holder.Id !== old.Id && image(holder) === image(old) && Date.parse(holder.Created) >= Date.parse(old.Created);
+  return image(holder) === image(old) && Date.parse(holder.Created) >= Date.parse(old.Created);
 }
 
 async function repairOld(rt: DockerRuntime, leftover: Leftover, report: RepairReport): Promise<void> {

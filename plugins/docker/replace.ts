@@ -31,7 +31,8 @@ import { recreateOptions, splitNetworks, type ImageDefaults } from './recreate-c
 import { pullTargetOf, type PullTarget } from './pinned-pull.js';
 import type { AsideContainer, RunState } from './run-state.js';
 import type { DockerRuntime } from './runtime.js';
-import { ZODIAC_IMAGE_LABEL, containerName, imageNameOf } from './target.js';
+import { isImageId, restoreReference } from './restore-reference.js';
+import { REPLACES_LABEL, ZODIAC_IMAGE_LABEL, containerName, imageNameOf } from './target.js';
 
 export interface ReplaceRequest {
   readonly plan: UpdatePlan;
@@ -127,7 +128,11 @@ export async function createLike(
 ): Promise<string> {
   const [apiVersion, podman] = await Promise.all([rt.apiVersion(), rt.isPodman()]);
   const options = recreateOptions(container, defaults, { image, apiVersion, podman });
-  options.Labels = { ...options.Labels, ...labels };
+  // Created on a name, the container's name is that name: a zodiac label copied from the old container
+  // would outrank it and name a version it no longer runs (docs/state.md#rollback-on-demand). What it
+  // replaces is recorded for start-up repair, which tells its own replacement from anyone else's by it.
+  const { [ZODIAC_IMAGE_LABEL]: _zodiac, ...kept } = options.Labels ?? {};
+  options.Labels = { ...(isImageId(image) ? options.Labels : kept), [REPLACES_LABEL]: container.Id, ...labels };
   // A `container:` namespace is joined by id: the one of the container that holds the owner's name now.
   options.HostConfig = (await followOwners(rt.docker, options.HostConfig ?? {})).hostConfig;
   const { create, connectLater } = splitNetworks(options, apiVersion);
@@ -151,16 +156,25 @@ export async function createLike(
 }
 
 /**
- * The new container on `image`, under its staging name while the old one still runs. On `pinnedImageId` (a
- * rollback) it runs that image id, with Watchtower's zodiac label keeping its image name, as `recreateOld` does.
+ * The new container on `image`, under its staging name while the old one still runs; returns its id and
+ * the reference it was created on. On a rollback's image id it runs that image under the reference it ran
+ * it before (restore-reference.ts), the id itself (with the zodiac label naming it) only when no name can.
  */
-async function stageContainer(rt: DockerRuntime, subject: Subject, image: string, pinnedImageId?: string): Promise<string> {
+async function stageContainer(
+  rt: DockerRuntime,
+  subject: Subject,
+  image: string,
+  plan: UpdatePlan,
+): Promise<{ id: string; reference: string }> {
   const defaults = await imageDefaults(rt.docker, subject.info.Image);
   const name = stagingName(subject.aside.originalName, subject.info.Id);
-  if (pinnedImageId) {
-    return createLike(rt, subject.info, defaults, pinnedImageId, name, { [ZODIAC_IMAGE_LABEL]: subject.imageName });
-  }
-  return createLike(rt, subject.info, defaults, image, name);
+  const pinnedImageId = rollbackImageId(plan);
+  if (!pinnedImageId) return { id: await createLike(rt, subject.info, defaults, image, name), reference: image };
+  const wantedName = plan.staleness.targetImage ?? subject.imageName;
+  const reference = await restoreReference(rt.docker, pinnedImageId, wantedName);
+  const byId = reference === pinnedImageId;
+  const id = await createLike(rt, subject.info, defaults, reference, name, byId ? { [ZODIAC_IMAGE_LABEL]: wantedName } : {});
+  return { id, reference: byId ? wantedName : reference };
 }
 
 /**
@@ -256,8 +270,9 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
 
   if (request.signal.aborted) return abandon({ outcome: 'skipped', reason: 'cancelled: Tidewatch is stopping' });
   let newId: string;
+  let runName: string;
   try {
-    newId = await stageContainer(rt, subject, wanted.run, rollbackImageId(plan));
+    ({ id: newId, reference: runName } = await stageContainer(rt, subject, wanted.run, plan));
   } catch (err) {
     return abandon({ outcome: 'failed', error: `creating the new container: ${errorMessage(err)}`, rolledBack: true });
   }
@@ -278,6 +293,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     if (!rt.options.rollingRestart) {
       for (const dependent of plan.dependents) {
         if (dependent.runtime !== target.runtime || dependent.id === rt.ownId()) continue;
+        await dependentPreUpdate(rt, dependent.id, logger);
         await moveAside(dependent);
       }
     }
@@ -311,7 +327,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
         oldImageId: info.Image,
         newImageId: imageId,
         newContainerId: newId,
-        ...(wanted.run !== subject.imageName ? { newImage: wanted.run } : {}),
+        ...(runName !== subject.imageName ? { newImage: runName } : {}),
       };
     }
     const problems = await rollBack(rt, subject, newId, stoppedDependents, state);
@@ -338,7 +354,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     oldImageId: info.Image,
     newImageId: imageId,
     newContainerId: newId,
-    ...(wanted.run !== subject.imageName ? { newImage: wanted.run } : {}),
+    ...(runName !== subject.imageName ? { newImage: runName } : {}),
     // Said when the health check, not the grace period, set the wait: the user sees why the update took that long.
     ...(proof?.extended ? { note: `proven after ${formatGoDuration(proof.waitedMs)}: ${proof.why}` } : {}),
   };
@@ -349,6 +365,25 @@ async function isSuccessorInCharge(rt: DockerRuntime, newId: string, signal: Abo
   if (!signal.aborted) return false;
   const successor = await inspectOrUndefined(rt.docker, newId);
   return successor?.State.Running === true && !successor.State.Restarting;
+}
+
+/**
+ * A dependent stopped for what it depends on gets its pre-update hook first, as Watchtower runs it: its
+ * post-update hook runs when its own plan recreates it, so its scripts see both (docs/interface.md). Only
+ * logged when it fails: the dependent's restart is not the update being decided.
+ */
+async function dependentPreUpdate(rt: DockerRuntime, id: string, logger: Logger): Promise<void> {
+  if (!rt.options.enableLifecycleHooks) return;
+  try {
+    const info = await inspectOrUndefined(rt.docker, id);
+    if (!info?.State.Running || info.State.Restarting || parseOldAsideName(info.Name)) return;
+    const result = await runHook(rt.docker, info, 'pre-update', { uid: rt.options.lifecycleUid, gid: rt.options.lifecycleGid });
+    if (result && (result.timedOut || result.exitCode !== 0)) {
+      logger.warn({ container: containerName(info.Name), exit_code: result.exitCode, timed_out: result.timedOut }, 'pre-update command failed');
+    }
+  } catch (err) {
+    logger.warn({ err: errorMessage(err) }, 'pre-update command could not run');
+  }
 }
 
 /** post-update runs in the new container once it started; like Watchtower, a failure is only logged. */

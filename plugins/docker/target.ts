@@ -1,14 +1,25 @@
 // Turning a listed (or inspected) container and its image into the runtime-neutral Target the core works with.
 import type Docker from 'dockerode';
 import { parseImageReference, type Target } from '../../core/index.js';
+import { isImageId } from './restore-reference.js';
 
 export const RUNTIME = 'docker';
-/** Watchtower's zodiac label: when present, the container's image name instead of `Config.Image`. */
+/**
+ * Watchtower's zodiac label: the image name of a container created on a bare image id. Read only then: a
+ * container created on a name is known by that name, whatever label an earlier container left behind
+ * (docs/state.md#rollback-on-demand).
+ */
 export const ZODIAC_IMAGE_LABEL = 'com.centurylinklabs.zodiac.original-image';
+/**
+ * Written on every container a replacement creates: the id of the container it replaces. Start-up repair
+ * tells the unproven replacement of a container moved aside from any other holder of its name by it
+ * (docs/stopping.md#start-up-repair), whatever image either runs.
+ */
+export const REPLACES_LABEL = 'tidewatch.replaces';
 
-/** `Config.Image` (or the zodiac label), with `:latest` added to an untagged name as Watchtower does. */
+/** `Config.Image` (the zodiac label for an image id), with `:latest` added to an untagged name as Watchtower does. */
 export function imageNameOf(configImage: string, labels: Readonly<Record<string, string>>): string {
-  const name = labels[ZODIAC_IMAGE_LABEL] || configImage;
+  const name = (isImageId(configImage) && labels[ZODIAC_IMAGE_LABEL]) || configImage;
   try {
     const ref = parseImageReference(name, { defaultTag: false });
     return ref.tag === undefined && ref.digest === undefined ? `${name}:latest` : name;

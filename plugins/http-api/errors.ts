@@ -21,5 +21,16 @@ export const httpErrors = Object.freeze({
     (name: string, image: string) => `the previous image of ${name} (${image}) is no longer present locally`,
     409,
   ),
+  unknownContainer: createError('TW_ERR_CONTAINER_UNKNOWN', (name: string) => `no container named ${name}`, 404),
+  ambiguousContainer: createError(
+    'TW_ERR_CONTAINER_AMBIGUOUS',
+    (name: string, hosts: readonly string[]) => `${name} exists on several engines (${hosts.join(', ')}): add host=`,
+    400,
+  ),
+  rollbackRefused: createError(
+    'TW_ERR_ROLLBACK_REFUSED',
+    (name: string, reason: string) => `${name} was not rolled back: ${reason}`,
+    409,
+  ),
   originForbidden: createError('TW_ERR_HTTP_ORIGIN', (origin: string) => `origin ${origin} is not allowed`, 403),
 });

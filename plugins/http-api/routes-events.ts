@@ -44,7 +44,7 @@ export function eventRoutes(ctx: RouteContext, hub: EventHub): FastifyPluginAsyn
           summary: 'Event stream',
           description:
             'Server-Sent Events: scan_started, scan_completed, scan_failed, image_cleanup, update_started, update_completed, ' +
-            'update_failed. Each frame has id, event and a one-line JSON data {type, timestamp, data}. The stream never ' +
+            'update_failed, update_skipped. Each frame has id, event and a one-line JSON data {type, timestamp, data}. The stream never ' +
             'ends, so this page cannot show it: use EventSource or curl -N.',
           tags: ['events'],
           security: EVENTS_SECURITY,

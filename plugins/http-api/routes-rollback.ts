@@ -5,9 +5,10 @@
 // known, 409 when it is no longer present locally. Release lifts the hold a rollback leaves.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import { ROLLBACKS, formatGoDuration, type ContainerKey } from '../../core/index.js';
+import { ROLLBACKS, formatGoDuration, type ContainerKey, type UpdateReport } from '../../core/index.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
+import { resolveContainerKey } from './container-key.js';
 import { httpErrors } from './errors.js';
 import { imageSchema } from './routes-audit.js';
 import { parseTimeout, querySingle, type Query } from './query.js';
@@ -28,6 +29,20 @@ function keyOf(query: Query): ContainerKey {
   if (!name) throw httpErrors.badQuery('container', 'a container name is required');
   const host = querySingle(query, 'host');
   return { name, ...(host ? { host } : {}) };
+}
+
+const MONITOR_ONLY = 'monitor-only: Tidewatch only reports this container (--monitor-only or its monitor-only label), nothing was changed';
+
+/**
+ * Why the rollback run left the container as it was, when a gate did: one that defers says why in the
+ * report; one that only reports (monitor-only) leaves a stale check with no result. Never a 200 then.
+ */
+function refusalOf(report: UpdateReport, name: string): string | undefined {
+  const skipped = report.skipped.find((s) => s.target.name === name);
+  if (skipped) return skipped.reason === 'monitor-only' ? MONITOR_ONLY : skipped.reason;
+  const check = report.checks.find((c) => c.target.name === name);
+  const acted = report.results.some((r) => r.target.name === name);
+  return check?.staleness.stale && !check.staleness.error && !acted ? MONITOR_ONLY : undefined;
 }
 
 export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
@@ -63,16 +78,16 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
                 ...envelopeProperties,
               },
             },
-            400: errorResponse('No container named'),
+            400: errorResponse('No container named, or the name is on several engines and no host= was given'),
             401: errorResponse('Missing or invalid token'),
-            404: errorResponse('No previous image is known for this container'),
-            409: errorResponse('The previous image is no longer present locally'),
+            404: errorResponse('No such container, or no previous image is known for it'),
+            409: errorResponse('The previous image is no longer present locally, or the run refused the rollback (monitor-only)'),
             503: errorResponse('Timed out waiting for the update lock'),
           },
         },
       },
       async (request, reply) => {
-        const key = keyOf(request.query as Query);
+        const key = await resolveContainerKey(core, keyOf(request.query as Query));
         const rollbacks = core.services.get(ROLLBACKS);
         if (!rollbacks) throw httpErrors.noPreviousImage(key.name);
         const begun = process.hrtime.bigint();
@@ -83,6 +98,8 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
           const outcome = await deadline.race(rollbacks.rollback(key, { trigger: 'api', signal: deadline.signal, runId: randomUUID() }));
           if (outcome.status === 'unknown') throw httpErrors.noPreviousImage(key.name);
           if (outcome.status === 'gone') throw httpErrors.previousImageGone(key.name, outcome.previous.imageId);
+          const refused = refusalOf(outcome.report, key.name);
+          if (refused) throw httpErrors.rollbackRefused(key.name, refused);
           const ns = process.hrtime.bigint() - begun;
           return envelope({
             summary: outcome.report.summary,
@@ -116,13 +133,14 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
               required: ['container', 'released', 'api_version', 'timestamp'],
               properties: { container: { type: 'string' }, released: { type: 'boolean' }, ...envelopeProperties },
             },
-            400: errorResponse('No container named'),
+            400: errorResponse('No container named, or the name is on several engines and no host= was given'),
             401: errorResponse('Missing or invalid token'),
+            404: errorResponse('No such container'),
           },
         },
       },
       async (request) => {
-        const key = keyOf(request.query as Query);
+        const key = await resolveContainerKey(core, keyOf(request.query as Query));
         const released = (await core.services.get(ROLLBACKS)?.release(key)) ?? false;
         return envelope({ container: key.name, released });
       },

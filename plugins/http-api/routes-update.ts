@@ -50,6 +50,15 @@ const schema = (maximum: string) => ({
       required: ['summary', 'timing', 'api_version', 'timestamp'],
       properties: {
         summary: summarySchema,
+        skipped: {
+          type: 'array',
+          description: 'Stale containers a gate deferred (a hold, a cooldown…), each with the reason; absent when none',
+          items: {
+            type: 'object',
+            required: ['container', 'reason'],
+            properties: { container: { type: 'string' }, host: { type: 'string' }, reason: { type: 'string' } },
+          },
+        },
         timing: {
           type: 'object',
           required: ['duration_ms', 'duration'],
@@ -120,8 +129,14 @@ export function updateRoutes(ctx: RouteContext, starts: RunStarts): FastifyPlugi
         // Phase 2: the response is held until the run ends or the timeout cancels it.
         const report = await deadline.race(run);
         const ns = process.hrtime.bigint() - begun;
+        const skipped = report.skipped.map(({ target, reason }) => ({
+          container: target.name,
+          ...(target.host ? { host: target.host } : {}),
+          reason,
+        }));
         return envelope({
           summary: report.summary,
+          ...(skipped.length > 0 ? { skipped } : {}),
           timing: { duration_ms: Number(ns / 1_000_000n), duration: formatGoDuration(Number(ns) / 1e6) },
         });
       } catch (err) {

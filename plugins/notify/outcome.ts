@@ -33,6 +33,11 @@ export interface ContainerOutcome {
   readonly signature?: SignatureCheck;
   /** For `Stale`: a candidate that failed before and was not retried (docs/state.md#failed-candidates), and why. */
   readonly notRetried?: string;
+  /**
+   * A rollback on demand (docs/state.md#rollback-on-demand): the container goes back to its previous image,
+   * `previousImage` (the reference it runs after an `Updated`), and is never announced as a new image.
+   */
+  readonly rollback?: { readonly previousImage: string };
 }
 
 /** How the state plugin's gate words a failed candidate it skips (docs/state.md#failed-candidates). */
@@ -76,9 +81,22 @@ function tagsOf(check: CheckResult, result: ApplyResult | undefined): Partial<Co
   };
 }
 
+/** The previous image a rollback run puts the container back on: the staleness answer of the state plugin. */
+function rollbackOf(check: CheckResult, result: ApplyResult | undefined): Pick<ContainerOutcome, 'rollback'> {
+  const { staleness, target } = check;
+  if (staleness.targetImageId === undefined) return {};
+  return { rollback: { previousImage: result?.newImage ?? staleness.targetImage ?? target.image } };
+}
+
 function classify(check: CheckResult, result: ApplyResult | undefined): ContainerOutcome {
   const { target, staleness } = check;
-  const base = { target, currentImageId: target.imageId, latestImageId: latestOf(check, result), ...tagsOf(check, result) };
+  const base = {
+    target,
+    currentImageId: target.imageId,
+    latestImageId: latestOf(check, result),
+    ...tagsOf(check, result),
+    ...rollbackOf(check, result),
+  };
   if (staleness.error) return { ...base, state: 'Skipped', error: staleness.error };
   switch (result?.outcome) {
     case 'updated':
@@ -102,6 +120,7 @@ function entriesOf(outcome: ContainerOutcome, time: Date): OutcomeEntry[] {
   const change = versionChange(target.image, outcome);
   const suffix = change ? `: ${change}` : '';
   const note: OutcomeEntry[] = outcome.note ? [{ ...about, level: 'warn', message: outcome.note }] : [];
+  if (outcome.rollback) return rollbackEntries(outcome, about);
   switch (outcome.state) {
     case 'Stale':
       // Announced once per candidate like any pending update (docs/notifications.md#no-repeats): one line.
@@ -119,6 +138,23 @@ function entriesOf(outcome: ContainerOutcome, time: Date): OutcomeEntry[] {
       return [{ ...about, level: 'error', message: `Unable to update container "/${target.name}": ${outcome.error}` }];
     case 'Skipped':
       return [{ ...about, level: 'warn', message: `Could not check /${target.name}: ${outcome.error}` }];
+    default:
+      return [];
+  }
+}
+
+/** A rollback says what it is: nothing was "found new", the container went back (docs/notifications.md). */
+function rollbackEntries(outcome: ContainerOutcome, about: { time: Date; container: string }): OutcomeEntry[] {
+  const { target } = outcome;
+  const from = `${target.image} (${shortID(outcome.currentImageId)})`;
+  const to = `${outcome.rollback?.previousImage ?? target.image} (${shortID(outcome.latestImageId)})`;
+  switch (outcome.state) {
+    case 'Updated':
+      return [{ ...about, level: 'info', message: `Rolled back /${target.name} from ${from} to ${to}` }];
+    case 'Failed':
+      return [{ ...about, level: 'error', message: `Unable to roll back container "/${target.name}" to ${to}: ${outcome.error}` }];
+    case 'Stale':
+      return [{ ...about, level: 'warn', message: `Did not roll back /${target.name} to ${to}: it is monitored only` }];
     default:
       return [];
   }

@@ -49,7 +49,9 @@ function recordOf(
       store.setPreviousImage(key, { image: target.image, imageId: from.image_id, digest: from.digest, replacedAt: now });
       store.setHold(key, undefined);
       const digest = staleness.latestDigest ? bareDigest(staleness.latestDigest) : '';
-      return { ...base, action: 'update', from, to: { image: target.image, digest, image_id: result.newImageId ?? '' }, outcome: 'updated' };
+      // A tag update runs another reference than the one it replaced (`newImage`).
+      const to = { image: result.newImage ?? target.image, digest, image_id: result.newImageId ?? '' };
+      return { ...base, action: 'update', from, to, outcome: 'updated' };
     }
     case 'restarted':
       return { ...base, action: 'restart', from, outcome: 'restarted' };

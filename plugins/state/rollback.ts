@@ -60,7 +60,7 @@ export class RollbackRuns implements Rollbacks {
       if (target.kind !== undefined && target.kind !== 'container' && target.kind !== SERVICE) {
         return { source, stale: true, notApplicable: `rollback on demand is for containers and services, not a ${target.kind}` };
       }
-      return { source, stale: true, latestImageId: previous.imageId, targetImageId: previous.imageId };
+      return { source, stale: true, latestImageId: previous.imageId, targetImageId: previous.imageId, targetImage: previous.image };
     });
   }
 

@@ -12,5 +12,6 @@ export const webhookErrors = Object.freeze({
     415,
   ),
   payload: createError('TW_ERR_WEBHOOK_PAYLOAD', (why: string) => `webhook payload is not JSON: ${why}`, 400),
+  invalid: createError('TW_ERR_WEBHOOK_INVALID', (why: string) => `webhook payload refused: ${why}`, 400),
   backlog: createError('TW_ERR_WEBHOOK_BACKLOG', (max: number) => `webhook backlog full (${max} repositories waiting); retry later`, 429),
 });

@@ -35,6 +35,8 @@ export interface ParsedPayload {
   /** Events the payload held, relevant or not (the 202's `events`). */
   readonly events: number;
   readonly hints: readonly Hint[];
+  /** Set when the payload is not of its kind's shape at all (a generic body without `repository`): a 400. */
+  readonly invalid?: string;
 }
 
 /** At most this many events of one payload are read (a Distribution envelope holds a few dozen at most). */

@@ -95,7 +95,10 @@ export function parseQuay(body: unknown): ParsedPayload {
 export function parseGeneric(body: unknown): ParsedPayload {
   const root = obj(body);
   const repository = str(root?.repository);
-  if (!root || !repository) return { events: root ? 1 : 0, hints: [] };
+  // Anything that can POST sends this shape: a body without its one required field is the sender's mistake,
+  // said to it, never a silent 202 (docs/webhooks.md#payloads).
+  if (!root) return { events: 0, hints: [], invalid: 'a generic payload is a JSON object' };
+  if (!repository) return { events: 0, hints: [], invalid: 'a generic payload needs "repository" (a string)' };
   const hints: Hint[] = [];
   keep(imageHint(repository, root.tag, root.digest), hints);
   return { events: 1, hints };

@@ -96,6 +96,11 @@ export function createHookHandler(deps: HookRouteDeps): (request: HttpRouteReque
     }
     const event = request.headers['x-github-event'];
     const parsed = parsePayload(receiver, body, event);
+    if (parsed.invalid !== undefined) {
+      deps.count(receiver.name, 'rejected');
+      logger.warn({ receiver: receiver.name, ip: request.ip, reason: parsed.invalid }, 'webhook refused: invalid payload');
+      return error(webhookErrors.invalid(parsed.invalid));
+    }
     const accepted = (result: WebhookResult, hints: number): HttpRouteResponse => {
       deps.count(receiver.name, result);
       logger.info({ receiver: receiver.name, ip: request.ip, events: parsed.events, hints, result }, 'webhook received');
@@ -173,7 +178,7 @@ function schema(withToken: boolean): Record<string, unknown> {
           timestamp: { type: 'string', format: 'date-time' },
         },
       },
-      400: errorSchema('The body is not JSON'),
+      400: errorSchema('The body is not JSON, or not of the receiver\'s shape (a generic body without repository)'),
       401: errorSchema('Missing or invalid token or signature'),
       404: errorSchema('Unknown receiver'),
       413: errorSchema('Body above 256 KiB'),

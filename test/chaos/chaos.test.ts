@@ -3,6 +3,7 @@
 import t from 'tap';
 import { requireEnv } from '../helpers/env.js';
 import { runRound, table, type RoundResult } from './round.js';
+import { runTagRound, tagTable, type TagRoundKind, type TagRoundResult } from './tag-round.js';
 
 const SEEDS = Array.from({ length: 20 }, (_, i) => 1000 + i);
 
@@ -19,4 +20,21 @@ t.test(`${SEEDS.length} seeded rounds: stopped at random, nothing down, nothing 
   t.ok(new Set(results.map((r) => r.trigger)).size === 3, 'every trigger was exercised');
   t.ok(new Set(results.map((r) => r.signal)).size === 2, 'both signals were exercised');
   t.ok(new Set(results.map((r) => r.concurrency)).size === 2, 'sequential and parallel updates were exercised');
+});
+
+// Replacements that change the image name: crash repair must know them by what it recorded, not the name.
+const TAG_ROUNDS: [number, TagRoundKind][] = [
+  [2000, 'tag update'], [2001, 'tag update'], [2002, 'tag update'], [2003, 'rollback'], [2004, 'rollback'],
+];
+
+t.test(`${TAG_ROUNDS.length} SIGKILL rounds during tag updates and rollbacks, each repaired by the next start`, async (t) => {
+  const env = await requireEnv(t);
+  if (!env) return;
+  const results: TagRoundResult[] = [];
+  for (const [seed, kind] of TAG_ROUNDS) {
+    const result = await runTagRound(env, seed, kind);
+    results.push(result);
+    t.same(result.problems, [], `seed ${seed}: SIGKILL ${kind} ${result.stopAfterMs} ms after staging (${result.phase})`);
+  }
+  t.comment(`\n${tagTable(results)}`);
 });

@@ -33,7 +33,7 @@ const NAMES = ['db', 'web', 'hc', 'crash'] as const;
 type Name = (typeof NAMES)[number];
 
 /** mulberry32: a small seeded generator, so a round can be replayed from its seed. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

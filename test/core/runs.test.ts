@@ -14,6 +14,7 @@ import {
   type TidewatchPlugin,
 } from '../../core/index.js';
 import { fakeTarget } from '../helpers/targets.js';
+import { memoryLogger } from '../helpers/memory-logger.js';
 
 function discoverPlugin(targets: Target[]): TidewatchPlugin<object> {
   return {
@@ -151,7 +152,9 @@ t.test('update: gates, report-only, failures, restarts of dependents, in depende
   };
   const applied: string[] = [];
   const events: TidewatchEvent[] = [];
+  const logger = memoryLogger();
   const tw = await createTidewatch({
+    logger,
     plugins: [
       discoverPlugin(targets),
       stalePlugin(new Set(['db', 'young', 'watched', 'broken'])),
@@ -165,7 +168,11 @@ t.test('update: gates, report-only, failures, restarts of dependents, in depende
   t.same(report.summary, { scanned: 6, updated: 1, failed: 1, restarted: 2, skipped: 1 });
   t.same(report.skipped.map((s) => [s.target.name, s.reason]), [['young', 'cooldown: 2h left']]);
   const types = events.map((e) => e.type);
-  t.same(types, ['scan_started', 'update_started', 'update_completed', 'update_started', 'update_failed', 'run_report', 'scan_completed']);
+  t.same(types, ['scan_started', 'update_skipped', 'update_started', 'update_completed', 'update_started', 'update_failed', 'run_report', 'scan_completed']);
+  // A deferred target says why (docs/state.md#holds); monitor-only ('watched') is only reported.
+  t.match(events.find((e) => e.type === 'update_skipped')?.data, { run_id: report.runId, container: 'young', reason: 'cooldown: 2h left', trigger: 'embed' });
+  t.match(logger.lines.filter((l) => l.msg === 'update skipped').map((l) => l.obj), [{ container: 'young', reason: 'cooldown: 2h left' }]);
+  t.match(logger.lines.filter((l) => l.msg === 'container updated').map((l) => [l.level, l.obj['container']]), [['info', 'db']], 'one info line per updated container');
   const runReport = events.find((e) => e.type === 'run_report');
   t.match(runReport?.data, { run_id: report.runId, kind: 'update', report: { summary: report.summary } }, 'the whole report, before scan_completed');
   if (runReport?.type === 'run_report' && runReport.data.kind === 'update') {

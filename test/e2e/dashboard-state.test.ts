@@ -79,5 +79,8 @@ t.test('state on load after a restart, the timeline, and a rollback with its con
   t.equal((await s.engine.getContainer(app.name).inspect()).Image, v1Id, 'the engine runs the previous image');
   await untilText(page, '#timeline', 'rollback rolled_back', 10_000);
   t.equal(await rowOf(page, app.name).locator('button[data-release]').count(), 1, 'a Release button for the hold');
+  const updateCell = rowOf(page, app.name).locator('[data-label="Update"]');
+  t.equal((await updateCell.innerText()).trim(), 'held', 'a held row says held, not up to date');
+  t.notOk(await updateCell.evaluate((el) => el.classList.contains('update-no')), 'and is not shown green');
   t.comment(`screenshot: ${await screenshot(page, 'e2e-dashboard-state')}`);
 });

@@ -36,9 +36,16 @@ t.test('statuses: 202, 401, 404, 413, 415, 400, and the 202 body', async (t) => 
   const text = await h.post('/v1/hooks/reg', 'x', { ...auth, 'content-type': 'text/plain' });
   t.equal(text.status, 415);
   t.equal(text.body.code, 'TW_ERR_WEBHOOK_MEDIA_TYPE');
-  t.equal((await h.post('/v1/hooks/reg', '{}', { ...auth, 'content-type': 'application/vnd.docker.distribution.events.v1+json' })).status, 202);
-  t.equal((await h.post('/v1/hooks/reg', '{}', { ...auth, 'content-type': 'application/vnd.docker.distribution.events.v2+json; charset=utf-8' })).status, 202);
+  const minimal = JSON.stringify({ repository: 'x/y' });
+  t.equal((await h.post('/v1/hooks/reg', minimal, { ...auth, 'content-type': 'application/vnd.docker.distribution.events.v1+json' })).status, 202);
+  t.equal((await h.post('/v1/hooks/reg', minimal, { ...auth, 'content-type': 'application/vnd.docker.distribution.events.v2+json; charset=utf-8' })).status, 202);
   t.equal((await h.post('/v1/hooks/reg', '{not json', auth)).status, 400);
+  // A generic body without its one required field is the sender's mistake: said, not a silent 202.
+  for (const body of [{}, { tag: '1.0' }, { repository: 7 }, [1]]) {
+    const refused = await h.post('/v1/hooks/reg', body, auth);
+    t.equal(refused.status, 400, `generic ${JSON.stringify(body)}: 400`);
+    t.match(refused.body, { code: 'TW_ERR_WEBHOOK_INVALID', error: /needs "repository"|JSON object/ });
+  }
   const big = await h.post('/v1/hooks/reg', JSON.stringify({ repository: 'x/y', pad: 'a'.repeat(256 * 1024) }), auth);
   t.equal(big.status, 413, 'above 256 KiB');
   t.equal(big.body.code, 'TW_ERR_HTTP_BODY_TOO_LARGE');
@@ -156,6 +163,8 @@ t.test('Swagger describes both routes and validates; metrics count each answer',
   const auth = { authorization: `Bearer ${TOKEN}` };
   await h.post('/v1/hooks/reg', { repository: '127.0.0.1:5000/team/app', tag: 'latest', digest: `sha256:${'a'.repeat(64)}` }, auth);
   await h.post('/v1/hooks/reg', { repository: '127.0.0.1:5000/team/app', tag: 'latest', digest: `sha256:${'a'.repeat(64)}` }, auth);
+  // A signature's artifact tag gives no hint: ignored. A body without `repository` is refused (400).
+  await h.post('/v1/hooks/reg', { repository: '127.0.0.1:5000/team/app', tag: `sha256-${'a'.repeat(64)}.sig` }, auth);
   await h.post('/v1/hooks/reg', { nothing: true }, auth);
   await h.post('/v1/hooks/reg', {});
   // Refused by the API before the receiver's handler: above 256 KiB, declared or streamed without a length.
@@ -178,7 +187,7 @@ t.test('Swagger describes both routes and validates; metrics count each answer',
   t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="accepted"\} 1/);
   t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="duplicate"\} 1/);
   t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="ignored"\} 1/);
-  t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="rejected"\} 3/, 'the 401 and both 413s');
+  t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="rejected"\} 4/, 'the 401, the body without repository and both 413s');
   t.notMatch(metrics, /receiver="nobody"/, 'an unknown receiver makes no series');
 });
 

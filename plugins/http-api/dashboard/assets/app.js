@@ -142,8 +142,10 @@ function row(c) {
   const entry = state.checks.get(c.name);
   const r = entry?.record;
   const busy = state.updating.has(c.name);
-  const update = busy ? 'updating…' : r ? (r.error ? 'error' : r.update_available ? 'available' : 'up to date') : '';
-  const updateClass = r && !r.error ? (r.update_available ? 'update-yes' : 'update-no') : '';
+  // A held row is held (docs/state.md#holds), never a green "up to date": its update waits for a release.
+  const held = c.held && !busy && !r?.error;
+  const update = busy ? 'updating…' : held ? 'held' : r ? (r.error ? 'error' : r.update_available ? 'available' : 'up to date') : '';
+  const updateClass = held ? 'update-held' : r && !r.error ? (r.update_available ? 'update-yes' : 'update-no') : '';
   // What windows and approvals say (docs/policies.md): next opening, approval pending / deferred / rejected.
   const policy = [c.approval && `approval ${c.approval}`, c.next_window && `next window ${new Date(c.next_window).toLocaleString()}`];
   const flags = [c.monitor_only && 'monitor-only', c.no_pull && 'no-pull', c.scope && `scope ${c.scope}`, c.held && 'held', ...policy]
