@@ -42,6 +42,10 @@ export const dockerOptions = {
   names: SHARED_OPTIONS.names,
   labelEnable: SHARED_OPTIONS.labelEnable,
   disableContainers: SHARED_OPTIONS.disableContainers,
+  monitorImageNames: SHARED_OPTIONS.monitorImageNames,
+  skipImageNames: SHARED_OPTIONS.skipImageNames,
+  enableContainersByLabel: SHARED_OPTIONS.enableContainersByLabel,
+  disableContainersByLabel: SHARED_OPTIONS.disableContainersByLabel,
   scope: SHARED_OPTIONS.scope,
   includeStopped: option.boolean({
     flag: 'include-stopped', short: 'S', group: selection, description: 'Also watch created and exited containers.',

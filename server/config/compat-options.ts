@@ -14,16 +14,6 @@ const bool = (flag: string, description: string, extra: { env?: null; hidden?: b
 
 export const COMPAT_OPTIONS = {
   selfUpdateOrchestrator: bool('self-update-orchestrator', "Watchtower's internal self-update helper.", { env: null, hidden: true }),
-  monitorImageNames: option.list({ flag: 'monitor-image-names', valueName: '<names>', group, description: 'Only watch containers whose image matches.' }),
-  skipImageNames: option.list({ flag: 'skip-image-names', valueName: '<names>', group, description: 'Skip containers whose image matches.' }),
-  enableContainersByLabel: option.list({
-    flag: 'enable-containers-by-label', split: 'comma', valueName: '<key=value,...>', group,
-    description: 'Only watch containers with any of these labels.',
-  }),
-  disableContainersByLabel: option.list({
-    flag: 'disable-containers-by-label', split: 'comma', valueName: '<key=value,...>', group,
-    description: 'Skip containers with any of these labels.',
-  }),
   ephemeralSelfUpdate: bool('ephemeral-self-update', 'Self-update through a short-lived helper container.'),
   warnOnHeadFailure: option.enum({
     flag: 'warn-on-head-failure', values: ['always', 'never', 'auto'], default: 'auto', aliases: { '': 'auto' }, group,
