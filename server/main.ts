@@ -141,9 +141,6 @@ async function serve(io: MainIo, resolved: ResolvedConfig, schedule: ScheduleSpe
   const { createLogger } = await import('./logger.js');
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, debug: config.debug, trace: config.trace }, io.stdout);
   if (resolved.aliasesUsed.length > 0) logger.info({ aliases: resolved.aliasesUsed }, 'read Watchtower variables as aliases');
-  if (resolved.ignoredSet.length > 0) {
-    logger.warn({ options: resolved.ignoredSet }, 'these Watchtower options are accepted but not implemented by Tidewatch');
-  }
   for (const warning of resolved.warnings) logger.warn(warning);
 
   let tw: Tidewatch;

@@ -27,6 +27,7 @@ import { EX_TEMPFAIL, runHook, type HookResult } from './lifecycle-hooks.js';
 import { stopPolicy } from './stop-policy.js';
 import { proveContainer } from './prove.js';
 import { recreateOptions, splitNetworks, type ImageDefaults } from './recreate-config.js';
+import { applyHostConfigCompat } from './cpu-copy.js';
 import { pullTargetOf, type PullTarget } from './pinned-pull.js';
 import type { AsideContainer, RunState } from './run-state.js';
 import type { DockerRuntime } from './runtime.js';
@@ -126,6 +127,13 @@ async function createLike(
 ): Promise<string> {
   const [apiVersion, podman] = await Promise.all([rt.apiVersion(), rt.isPodman()]);
   const options = recreateOptions(container, defaults, { image, apiVersion, podman });
+  if (options.HostConfig) {
+    applyHostConfigCompat(options.HostConfig, {
+      cpuCopyMode: rt.options.cpuCopyMode,
+      disableMemorySwappiness: rt.options.disableMemorySwappiness,
+      podman,
+    });
+  }
   options.Labels = { ...options.Labels, ...labels };
   const { create, connectLater } = splitNetworks(options, apiVersion);
   let created: ContainerHandle;
