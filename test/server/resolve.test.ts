@@ -444,3 +444,10 @@ t.test('more errors', async (t) => {
   const e = configError(t, () => run(['--scope', 'a', '--log-level', `${long}\nsecond line`]));
   t.ok(e.message.length < 400, 'long values are shortened');
 });
+
+t.test("the fork's cooldown platform variables are read, and exit 2 beside --cooldown-platform", async (t) => {
+  const r = run([], { WATCHTOWER_COOLDOWN_PLATFORM_ARCH: 'arm64', WATCHTOWER_COOLDOWN_PLATFORM_VARIANT: 'v8' });
+  t.equal(r.config.cooldownPlatformArch, 'arm64');
+  t.equal(r.config.cooldownPlatformVariant, 'v8');
+  t.match(configError(t, () => run(['--cooldown-platform', 'linux/amd64'], { WATCHTOWER_COOLDOWN_PLATFORM_OS: 'linux' })).message, /cannot be used together/);
+});
