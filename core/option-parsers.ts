@@ -138,3 +138,30 @@ export function enumParser<T extends string>(values: readonly T[], aliases: Read
 export function stripSlash(name: string): string {
   return name.replace(/^\/+/, '');
 }
+
+/** The fork's bounds on `key=value` label filters (docs/watchtower-fork.md#selection-filters). */
+const MAX_LABEL_PAIRS = 100;
+const MAX_LABEL_PAIR_BYTES = 4096;
+
+/**
+ * `--enable-containers-by-label` / `--disable-containers-by-label`: comma-separated `key=value` pairs
+ * (`key=` tests presence). A malformed pair is refused rather than dropped: a filter that silently lost a
+ * pair would widen (or narrow) what is updated.
+ */
+export function parseLabelPairs(raw: string): string[] {
+  const pairs = splitComma(raw);
+  if (pairs.length > MAX_LABEL_PAIRS) {
+    throw new TidewatchError('TW_ERR_INVALID_VALUE', `at most ${MAX_LABEL_PAIRS} key=value pairs`, 400);
+  }
+  return pairs.map((pair) => {
+    const eq = pair.indexOf('=');
+    if (eq === -1) throw new TidewatchError('TW_ERR_INVALID_VALUE', 'expected key=value pairs (a pair has no "=")', 400);
+    const key = pair.slice(0, eq).trim();
+    const value = pair.slice(eq + 1).trim();
+    if (key === '') throw new TidewatchError('TW_ERR_INVALID_VALUE', 'expected key=value pairs (a pair has an empty key)', 400);
+    if (Buffer.byteLength(key) + Buffer.byteLength(value) > MAX_LABEL_PAIR_BYTES) {
+      throw new TidewatchError('TW_ERR_INVALID_VALUE', `a key=value pair is longer than ${MAX_LABEL_PAIR_BYTES} bytes`, 400);
+    }
+    return `${key}=${value}`;
+  });
+}

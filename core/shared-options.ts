@@ -3,7 +3,7 @@
 // (docs/configuration.md#shared-options): Watchtower's selection filters and its per-container switches with a
 // global flag.
 import { option } from './option.js';
-import { stripSlash } from './option-parsers.js';
+import { parseLabelPairs, stripSlash } from './option-parsers.js';
 
 /** `https://host/path/`: absolute http(s), so a link a notification carries cannot be a script. */
 function parsePublicUrl(raw: string): string {
@@ -37,6 +37,24 @@ export const SHARED_OPTIONS = Object.freeze({
   disableContainers: option.list({
     flag: 'disable-containers', short: 'x', valueName: '<names>', item: stripSlash, group: selection,
     description: 'Container names (or anchored regular expressions) to leave alone, comma or space separated.',
+  }),
+  // The fork's image and label filters (docs/watchtower-fork.md#selection-filters): each only ever
+  // narrows what is watched, so none of them may be accepted and ignored.
+  monitorImageNames: option.list({
+    flag: 'monitor-image-names', valueName: '<patterns>', group: selection,
+    description: 'Watch only containers whose image with its tag (nginx:latest) matches one of these anchored regular expressions.',
+  }),
+  skipImageNames: option.list({
+    flag: 'skip-image-names', valueName: '<patterns>', group: selection,
+    description: 'Leave alone containers whose image with its tag matches one of these anchored regular expressions.',
+  }),
+  enableContainersByLabel: option.list({
+    flag: 'enable-containers-by-label', valueName: '<key=value,...>', parse: parseLabelPairs, group: selection,
+    description: 'Watch only containers carrying at least one of these labels (key= : the label is present).',
+  }),
+  disableContainersByLabel: option.list({
+    flag: 'disable-containers-by-label', valueName: '<key=value,...>', parse: parseLabelPairs, group: selection,
+    description: 'Leave alone containers carrying any of these labels (key= : the label is present).',
   }),
   scope: option.string({
     flag: 'scope', valueName: '<scope>', group: selection,

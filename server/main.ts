@@ -95,9 +95,16 @@ export async function main(io: MainIo): Promise<number> {
   let resolved: ResolvedConfig;
   let schedule: ScheduleSpec;
   try {
-    const input = { argv: io.argv, env: io.env, cwd: io.cwd };
+    // `notify-upgrade` is the fork's subcommand, never a container name (docs/watchtower-fork.md#notify-upgrade).
+    const upgrade = io.argv[0] === 'notify-upgrade';
+    const input = { argv: upgrade ? io.argv.slice(1) : io.argv, env: io.env, cwd: io.cwd };
     const thirdParty = await loadThirdParty(readBootstrap(input).specifiers, io.cwd);
     resolved = resolveConfig({ ...input, thirdParty });
+    if (upgrade && resolved.help === undefined && !resolved.version) {
+      if (resolved.names.length > 0) throw new ConfigError('notify-upgrade takes no container names', 'notify-upgrade');
+      const { notifyUpgrade } = await import('./notify-upgrade.js');
+      return await notifyUpgrade(resolved.config, io);
+    }
     if (resolved.help !== undefined) {
       io.stdout.write(resolved.help.endsWith('\n') ? resolved.help : `${resolved.help}\n`);
       return 0;
@@ -141,9 +148,6 @@ async function serve(io: MainIo, resolved: ResolvedConfig, schedule: ScheduleSpe
   const { createLogger } = await import('./logger.js');
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, debug: config.debug, trace: config.trace }, io.stdout);
   if (resolved.aliasesUsed.length > 0) logger.info({ aliases: resolved.aliasesUsed }, 'read Watchtower variables as aliases');
-  if (resolved.ignoredSet.length > 0) {
-    logger.warn({ options: resolved.ignoredSet }, 'these Watchtower options are accepted but not implemented by Tidewatch');
-  }
   for (const warning of resolved.warnings) logger.warn(warning);
 
   let tw: Tidewatch;

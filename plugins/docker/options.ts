@@ -42,6 +42,10 @@ export const dockerOptions = {
   names: SHARED_OPTIONS.names,
   labelEnable: SHARED_OPTIONS.labelEnable,
   disableContainers: SHARED_OPTIONS.disableContainers,
+  monitorImageNames: SHARED_OPTIONS.monitorImageNames,
+  skipImageNames: SHARED_OPTIONS.skipImageNames,
+  enableContainersByLabel: SHARED_OPTIONS.enableContainersByLabel,
+  disableContainersByLabel: SHARED_OPTIONS.disableContainersByLabel,
   scope: SHARED_OPTIONS.scope,
   includeStopped: option.boolean({
     flag: 'include-stopped', short: 'S', group: selection, description: 'Also watch created and exited containers.',
@@ -121,6 +125,15 @@ export const dockerOptions = {
   selfContainerId: option.string({
     flag: 'self-container-id', env: null, hidden: true, group: behaviour,
     description: "Tidewatch's own container id, when the detection (mountinfo, cgroup, hostname) cannot tell.",
+  }),
+  // The fork's two Podman switches (docs/podman.md#cpu-limits-and-memory-swappiness).
+  cpuCopyMode: option.enum({
+    flag: 'cpu-copy-mode', values: ['auto', 'full', 'none'], default: 'auto', valueName: '<auto|full|none>', group: behaviour,
+    description: 'CPU limits of a replacement: auto (all, minus the NanoCpus Podman refuses beside a quota), full (all, as inspected), none (no CPU limits).',
+  }),
+  disableMemorySwappiness: option.boolean({
+    flag: 'disable-memory-swappiness', group: behaviour,
+    description: 'Create replacements without a memory swappiness (Podman with crun and cgroup v2 may refuse one).',
   }),
   selfUpdate: option.boolean({
     flag: 'self-update', default: true, env: null, hidden: true, group: behaviour,

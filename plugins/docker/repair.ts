@@ -75,6 +75,10 @@ function selected(rt: DockerRuntime, listed: Docker.ContainerInfo[], leftovers: 
     selectDockerTargets(candidates, {
       names: rt.options.names,
       disableContainers: rt.options.disableContainers,
+      monitorImageNames: rt.options.monitorImageNames,
+      skipImageNames: rt.options.skipImageNames,
+      enableLabels: rt.options.enableContainersByLabel,
+      disableLabels: rt.options.disableContainersByLabel,
       labelEnable: rt.options.labelEnable,
       scope,
     }).map((t) => t.id),

@@ -28,6 +28,7 @@ import { stopPolicy } from './stop-policy.js';
 import { followOwners, joinedContainers } from './namespaces.js';
 import { proveContainer, type Proof } from './prove.js';
 import { recreateOptions, splitNetworks, type ImageDefaults } from './recreate-config.js';
+import { applyHostConfigCompat } from './cpu-copy.js';
 import { pullTargetOf, type PullTarget } from './pinned-pull.js';
 import type { AsideContainer, RunState } from './run-state.js';
 import type { DockerRuntime } from './runtime.js';
@@ -128,6 +129,13 @@ export async function createLike(
 ): Promise<string> {
   const [apiVersion, podman] = await Promise.all([rt.apiVersion(), rt.isPodman()]);
   const options = recreateOptions(container, defaults, { image, apiVersion, podman });
+  if (options.HostConfig) {
+    applyHostConfigCompat(options.HostConfig, {
+      cpuCopyMode: rt.options.cpuCopyMode,
+      disableMemorySwappiness: rt.options.disableMemorySwappiness,
+      podman,
+    });
+  }
   // Created on a name, the container's name is that name: a zodiac label copied from the old container
   // would outrank it and name a version it no longer runs (docs/state.md#rollback-on-demand). What it
   // replaces is recorded for start-up repair, which tells its own replacement from anyone else's by it.

@@ -99,6 +99,10 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
     selectDockerTargets(targets, {
       names: options.names,
       disableContainers: options.disableContainers,
+      monitorImageNames: options.monitorImageNames,
+      skipImageNames: options.skipImageNames,
+      enableLabels: options.enableContainersByLabel,
+      disableLabels: options.disableContainersByLabel,
       labelEnable: options.labelEnable,
       scope: scopes.get(ctx) ?? effectiveScope(options.scope, targets, ownId),
     }),

@@ -5,13 +5,15 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { TidewatchEvent } from '../../core/index.js';
 
-const GAUGES = ['scanned', 'updated', 'failed', 'restarted'] as const;
+const GAUGES = ['scanned', 'updated', 'failed', 'restarted', 'skipped'] as const;
 type GaugeField = (typeof GAUGES)[number];
 
 export class WatchtowerMetrics {
   readonly #lastRun: Record<GaugeField, Gauge>;
   readonly #scans: Counter;
   readonly #skipped: Counter;
+  readonly #skippedTotal: Counter;
+  readonly #restartedTotal: Counter;
   /** Update runs in flight: only they are Watchtower's scans (checks never are). */
   readonly #updateRuns = new Set<string>();
 
@@ -31,6 +33,18 @@ export class WatchtowerMetrics {
     this.#skipped = new Counter({
       name: 'watchtower_scans_skipped',
       help: "Update runs skipped because another was running (Watchtower's series)",
+      registers,
+    });
+    // The fork's names since 2025: the skipped-scan counter with `_total` (the old name stays for Homepage's
+    // widget), and the restarts summed over every run.
+    this.#skippedTotal = new Counter({
+      name: 'watchtower_scans_skipped_total',
+      help: "Update runs skipped because another was running (the Watchtower fork's series)",
+      registers,
+    });
+    this.#restartedTotal = new Counter({
+      name: 'watchtower_containers_restarted_total',
+      help: "Containers restarted for a dependency since start (the Watchtower fork's series)",
       registers,
     });
   }
@@ -55,6 +69,7 @@ export class WatchtowerMetrics {
         // run that ran (Watchtower zeroes them, which blanks a widget until the next run).
         this.#scans.inc();
         this.#skipped.inc();
+        this.#skippedTotal.inc();
         break;
       default:
         break;
@@ -64,5 +79,6 @@ export class WatchtowerMetrics {
   #record(counts: Partial<Record<GaugeField, number>>): void {
     this.#scans.inc();
     for (const field of GAUGES) this.#lastRun[field].set(counts[field] ?? 0);
+    this.#restartedTotal.inc(counts.restarted ?? 0);
   }
 }

@@ -35,7 +35,11 @@ function servicesFor(core: TidewatchCore, urls: readonly string[], loggerOptions
   return services;
 }
 
-async function templateSource(options: NotifyOptionValues): Promise<string> {
+/**
+ * The template to render: a file, else an explicit --notification-template, else --porcelain's (the fork only sets
+ * the template when none is given: docs/notifications.md), else the default.
+ */
+export async function templateSource(options: NotifyOptionValues): Promise<string> {
   if (options.notificationTemplateFile) {
     try {
       return await readFile(options.notificationTemplateFile, 'utf8');
@@ -43,9 +47,9 @@ async function templateSource(options: NotifyOptionValues): Promise<string> {
       throw invalidOptions('notification-template-file', `cannot read ${options.notificationTemplateFile}: ${errorMessage(err)}`);
     }
   }
-  if (options.porcelain === 'v1') return 'porcelain.v1.summary-no-log';
-  if (options.porcelain === 'json') return 'json.v1';
   if (options.notificationTemplate) return options.notificationTemplate;
+  if (options.porcelain === 'v1') return 'porcelain.v1.summary-no-log';
+  if (options.porcelain === 'json') return 'porcelain.json';
   return options.notificationReport ? 'default' : 'default-legacy';
 }
 

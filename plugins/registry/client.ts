@@ -39,6 +39,8 @@ export interface RegistryClientOptions {
   readonly transport: RegistryTransport;
   readonly authorizer: Authorizer;
   readonly tlsSkip: boolean;
+  /** Told when a HEAD gave no digest and the digest is asked for with GET (--warn-on-head-failure). */
+  readonly onHeadFailure?: (ref: ImageReference, status: number) => void;
 }
 
 function validDigest(value: string | undefined): string | undefined {
@@ -60,8 +62,10 @@ export class RegistryClient {
   readonly #transport: RegistryTransport;
   readonly #authorizer: Authorizer;
   readonly #tlsSkip: boolean;
+  readonly #onHeadFailure: ((ref: ImageReference, status: number) => void) | undefined;
 
   constructor(options: RegistryClientOptions) {
+    this.#onHeadFailure = options.onHeadFailure;
     this.#transport = options.transport;
     this.#authorizer = options.authorizer;
     this.#tlsSkip = options.tlsSkip;
@@ -82,6 +86,7 @@ export class RegistryClient {
       this.#throwUnlessFallback(ref, head);
     }
     // Some registries and proxies answer HEAD without the digest header or refuse HEAD: ask with GET.
+    this.#onHeadFailure?.(ref, head.status);
     return (await this.manifest(ref, name, signal)).digest;
   }
 

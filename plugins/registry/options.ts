@@ -9,6 +9,15 @@ export const registryOptions = {
     flag: 'registry-tls-skip', group,
     description: 'Talk to registries over plain HTTP or without verifying TLS certificates.',
   }),
+  tlsMinVersion: option.enum({
+    flag: 'registry-tls-min-version', values: ['TLS1.0', 'TLS1.1', 'TLS1.2', 'TLS1.3'], default: 'TLS1.2', group,
+    valueName: '<TLS1.0|TLS1.1|TLS1.2|TLS1.3>', description: 'Oldest TLS version accepted from a registry.',
+  }),
+  warnOnHeadFailure: option.enum({
+    flag: 'warn-on-head-failure', values: ['always', 'never', 'auto'], default: 'auto', aliases: { '': 'auto' }, group,
+    valueName: '<always|never|auto>',
+    description: 'When a HEAD that gave no digest (the GET after it costs a pull on Docker Hub) is logged as a warning; auto: Docker Hub only.',
+  }),
   concurrency: option.integer({
     flag: 'registry-concurrency', min: 1, default: 20, group,
     description: 'Registry requests in flight at once, all registries together.',

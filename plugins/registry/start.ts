@@ -1,6 +1,14 @@
 // The registry plugin's start-up, loaded only when the plugin is applied (its index stays cheap to import
 // for --help): one transport, credential store and client, the staleness tap and the two services.
-import { PULL_CREDENTIALS, REGISTRY_CLIENT, REGISTRY_PATH, REMOTE_IMAGES, STAGES, type TidewatchCore } from '../../core/index.js';
+import {
+  PULL_CREDENTIALS,
+  REGISTRY_CLIENT,
+  REGISTRY_PATH,
+  REMOTE_IMAGES,
+  STAGES,
+  type ImageReference,
+  type TidewatchCore,
+} from '../../core/index.js';
 import { runningPlatform } from './running-platform.js';
 import { Authorizer } from './auth.js';
 import { RegistryClient } from './client.js';
@@ -12,11 +20,28 @@ import { registryClientService } from './registry-service.js';
 import { registryStaleness } from './staleness.js';
 import { RegistryTransport } from './transport.js';
 
+/** The fork's spelling of `--registry-tls-min-version` → Node's. */
+const NODE_TLS_VERSIONS = { 'TLS1.0': 'TLSv1', 'TLS1.1': 'TLSv1.1', 'TLS1.2': 'TLSv1.2', 'TLS1.3': 'TLSv1.3' } as const;
+
+/**
+ * `--warn-on-head-failure`: a HEAD without a digest makes the check ask with GET, which Docker Hub counts as a
+ * pull against its limit; `auto` warns for Docker Hub only, as the fork does, and logs the others at debug.
+ */
+export function headFailureLogger(core: Pick<TidewatchCore, 'logger'>, mode: 'always' | 'never' | 'auto'): (ref: ImageReference, status: number) => void {
+  return (ref, status) => {
+    const warn = mode === 'always' || (mode === 'auto' && ref.registry === 'docker.io');
+    const fields = { registry: ref.registry, repository: ref.repository, status };
+    if (warn) core.logger.warn(fields, 'registry HEAD gave no digest: asking with GET');
+    else core.logger.debug(fields, 'registry HEAD gave no digest: asking with GET');
+  };
+}
+
 export function startRegistry(core: TidewatchCore, options: RegistryOptionValues, pluginName: string): void {
   const transport = new RegistryTransport({
     concurrency: options.concurrency,
     timeoutMs: options.requestTimeoutMs,
     tlsSkip: options.tlsSkip,
+    tlsMinVersion: NODE_TLS_VERSIONS[options.tlsMinVersion],
     rateLimits: { maxWaitMs: options.rateLimitMaxWaitMs, maxRetries: options.rateLimitRetries },
     onRequest: (event) => core.emit('registry_request', event),
   });
@@ -25,7 +50,12 @@ export function startRegistry(core: TidewatchCore, options: RegistryOptionValues
     ...(options.repoUser ? { repoUser: options.repoUser, repoPass: options.repoPass } : {}),
   });
   const authorizer = new Authorizer(transport, credentials, options.tlsSkip);
-  const client = new RegistryClient({ transport, authorizer, tlsSkip: options.tlsSkip });
+  const client = new RegistryClient({
+    transport,
+    authorizer,
+    tlsSkip: options.tlsSkip,
+    onHeadFailure: headFailureLogger(core, options.warnOnHeadFailure),
+  });
   // Tag policies (docs/tags.md): the global default, and the running image's platform from its runtime.
   const tags = { policy: options.tagPolicy, platformOf: runningPlatform(core) };
   core.hooks.checkStaleness.tapPromise({ name: pluginName, stage: STAGES.checkStaleness.remote }, async (target, ctx) =>

@@ -38,6 +38,8 @@ export interface TransportOptions {
   readonly concurrency: number;
   readonly timeoutMs: number;
   readonly tlsSkip: boolean;
+  /** Oldest TLS version accepted (Node's `minVersion`); Node's default when absent. */
+  readonly tlsMinVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
   readonly userAgent?: string;
   readonly rateLimits?: RateLimitOptions;
   readonly onRequest?: (event: { registry: string; method: string; code: string }) => void;
@@ -112,10 +114,15 @@ export class RegistryTransport {
 
   /** The keep-alive agents, made with the first request: enough sockets per origin for the whole bound. */
   #agentFor(url: URL): http.Agent {
-    const { concurrency, tlsSkip } = this.#options;
+    const { concurrency, tlsSkip, tlsMinVersion } = this.#options;
     this.#agents ??= {
       http: new http.Agent({ keepAlive: true, maxSockets: concurrency }),
-      https: new https.Agent({ keepAlive: true, maxSockets: concurrency, rejectUnauthorized: !tlsSkip }),
+      https: new https.Agent({
+        keepAlive: true,
+        maxSockets: concurrency,
+        rejectUnauthorized: !tlsSkip,
+        ...(tlsMinVersion === undefined ? {} : { minVersion: tlsMinVersion }),
+      }),
     };
     return url.protocol === 'https:' ? this.#agents.https : this.#agents.http;
   }

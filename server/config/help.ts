@@ -35,8 +35,7 @@ const INTRO = [
 
 /** The full `--help` text, options grouped as in the table. */
 /**
- * The built-in groups in the order a user reads them; a third-party plugin's own groups come after them,
- * and the Watchtower options Tidewatch only accepts come last.
+ * The built-in groups in the order a user reads them; a third-party plugin's own groups come after them.
  */
 const GROUP_ORDER = [
   'Scheduling and run mode',
@@ -48,12 +47,10 @@ const GROUP_ORDER = [
   'Logging',
   'Plugins and configuration',
 ];
-const LAST_GROUP = 'Watchtower compatibility (accepted, not implemented)';
 
 function rank(group: string): number {
   const i = GROUP_ORDER.indexOf(group);
-  if (i !== -1) return i;
-  return group === LAST_GROUP ? GROUP_ORDER.length + 1 : GROUP_ORDER.length;
+  return i === -1 ? GROUP_ORDER.length : i;
 }
 
 export function renderHelp(table: OptionTable = builtinTable()): string {

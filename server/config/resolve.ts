@@ -21,7 +21,7 @@ import { fileValues, readConfigDocument, type ConfigDocument, type FileValue } f
 import { quoteValue } from './errors.js';
 import { renderHelp } from './help.js';
 import { checkRules } from './rules.js';
-import { IGNORED_WATCHTOWER_OPTIONS } from './compat-options.js';
+import { refuseUnsupported } from './refused-options.js';
 import { servicePlugin, SERVICE_OPTIONS, type ServiceValues } from './service-options.js';
 import { buildTable, type OptionTable, type TableSpec } from './table.js';
 
@@ -47,8 +47,6 @@ export interface ResolvedConfig {
   sources: Record<string, ValueSource>;
   /** The WATCHTOWER_* variables that supplied a value, for the startup log line (docs/interface.md §1). */
   aliasesUsed: string[];
-  /** Watchtower options accepted but not implemented that were set, for one startup warning. */
-  ignoredSet: string[];
   /** Non-fatal remarks for the startup log. */
   warnings: string[];
   /** Present when --help/-h was given: the text to print (nothing else was resolved). */
@@ -160,7 +158,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     }));
   if (argv.help || argv.version) {
     const config = defaults() as ResolvedConfig['config'];
-    const base = { config, names: [], sources: allSources(), aliasesUsed: [], ignoredSet: [], warnings: [], table, plugins: uses(config) };
+    const base = { config, names: [], sources: allSources(), aliasesUsed: [], warnings: [], table, plugins: uses(config) };
     return argv.help ? { ...base, help: renderHelp(table) } : { ...base, version: true };
   }
 
@@ -206,14 +204,13 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     const specs = plugin.options ?? {};
     plugin.check?.(options as object, (key) => (specs[key] ? optionLabel(specs[key]) : key));
   }
+  refuseUnsupported(cfg);
   const warnings = checkRules(cfg, sources, table, pluginUses);
-  const ignored: ReadonlySet<string> = new Set(IGNORED_WATCHTOWER_OPTIONS);
   return {
     config: cfg,
     names,
     sources,
     aliasesUsed,
-    ignoredSet: table.entries.map((e) => e.spec.name).filter((n) => ignored.has(n) && sources[n] !== 'default'),
     warnings,
     table,
     plugins: pluginUses,

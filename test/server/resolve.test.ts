@@ -49,7 +49,6 @@ t.test('defaults', async (t) => {
   t.same(r.config.httpApiEndpoints, []);
   t.same(r.names, []);
   t.same(r.aliasesUsed, []);
-  t.same(r.ignoredSet, []);
   t.equal(r.sources.interval, 'default');
   t.equal(r.help, undefined);
   t.equal(r.version, undefined);
@@ -194,7 +193,6 @@ t.test('secrets from files', async (t) => {
   t.equal(r.config.httpApiToken, SECRET);
   t.equal(r.config.httpApiEventsToken, EVENTS_SECRET);
   t.same(r.config.notificationUrl, ['slack://a/b', 'generic://x?y=1,2']);
-  t.same(r.ignoredSet, [], 'notifications are implemented (the notify plugin)');
 
   // A value that is not an existing file is the secret itself.
   r = run(['--git-token', SECRET], {}, dir);
@@ -418,12 +416,16 @@ t.test('other option values', async (t) => {
   t.same(run(['--enable-containers-by-label', 'a=b c,d=']).config.enableContainersByLabel, ['a=b c', 'd=']);
 });
 
-t.test('ignored Watchtower options and warnings', async (t) => {
+t.test('the fork options: implemented ones read, refused ones exit 2 naming them, and warnings', async (t) => {
   const r = run(['--no-startup-message', '-P', 'json', '--http-api-port', '9000', '--cpu-copy-mode', 'none'], {
     WATCHTOWER_WARN_ON_HEAD_FAILURE: 'never',
     WATCHTOWER_NOTIFICATION_MSTEAMS_HOOK_URL: 'https://teams.example/x',
+    WATCHTOWER_EPHEMERAL_SELF_UPDATE: 'false',
   });
-  t.same(r.ignoredSet, ['warn-on-head-failure', 'cpu-copy-mode'], 'table order; notification options are the notify plugin\'s now');
+  t.equal(r.config.warnOnHeadFailure, 'never');
+  t.equal(r.config.cpuCopyMode, 'none');
+  t.match(configError(t, () => run([], { WATCHTOWER_EPHEMERAL_SELF_UPDATE: 'true' })).message, /--ephemeral-self-update .*not implemented/);
+  t.match(configError(t, () => run(['--self-update-orchestrator'])).message, /--self-update-orchestrator/);
   t.equal(r.config.notificationMsteamsHook, 'https://teams.example/x', "Watchtower's variable name for the legacy Teams hook");
   t.match(r.warnings.join('\n'), /options of the http-api plugin are set \(--http-api-port\) but the plugin is off/);
   t.equal(r.config.noStartupMessage, true);
@@ -441,4 +443,11 @@ t.test('more errors', async (t) => {
   const long = 'x'.repeat(1000);
   const e = configError(t, () => run(['--scope', 'a', '--log-level', `${long}\nsecond line`]));
   t.ok(e.message.length < 400, 'long values are shortened');
+});
+
+t.test("the fork's cooldown platform variables are read, and exit 2 beside --cooldown-platform", async (t) => {
+  const r = run([], { WATCHTOWER_COOLDOWN_PLATFORM_ARCH: 'arm64', WATCHTOWER_COOLDOWN_PLATFORM_VARIANT: 'v8' });
+  t.equal(r.config.cooldownPlatformArch, 'arm64');
+  t.equal(r.config.cooldownPlatformVariant, 'v8');
+  t.match(configError(t, () => run(['--cooldown-platform', 'linux/amd64'], { WATCHTOWER_COOLDOWN_PLATFORM_OS: 'linux' })).message, /cannot be used together/);
 });

@@ -163,3 +163,13 @@ t.test('leaves alone: local (no-pull) comparisons, Git sources, and non-update r
   const unused: RemoteImages = { created: async () => { throw new Error('a check never ages an image'); } };
   t.equal(await cooldownGate(unused, target('x'), { source: 'registry', stale: true, latestDigest: LATEST }, ctx, { delayMs: DAY }), undefined);
 });
+
+t.test("the fork's WATCHTOWER_COOLDOWN_PLATFORM_OS|ARCH|VARIANT become the aged platform", async (t) => {
+  const { cooldownPlatform } = await import('../../../plugins/cooldown/index.js');
+  const none = { platform: '', platformOs: '', platformArch: '', platformVariant: '' };
+  t.equal(cooldownPlatform(none), undefined, 'nothing set: the registry plugin decides');
+  t.equal(cooldownPlatform({ ...none, platformArch: 'arm', platformVariant: 'v7' }), 'linux/arm/v7');
+  t.equal(cooldownPlatform({ ...none, platformOs: 'windows', platformArch: 'amd64' }), 'windows/amd64');
+  t.match(cooldownPlatform({ ...none, platformVariant: 'v8' }), /^linux\/[a-z0-9_]+\/v8$/, "this machine's architecture");
+  t.equal(cooldownPlatform({ ...none, platform: 'linux/s390x' }), 'linux/s390x');
+});

@@ -5,7 +5,9 @@ import { fakeTarget } from '../../helpers/targets.js';
 
 const docker = (name: string, labels: Record<string, string> = {}, extra: Partial<Target> = {}) =>
   fakeTarget(name, { runtime: 'docker', labels, ...extra });
-const base: SelectionOptions = { names: [], disableContainers: [], labelEnable: false, scope: '' };
+const base: SelectionOptions = {
+  names: [], disableContainers: [], monitorImageNames: [], skipImageNames: [], enableLabels: [], disableLabels: [], labelEnable: false, scope: '',
+};
 const names = (targets: Target[]) => targets.map((x) => x.name);
 
 t.test('enable=false always excludes; labelEnable keeps only enable=true', async (t) => {
@@ -50,4 +52,26 @@ t.test('names and disabled names: exact or anchored RE2; other runtimes pass thr
 t.test('containers of a replacement in progress are never targets', async (t) => {
   const targets = [docker('app'), docker('app--tidewatch-old-0123456789ab-running'), docker('app--tidewatch-new-0123456789ab')];
   t.same(names(selectDockerTargets(targets, base)), ['app']);
+});
+
+t.test("the fork's image filters match the image with its tag, anchored; label pairs read keys literally", async (t) => {
+  const targets = [
+    docker('web', {}, { image: 'nginx' }),
+    docker('cache', {}, { image: 'redis:7.2' }),
+    docker('db', { env: 'prod' }, { image: '127.0.0.1:5000/postgres' }),
+    docker('game', { env: 'prod', 'game-server': 'yes' }, { image: 'ghcr.io/x/game:1' }),
+    docker('tool', { env: 'dev' }, { image: 'busybox@sha256:abc' }),
+  ];
+  t.same(names(selectDockerTargets(targets, { ...base, monitorImageNames: ['nginx:.*', 'redis:7.*'] })), ['web', 'cache']);
+  t.same(names(selectDockerTargets(targets, { ...base, monitorImageNames: ['nginx'] })), [], 'untagged reads as :latest; anchored');
+  t.same(names(selectDockerTargets(targets, { ...base, monitorImageNames: ['127.0.0.1:5000/postgres:latest'] })), ['db'], 'a port is not a tag');
+  t.same(names(selectDockerTargets(targets, { ...base, skipImageNames: ['.*postgres:.*', 'ghcr.io/.*'] })), ['web', 'cache', 'tool']);
+  t.same(names(selectDockerTargets(targets, { ...base, enableLabels: ['env=prod', 'nothing='] })), ['db', 'game']);
+  t.same(names(selectDockerTargets(targets, { ...base, enableLabels: ['env='] })), ['db', 'game', 'tool'], 'key= : present');
+  t.same(names(selectDockerTargets(targets, { ...base, disableLabels: ['game-server='] })), ['web', 'cache', 'db', 'tool']);
+  t.same(
+    names(selectDockerTargets(targets, { ...base, enableLabels: ['env=prod'], disableLabels: ['game-server=yes'] })),
+    ['db'],
+    'a disabled label wins over an enabled one',
+  );
 });

@@ -52,6 +52,10 @@ t.test('the widget finds every series, with the last update run in it', async (t
     },
     'the update run: 3 scanned, 1 updated, 1 failed, one scan',
   );
+  // The fork's series beside them (the counters start at 0; the gauge follows the run).
+  t.equal(w.number('watchtower_containers_skipped'), 0);
+  t.equal(w.number('watchtower_containers_restarted_total'), 0);
+  t.equal(w.number('watchtower_scans_skipped_total'), 0);
 
   // A check is not one of Watchtower's scans and leaves the last update run's numbers.
   await fetch(`${h.url}/v1/check`, { method: 'POST', headers: bearer() });
@@ -68,6 +72,7 @@ t.test('the widget finds every series, with the last update run in it', async (t
   t.equal(refused.status, 429, 'the second run is refused while the first holds the lock');
   w = await widget(h.url);
   t.equal(w.number('watchtower_scans_skipped'), 1, 'counted as skipped');
+  t.equal(w.number('watchtower_scans_skipped_total'), 1, "and under the fork's name");
   t.equal(w.number('watchtower_scans_total'), 2, 'and as a scan, as Watchtower counts it');
   t.equal(w.number('watchtower_containers_scanned'), 3, 'the gauges still show the last run that ran');
   held.open();
