@@ -76,12 +76,17 @@ t.test('the default plugins, idle, load no package their configuration does not 
     const sink = { write: () => true };
     void main({ argv: ['--host', 'unix:///tmp/tidewatch-no-such-engine.sock', '--interval', '24h'], env: {}, cwd: process.cwd(), stdout: sink, stderr: sink });
     await new Promise((r) => setTimeout(r, 1500));
-    console.log(JSON.stringify(urls));
+    const builtins = process.moduleLoadList.filter((m) => m.startsWith('NativeModule '));
+    console.log(JSON.stringify({ urls, builtins }));
     process.exit(0);`;
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT });
-  const urls = JSON.parse(stdout.trim().split('\n').at(-1) as string) as string[];
+  const { urls, builtins } = JSON.parse(stdout.trim().split('\n').at(-1) as string) as { urls: string[]; builtins: string[] };
   const packages = [...new Set(urls.map((u) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u)?.[1]).filter((p): p is string => p !== undefined))];
   t.ok(packages.includes('pino') && packages.includes('tapable'), `the hook saw the packages the service uses: ${packages.join(', ')}`);
   t.ok(urls.some((u) => u.includes('/dist/plugins/docker/')), 'the Docker runtime was applied');
   t.same(packages.filter((p) => unused.some((u) => p === u || p.startsWith(u))), [], `none of ${unused.join(', ')}`);
+  // Node's own bundled undici (fetch, WebSocket) loads when anything ES-imports node:http, through its lazy
+  // WebSocket getter: about 13 MB. The plain-http Engine and registry transports need neither it nor TLS.
+  t.ok(builtins.includes('NativeModule http'), 'the transports loaded node:http');
+  t.same(builtins.filter((m) => /internal\/deps\/undici|^NativeModule (tls|https|http2)$/.test(m)), [], 'no bundled undici, tls, https or http2');
 });
