@@ -81,7 +81,8 @@ async function idleService(bin: string, extra: string[] = []): Promise<Idle> {
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   try {
     const started = Date.now();
-    while (!out.includes('scheduled updates enabled')) {
+    // Started: the schedule is set up, or (all endpoints: the update endpoint turns periodic runs off) the API listens.
+    while (!out.includes('scheduled updates enabled') && !out.includes('HTTP API listening')) {
       if (Date.now() - started > 60_000 || child.exitCode !== null) throw new Error(`the service did not start:\n${out}`);
       await sleep(50);
     }
