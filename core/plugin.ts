@@ -59,18 +59,18 @@ function validatorCompiler(): AjvType {
 }
 const validators = new WeakMap<OptionSpec, ValidateFunction>();
 
-/** ajv's answer for one option, in the words of the whole options object (`receivers/0 must …`). */
+/** ajv's answer for one option's value, each problem named from the option down (`receivers/0 must …`). */
 function customProblems(key: string, spec: OptionSpec, given: unknown): string {
   let validate = validators.get(spec);
   if (!validate) {
-    validate = validatorCompiler().compile({ type: 'object', properties: { [key]: spec.schema } });
+    validate = validatorCompiler().compile(spec.schema);
     validators.set(spec, validate);
   }
-  return validate({ [key]: given }) ? '' : describe(validate.errors);
+  return validate(given) ? '' : describe(key, validate.errors);
 }
 
-function describe(errs: ErrorObject[] | null | undefined): string {
-  return (errs ?? []).map((e) => `${e.instancePath.replace(/^\//, '') || 'options'} ${e.message ?? 'is invalid'}`).join('; ');
+function describe(key: string, errs: ErrorObject[] | null | undefined): string {
+  return (errs ?? []).map((e) => `${key}${e.instancePath} ${e.message ?? 'is invalid'}`).join('; ');
 }
 
 const simple = new WeakMap<JsonSchema, boolean>();
