@@ -3,11 +3,16 @@
 // 1000 containers; wall time of `tidewatch --help` and from spawn to the first 200 of `/startupz`.
 //
 //   bash scripts/test-env.sh up && npm run build
-//   npm run bench:memory -- [--containers 1000] [--images 50] [--runs 5] [--only state]
+//   npm run bench:memory -- [--containers 1000] [--images 50] [--runs 5] [--only state|idle] [--baseline DIR]
 //
 // With state (docs/state.md): idle RSS and spawn to /startupz with a data directory holding 1,000
 // containers' last checks and 10,000 audit entries, against the same without --data-dir, alternated in
 // the same run. Targets: within 10 MB and within 0.2 s. `--only state` measures that alone.
+//
+// `--only idle`: idle RSS alone (default plugins, all endpoints, the bare-node floor) with the spread of
+// RUNS rounds; with `--baseline DIR` (another checkout, built: `git worktree add DIR main && cd DIR &&
+// npm ci`) the same for its binary, alternated with this one's, so a change is measured against the build
+// before it on the same machine at the same time.
 //
 // Targets: idle RSS <= 60 MB (default plugins), <= 80 MB (all endpoints), <= 100 MB after the checks;
 // --help <= 0.25 s. Idle is measured once the process has settled: IDLE_AFTER_MS after start-up, when V8's
@@ -15,6 +20,7 @@
 // figure 2 s after start-up is printed beside it. RSS after the checks is read 2 s after the last one.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { rm } from 'node:fs/promises';
 import Docker from 'dockerode';
 import { mapBounded } from '../core/index.js';
@@ -28,6 +34,8 @@ const CONTAINERS = Number(argument('containers', '1000'));
 const IMAGES = Number(argument('images', '50'));
 const RUNS = Number(argument('runs', '5'));
 const ONLY = argument('only', '');
+/** A second checkout, built, measured beside this one in `--only idle` (the build before a change). */
+const BASELINE = argument('baseline', '');
 const TOKEN = 'bench-memory-token-0123456789';
 const MB = 1024 * 1024;
 const IDLE_AFTER_MS = 15_000;
@@ -57,9 +65,14 @@ function memoryOf(pid: number): { rss: number; peak: number } {
   return { rss: (kb('VmRSS') * 1024) / MB, peak: (kb('VmHWM') * 1024) / MB };
 }
 
-/** The default plugin set, no HTTP API: idle once the schedule is set up. */
-async function idleDefault(): Promise<Idle> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, BIN, '--host', env.dockerHost, '--interval', '24h', `${prefix}-.*`], {
+const ALL_ENDPOINTS = ['--http-api-endpoints', 'all', '--http-api-token', TOKEN, '--http-api-events-token', `${TOKEN}-events`, '--http-api-host', '127.0.0.1', '--http-api-port', '0', '--http-api-rate-limit', '0', '--no-startup-message'];
+
+/**
+ * The binary `bin` (this checkout's, or `--baseline`'s) idle once the schedule is set up: the default
+ * plugin set, plus `extra` (all endpoints).
+ */
+async function idleService(bin: string, extra: string[] = []): Promise<Idle> {
+  const child = spawn(process.execPath, [...NODE_FLAGS, bin, '--host', env.dockerHost, '--interval', '24h', ...extra, `${prefix}-.*`], {
     cwd: REPO_ROOT,
     env: { PATH: process.env['PATH'], HOME: process.env['HOME'] },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -68,8 +81,9 @@ async function idleDefault(): Promise<Idle> {
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   try {
     const started = Date.now();
-    while (!out.includes('scheduled updates enabled')) {
-      if (Date.now() - started > 30_000 || child.exitCode !== null) throw new Error(`the service did not start:\n${out}`);
+    // Started: the schedule is set up, or (all endpoints: the update endpoint turns periodic runs off) the API listens.
+    while (!out.includes('scheduled updates enabled') && !out.includes('HTTP API listening')) {
+      if (Date.now() - started > 60_000 || child.exitCode !== null) throw new Error(`the service did not start:\n${out}`);
       await sleep(50);
     }
     return await idleOf(child.pid as number);
@@ -78,12 +92,61 @@ async function idleDefault(): Promise<Idle> {
   }
 }
 
+
 async function idleAllEndpoints(extra: string[] = []): Promise<Idle> {
   const service = await startService(['--host', env.dockerHost, '--http-api-endpoints', 'all', '--http-api-token', TOKEN, '--http-api-events-token', `${TOKEN}-events`, '--no-startup-message', ...extra, `${prefix}-.*`]);
   try {
     return await idleOf(service.child.pid as number);
   } finally {
     await service.stop('SIGTERM');
+  }
+}
+
+/** Wall time of `<bin> --help`, spawned as the tests spawn the binary. */
+async function helpWallOf(bin: string): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [...NODE_FLAGS, bin, '--help'], { stdio: 'ignore' });
+  const code = await new Promise<number | null>((r) => child.on('exit', r));
+  if (code !== 0) throw new Error(`${bin} --help exited ${code}`);
+  return (performance.now() - started) / 1000;
+}
+
+const spread = (values: number[], digits = 1) =>
+  `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
+
+/**
+ * Idle RSS alone: the bare-node floor, then for this checkout and the baseline in turn the default
+ * plugins and all endpoints, RUNS rounds, so that both builds see the same machine.
+ */
+async function idleComparison(): Promise<void> {
+  const sides = [{ name: 'this checkout', bin: BIN }];
+  if (BASELINE) sides.push({ name: `baseline ${BASELINE}`, bin: join(resolve(BASELINE), 'bin/tidewatch.js') });
+  const bare: number[] = [];
+  const samples = sides.map(() => ({ help: [] as number[], idle: [] as number[], all: [] as number[], early: [] as number[], allEarly: [] as number[] }));
+  for (let i = 0; i < RUNS; i++) {
+    bare.push(await idleBareNode());
+    for (const [k, side] of sides.entries()) {
+      const sample = samples[k] as (typeof samples)[number];
+      sample.help.push(await helpWallOf(side.bin));
+      const idle = await idleService(side.bin);
+      const all = await idleService(side.bin, ALL_ENDPOINTS);
+      sample.idle.push(idle.settled);
+      sample.early.push(idle.early);
+      sample.all.push(all.settled);
+      sample.allEarly.push(all.early);
+    }
+  }
+  const line = (what: string, value: string) => console.log(`${what.padEnd(44)} ${value}`);
+  const floor = median(bare);
+  line(`floor: bare node idle RSS, median (min–max)`, `${spread(bare)} MB`);
+  for (const [k, side] of sides.entries()) {
+    const sample = samples[k] as (typeof samples)[number];
+    console.log(`${side.name}: median (min–max) of ${RUNS}, ${IDLE_AFTER_MS / 1000} s after start-up`);
+    line('  --help wall', `${spread(sample.help, 3)} s (target <= 0.25 s)`);
+    line('  idle RSS, default plugins', `${spread(sample.idle)} MB (target <= 60 MB: ${median(sample.idle) <= 60 ? 'met' : 'NOT met'}), ${(median(sample.idle) / floor).toFixed(2)}x the floor`);
+    line('    2 s after start-up', `${spread(sample.early)} MB`);
+    line('  idle RSS, all endpoints', `${spread(sample.all)} MB (target <= 80 MB: ${median(sample.all) <= 80 ? 'met' : 'NOT met'})`);
+    line('    2 s after start-up', `${spread(sample.allEarly)} MB`);
   }
 }
 
@@ -172,6 +235,11 @@ async function withState(): Promise<void> {
 async function main(): Promise<void> {
   console.log(`node ${process.version}, flags as the image runs it: ${NODE_FLAGS.join(' ') || '(none)'}`);
   console.log(`load average at start: ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
+  if (ONLY === 'idle') {
+    await idleComparison();
+    console.log(`load average at the end: ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
+    return;
+  }
   if (ONLY === 'state') {
     await withState();
     console.log(`load average at the end: ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
@@ -185,7 +253,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < RUNS; i++) {
     help.push(await helpWall());
     startup.push(await startupWall());
-    idle.push(await idleDefault());
+    idle.push(await idleService(BIN));
     idleAll.push(await idleAllEndpoints());
     bare.push(await idleBareNode());
   }

@@ -57,48 +57,55 @@ function validatorCompiler(): AjvType {
   const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
   return (ajv ??= new Ajv({ allErrors: true, coerceTypes: false }));
 }
-const validators = new WeakMap<OptionSpecs, ValidateFunction>();
+const validators = new WeakMap<OptionSpec, ValidateFunction>();
 
-function validatorFor(specs: OptionSpecs): ValidateFunction {
-  let validate = validators.get(specs);
+/** ajv's answer for one option's value, each problem named from the option down (`receivers/0 must …`). */
+function customProblems(key: string, spec: OptionSpec, given: unknown): string {
+  let validate = validators.get(spec);
   if (!validate) {
-    const properties: Record<string, JsonSchema> = {};
-    for (const [key, s] of Object.entries(specs)) properties[key] = s.schema;
-    validate = validatorCompiler().compile({ type: 'object', additionalProperties: false, properties });
-    validators.set(specs, validate);
+    validate = validatorCompiler().compile(spec.schema);
+    validators.set(spec, validate);
   }
-  return validate;
+  return validate(given) ? '' : describe(key, validate.errors);
 }
 
-function describe(errs: ErrorObject[] | null | undefined): string {
-  return (errs ?? [])
-    .map((e) =>
-      e.keyword === 'additionalProperties'
-        ? `unknown option ${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)}`
-        : `${e.instancePath.replace(/^\//, '') || 'options'} ${e.message ?? 'is invalid'}`,
-    )
-    .join('; ');
+function describe(key: string, errs: ErrorObject[] | null | undefined): string {
+  return (errs ?? []).map((e) => `${key}${e.instancePath} ${e.message ?? 'is invalid'}`).join('; ');
 }
 
-const simple = new WeakMap<OptionSpecs, boolean>();
+const simple = new WeakMap<JsonSchema, boolean>();
 
-/** Whether every declaration's schema is one core/option-schema.ts checks (the builders' own shapes). */
-function allSimple(specs: OptionSpecs): boolean {
-  let answer = simple.get(specs);
+/** Whether the declaration's schema is one core/option-schema.ts checks (the builders' own shapes). */
+function isSimple(schema: JsonSchema): boolean {
+  let answer = simple.get(schema);
   if (answer === undefined) {
-    answer = Object.values(specs).every((s) => isSimpleSchema(s.schema));
-    simple.set(specs, answer);
+    answer = isSimpleSchema(schema);
+    simple.set(schema, answer);
   }
   return answer;
 }
 
-/** The same answer ajv gives for the declarations' own schemas, without loading it (docs/performance.md#memory). */
-function simpleProblems(specs: OptionSpecs, value: Record<string, unknown>): string {
+/** The declaration's own default, as the configuration layer fills it in for an option nobody set. */
+function isDeclaredDefault(spec: OptionSpec, given: unknown): boolean {
+  return given === spec.default || JSON.stringify(given) === JSON.stringify(spec.default);
+}
+
+/**
+ * What is wrong with the given options: the builders' own shapes are checked without ajv, and ajv loads
+ * only for a custom schema whose value is not the declaration's default (docs/performance.md#memory): a
+ * plugin that is off, such as webhooks without receivers, does not load it.
+ */
+function optionProblems(specs: OptionSpecs, value: Record<string, unknown>): string {
   const problems: string[] = [];
   for (const [key, given] of Object.entries(value)) {
     const s = specs[key];
     if (!Object.hasOwn(specs, key) || s === undefined) problems.push(`unknown option ${JSON.stringify(key)}`);
-    else if (given !== undefined) problems.push(...simpleSchemaProblems(s.schema, given, key));
+    else if (given === undefined) continue;
+    else if (isSimple(s.schema)) problems.push(...simpleSchemaProblems(s.schema, given, key));
+    else if (!isDeclaredDefault(s, given)) {
+      const found = customProblems(key, s, given);
+      if (found) problems.push(found);
+    }
   }
   return problems.join('; ');
 }
@@ -108,13 +115,8 @@ export function resolvePluginOptions<O extends object>(plugin: TidewatchPlugin<O
   const value = given ?? {};
   if (typeof value !== 'object' || Array.isArray(value)) throw errors.pluginOptions(plugin.name, 'options must be an object');
   const specs = plugin.options ?? {};
-  if (allSimple(specs)) {
-    const problems = simpleProblems(specs, value as Record<string, unknown>);
-    if (problems) throw errors.pluginOptions(plugin.name, problems);
-  } else {
-    const validate = validatorFor(specs);
-    if (!validate(value)) throw errors.pluginOptions(plugin.name, describe(validate.errors));
-  }
+  const problems = optionProblems(specs, value as Record<string, unknown>);
+  if (problems) throw errors.pluginOptions(plugin.name, problems);
   const out: Record<string, unknown> = {};
   for (const [key, s] of Object.entries(specs)) {
     const v = (value as Record<string, unknown>)[key];

@@ -3,7 +3,15 @@
 // source; only those characters are replaced, so every comment, blank line, anchor and the quoting style
 // stay as they were. Refused (never guessed): an image set by variable interpolation, through an alias,
 // a merge key or `extends`, or one that no longer names the old reference exactly.
-import { isAlias, isMap, isScalar, parseDocument, Scalar, type Document } from 'yaml';
+import { createRequire } from 'node:module';
+import type { Document, Scalar } from 'yaml';
+
+type Yaml = typeof import('yaml');
+let yamlLib: Yaml | undefined;
+/** yaml loads with the first rewrite, not with the Docker runtime (docs/performance.md#footprint). */
+function yaml(): Yaml {
+  return (yamlLib ??= createRequire(import.meta.url)('yaml') as Yaml);
+}
 
 export type RewriteOutcome =
   | { readonly kind: 'rewritten'; readonly text: string }
@@ -43,6 +51,7 @@ export function nextImageReference(oldRef: string, latestTag: string, latestDige
 }
 
 function serviceMap(doc: Document.Parsed, service: string) {
+  const { isMap } = yaml();
   const services = doc.get('services', true);
   if (!isMap(services)) return undefined;
   const entry = services.get(service, true);
@@ -52,12 +61,12 @@ function serviceMap(doc: Document.Parsed, service: string) {
 /** The scalar's text as the source will hold it, in the style the old value was written in. */
 function spelled(node: Scalar, value: string): string | undefined {
   switch (node.type) {
-    case Scalar.PLAIN:
+    case 'PLAIN':
       // A plain scalar must stay one plain token: no `: `, ` #`, leading indicator or space.
       return /^[A-Za-z0-9][\w./:@+-]*$/.test(value) && !/: | #/.test(value) ? value : JSON.stringify(value);
-    case Scalar.QUOTE_DOUBLE:
+    case 'QUOTE_DOUBLE':
       return JSON.stringify(value);
-    case Scalar.QUOTE_SINGLE:
+    case 'QUOTE_SINGLE':
       return `'${value.replace(/'/g, "''")}'`;
     default:
       return undefined;
@@ -66,6 +75,7 @@ function spelled(node: Scalar, value: string): string | undefined {
 
 /** Replaces `service`'s `image:` in `text` when it is exactly `oldRef`. */
 export function rewriteServiceImage(text: string, service: string, oldRef: string, newRef: string): RewriteOutcome {
+  const { isAlias, isScalar, parseDocument } = yaml();
   const doc = parseDocument(text, { keepSourceTokens: false });
   if (doc.errors.length > 0) return { kind: 'unsupported', why: `the file does not parse: ${doc.errors[0]?.message.split('\n')[0]}` };
   const map = serviceMap(doc, service);

@@ -2,9 +2,8 @@
 // speaks plain HTTP/1.1 with JSON bodies; a general client library would add nothing here, and dockerode
 // with its transport loads SSH, gRPC and protobuf code no Tidewatch call uses, a third of the idle
 // process (docs/performance.md#memory). One keep-alive agent per engine reuses connections across calls.
-import http from 'node:http';
+import type http from 'node:http';
 import type https from 'node:https';
-import { createRequire } from 'node:module';
 import { TidewatchError, type EngineRequestOptions } from '../../core/index.js';
 import type { DockerEndpoint } from './client.js';
 import { PROXY_REFUSED, isProxyRefusal, refusalMessage } from './socket-proxy.js';
@@ -58,9 +57,18 @@ export interface EngineTransportOptions {
   readonly version?: string;
 }
 
+/**
+ * Node's http through `process.getBuiltinModule`, not an ES import: importing node:http as a module reads
+ * its lazy `WebSocket` getter, which loads Node's bundled fetch and WebSocket client (undici, with tls,
+ * http2 and zlib), about 13 MB of an idle process (docs/performance.md#memory).
+ */
+function httpModule(): typeof http {
+  return process.getBuiltinModule('node:http');
+}
+
 /** node:https (and with it TLS) loads only for an engine reached over TLS. */
 function httpsModule(): typeof https {
-  return createRequire(import.meta.url)('node:https') as typeof https;
+  return process.getBuiltinModule('node:https');
 }
 
 export type QueryValues = EngineRequestOptions['query'];
@@ -112,10 +120,10 @@ export class EngineTransport {
   constructor(options: EngineTransportOptions) {
     this.#options = options;
     const secure = options.endpoint.kind === 'tcp' && options.endpoint.protocol === 'https';
-    this.#client = secure ? httpsModule() : http;
+    this.#client = secure ? httpsModule() : httpModule();
     this.#agent = secure
       ? new (this.#client as typeof https).Agent({ keepAlive: true, ...options.tls })
-      : new http.Agent({ keepAlive: true });
+      : new (httpModule().Agent)({ keepAlive: true });
   }
 
   /** Sends one call; resolves with the response once its status is 2xx, rejects with EngineError otherwise (304 included: already started or stopped). */

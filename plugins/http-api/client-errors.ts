@@ -3,7 +3,9 @@
 // `Connection: close` because the connection ends with it, no body for HEAD, and 400, 408 or 431 by
 // cause. A connection that still owes answers to complete requests sent before the bad one answers
 // them first, in order: the socket is never cut while a response is in flight.
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+// node:http's values come through process.getBuiltinModule: an ES import of it loads Node's bundled undici
+// (docs/performance.md#memory).
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorBody } from './envelope.js';
 
@@ -56,7 +58,7 @@ export function isHeadRequest(err: ClientError): boolean {
 export function rawErrorResponse(answer: Answer, head: boolean): string {
   const body = JSON.stringify(errorBody(answer.message, answer.code));
   const lines = [
-    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Error'}`,
+    `HTTP/1.1 ${answer.status} ${process.getBuiltinModule('node:http').STATUS_CODES[answer.status] ?? 'Error'}`,
     'Connection: close',
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,

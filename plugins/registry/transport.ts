@@ -4,8 +4,8 @@
 // for the metrics. It is Node's own http/https: undici closes its connection after every HEAD whose
 // answer does not say `Connection: keep-alive` (registries speaking HTTP/1.1 never do), so every check
 // connected again for each of its manifest requests (docs/performance.md).
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
+import type https from 'node:https';
 import { TidewatchError } from '../../core/index.js';
 import { Limiter } from './limiter.js';
 import { RateLimitError, RateLimiter, isRateLimited, type RateLimitOptions } from './rate-limit.js';
@@ -100,8 +100,21 @@ interface Response {
   readonly body: http.IncomingMessage;
 }
 
+/**
+ * Node's http through `process.getBuiltinModule`, not an ES import: importing node:http as a module reads
+ * its lazy `WebSocket` getter, which loads Node's bundled fetch and WebSocket client (undici, with tls,
+ * http2 and zlib), about 13 MB of an idle process (docs/performance.md#memory).
+ */
+function httpModule(): typeof http {
+  return process.getBuiltinModule('node:http');
+}
+
+function httpsModule(): typeof https {
+  return process.getBuiltinModule('node:https');
+}
+
 export class RegistryTransport {
-  #agents: { readonly http: http.Agent; readonly https: https.Agent } | undefined;
+  readonly #agents: { http?: http.Agent; https?: https.Agent } = {};
   readonly #limiter: Limiter;
   readonly #rate: RateLimiter;
   readonly #options: TransportOptions;
@@ -112,24 +125,26 @@ export class RegistryTransport {
     this.#rate = new RateLimiter(options.rateLimits);
   }
 
-  /** The keep-alive agents, made with the first request: enough sockets per origin for the whole bound. */
+  /**
+   * The keep-alive agent of the URL's scheme, made with its first request: enough sockets per origin for
+   * the whole bound. node:https (and with it TLS) loads only for an https registry.
+   */
   #agentFor(url: URL): http.Agent {
     const { concurrency, tlsSkip, tlsMinVersion } = this.#options;
-    this.#agents ??= {
-      http: new http.Agent({ keepAlive: true, maxSockets: concurrency }),
-      https: new https.Agent({
+    if (url.protocol === 'https:') {
+      return (this.#agents.https ??= new (httpsModule().Agent)({
         keepAlive: true,
         maxSockets: concurrency,
         rejectUnauthorized: !tlsSkip,
         ...(tlsMinVersion === undefined ? {} : { minVersion: tlsMinVersion }),
-      }),
-    };
-    return url.protocol === 'https:' ? this.#agents.https : this.#agents.http;
+      }));
+    }
+    return (this.#agents.http ??= new (httpModule().Agent)({ keepAlive: true, maxSockets: concurrency }));
   }
 
   /** One request on the agents; resolves with the answer's head, the body left to read. */
   #exchange(url: URL, method: string, headers: Record<string, string>, body: string | undefined, cut: RequestCut): Promise<Response> {
-    const client = url.protocol === 'https:' ? https : http;
+    const client = url.protocol === 'https:' ? httpsModule() : httpModule();
     if (body !== undefined) headers = { ...headers, 'content-length': String(Buffer.byteLength(body)) };
     return new Promise((resolve, reject) => {
       const request = client.request(url, { method, headers, agent: this.#agentFor(url) }, (response) =>
@@ -147,8 +162,8 @@ export class RegistryTransport {
   }
 
   async close(): Promise<void> {
-    this.#agents?.http.destroy();
-    this.#agents?.https.destroy();
+    this.#agents.http?.destroy();
+    this.#agents.https?.destroy();
   }
 
   /** Sends, following redirects; each hop is one request, one limiter slot and one event. */

@@ -62,3 +62,31 @@ t.test('a running service loads no Engine library, and no undici for its registr
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT });
   t.same(JSON.parse(stdout.trim().split('\n').at(-1) as string), { idle: false, after: false, engineLibraries: 0 });
 });
+
+t.test('the default plugins, idle, load no package their configuration does not ask for', async (t) => {
+  // A module hook sees every import and require (ESM imports of CommonJS packages too), for the whole
+  // start-up and a first discovery (docs/performance.md#footprint). With signature verification off, no
+  // webhook receiver, no MQTT, no config file and no HTTP API, none of these may load.
+  const unused = ['yaml', 'ajv', '@sigstore/', 'mqtt', 'fastify', '@fastify/', 'prom-client', 'nodemailer', '@octokit/', 'undici', 'semver'];
+  const script = `
+    import { registerHooks } from 'node:module';
+    const urls = [];
+    registerHooks({ load(url, context, next) { urls.push(url); return next(url, context); } });
+    const { main } = await import('./dist/server/main.js');
+    const sink = { write: () => true };
+    void main({ argv: ['--host', 'unix:///tmp/tidewatch-no-such-engine.sock', '--interval', '24h'], env: {}, cwd: process.cwd(), stdout: sink, stderr: sink });
+    await new Promise((r) => setTimeout(r, 1500));
+    const builtins = process.moduleLoadList.filter((m) => m.startsWith('NativeModule '));
+    console.log(JSON.stringify({ urls, builtins }));
+    process.exit(0);`;
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT });
+  const { urls, builtins } = JSON.parse(stdout.trim().split('\n').at(-1) as string) as { urls: string[]; builtins: string[] };
+  const packages = [...new Set(urls.map((u) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u)?.[1]).filter((p): p is string => p !== undefined))];
+  t.ok(packages.includes('pino') && packages.includes('tapable'), `the hook saw the packages the service uses: ${packages.join(', ')}`);
+  t.ok(urls.some((u) => u.includes('/dist/plugins/docker/')), 'the Docker runtime was applied');
+  t.same(packages.filter((p) => unused.some((u) => p === u || p.startsWith(u))), [], `none of ${unused.join(', ')}`);
+  // Node's own bundled undici (fetch, WebSocket) loads when anything ES-imports node:http, through its lazy
+  // WebSocket getter: about 13 MB. The plain-http Engine and registry transports need neither it nor TLS.
+  t.ok(builtins.includes('NativeModule http'), 'the transports loaded node:http');
+  t.same(builtins.filter((m) => /internal\/deps\/undici|^NativeModule (tls|https|http2)$/.test(m)), [], 'no bundled undici, tls, https or http2');
+});
