@@ -18,6 +18,8 @@ export type {
   RunFilters,
   RunKind,
   RunRequest,
+  ReleaseNote,
+  ReleaseNotes,
   SignatureCheck,
   SignatureVerdict,
   Skip,
@@ -41,11 +43,12 @@ export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
 export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader } from './services.js';
-export { REGISTRY_CLIENT } from './services.js';
+export { GITHUB_API, REGISTRY_CLIENT } from './services.js';
 export type {
   DockerEngines,
   EngineApi,
   EngineRequestOptions,
+  GitHubApi,
   LocalImage,
   LocalImages,
   PullCredentials,

@@ -2,7 +2,7 @@
 // `name` and `image` are exact (unlike the run filters); no match is `[]`, never Watchtower's `null`.
 import type { FastifyPluginAsync } from 'fastify';
 import { parseBoolLabel, readLabel, targetKey, type Target } from '../../core/index.js';
-import { currentDigest, placement, placementProperties, withHold, type Placement } from './check-record.js';
+import { VERSION_LABEL, currentDigest, placement, placementProperties, withHold, type Placement } from './check-record.js';
 import type { KnownState } from './last-checks.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
@@ -16,6 +16,11 @@ export const lastCheckProperties = {
   check_error: { type: 'string', description: 'Why the last check failed (at most 200 characters); present only when it did' },
   held: { type: 'boolean', description: 'Present (true) while the container is held after a rollback' },
   rollback_available: { type: 'boolean', description: 'Present (true) when the image it ran before its last update is known: POST /v1/rollback can use it' },
+  current_image_version: { type: 'string', description: 'org.opencontainers.image.version of the running image, when present' },
+  latest_image_version: {
+    type: 'string',
+    description: 'The version the last check found an update to: the newer tag under a tag policy, else the candidate image\'s org.opencontainers.image.version (present only with an update)',
+  },
 } as const;
 
 const containerSchema = {
@@ -76,11 +81,14 @@ export interface ContainerView extends Placement {
   check_error?: string;
   held?: boolean;
   rollback_available?: boolean;
+  current_image_version?: string;
+  latest_image_version?: string;
 }
 
+type LastCheckFields = 'update_available' | 'latest_digest' | 'checked_at' | 'check_error' | 'held' | 'rollback_available' | 'current_image_version' | 'latest_image_version';
 
-/** Adds the last check and the hold of `target` to a container view. */
-export function withLastCheck<V extends Pick<ContainerView, 'update_available' | 'latest_digest' | 'checked_at' | 'check_error' | 'held' | 'rollback_available'>>(
+/** Adds the last check, the versions (docs/versions.md) and the hold of `target` to a container view. */
+export function withLastCheck<V extends Pick<ContainerView, LastCheckFields>>(
   view: V,
   target: Target,
   known: KnownState | undefined,
@@ -91,7 +99,10 @@ export function withLastCheck<V extends Pick<ContainerView, 'update_available' |
     view.latest_digest = last.latestDigest;
     view.checked_at = last.checkedAt.toISOString();
     if (last.error !== undefined) view.check_error = last.error;
+    if (last.stale && last.latestVersion) view.latest_image_version = last.latestVersion;
   }
+  const current = target.imageLabels[VERSION_LABEL];
+  if (current) view.current_image_version = current;
   if (known?.canRollBack(targetKey(target))) view.rollback_available = true;
   return withHold(view, target, known);
 }
