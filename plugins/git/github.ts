@@ -186,7 +186,8 @@ export class GitHubClient {
     runSignal.throwIfAborted();
     this.#gate.check();
     const cached = this.#etags.get(cacheKey);
-    const headers: Record<string, string> = { accept };
+    // The REST API version GitHub documents answers against (docs.github.com, "API Versions").
+    const headers: Record<string, string> = { accept, 'x-github-api-version': '2022-11-28' };
     if (cached) headers['if-none-match'] = cached.etag;
     try {
       const response = await this.#octokit.request(route, {

@@ -6,6 +6,7 @@
 // share the repository. What GitHub sends is untrusted: every field is bounded before it is kept.
 import {
   errorMessage,
+  tryParseImageReference,
   type GitHubApi,
   type ReleaseNote,
   type RunContext,
@@ -101,7 +102,7 @@ export function versionsOf(staleness: Staleness, target: Target): Versions {
   const label = target.imageLabels[VERSION_LABEL]?.trim();
   const tagVersion = staleness.tagPolicy && VERSION_POLICIES.has(staleness.tagPolicy) ? staleness.currentTag : undefined;
   const current = label || tagVersion;
-  const tag = staleness.latestTag ?? staleness.currentTag;
+  const tag = staleness.latestTag ?? staleness.currentTag ?? tryParseImageReference(target.image)?.tag;
   return {
     ...(current ? { current } : {}),
     ...(staleness.latestVersion ? { latest: staleness.latestVersion } : {}),
