@@ -2,7 +2,8 @@
 // the real HTTP API over a stubbed core: a `latest`-tagged container shows its candidate's version, not a
 // digest (the digest folded, on demand); its release notes expand per row, Markdown rendered; a hostile note
 // (a <script>, raw HTML with an event handler, a javascript: link, an <img onerror>) is shown inert: no script
-// runs, no element comes from the note's HTML, and only the http(s) link is a link.
+// runs, no element comes from the note's HTML, and only the http(s) link is a link. The page signs in from a
+// link whose fragment holds the tokens (the demo's), dropping them from the address bar.
 import t from 'tap';
 import type { Staleness } from '../../../core/index.js';
 import { launchChromium, screenshot, untilInPage } from '../../helpers/chromium.js';
@@ -39,11 +40,11 @@ t.test('the candidate\'s version, release notes expanded, hostile Markdown inert
   const dialogs: string[] = [];
   page.on('dialog', (d) => void (dialogs.push(d.message()), d.dismiss()));
 
-  await page.goto(`${h.url}/ui/`);
-  await page.fill('#token', TOKEN);
-  await page.fill('#events-token', EVENTS_TOKEN);
-  await page.click('#login-form button[type=submit]');
+  // Signed in by a link with the tokens in its fragment (what the demo prints), which leaves the address bar at once.
+  await page.goto(`${h.url}/ui/#token=${TOKEN}&events-token=${EVENTS_TOKEN}`);
   await page.waitForSelector('#app:not([hidden])');
+  t.equal(await page.evaluate('location.hash'), '', 'the tokens are gone from the address bar');
+  t.equal(await page.evaluate(`sessionStorage.getItem('tw-events-token')`), EVENTS_TOKEN, 'the live feed\'s token is kept for the session');
   await page.click('#check-all');
   const row = '#containers tbody tr[data-name="web"]';
   await untilInPage(page, `document.querySelector('${row} [data-label="Latest"] .version')?.textContent === '2.4.0'`);

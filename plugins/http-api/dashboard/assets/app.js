@@ -519,5 +519,14 @@ $('containers').tBodies[0].addEventListener('click', (event) => {
   if (button.dataset.copy) void navigator.clipboard?.writeText(button.dataset.copy);
 });
 
-const saved = store.getItem('tw-token');
-if (saved) void signIn(saved, store.getItem('tw-events-token') ?? '');
+// A link with the tokens in its fragment (`#token=…&events-token=…`, what the demo prints: docs/dashboard.md#signing-in)
+// signs in without pasting them. A fragment never leaves the browser (not in requests, not in a Referer); it
+// is dropped from the address bar and the history entry at once, so the tokens stay in sessionStorage only.
+const fragment = new URLSearchParams(location.hash.slice(1));
+if (fragment.has('token')) {
+  history.replaceState(null, '', location.pathname + location.search);
+  void signIn(fragment.get('token') ?? '', fragment.get('events-token') ?? '');
+} else {
+  const saved = store.getItem('tw-token');
+  if (saved) void signIn(saved, store.getItem('tw-events-token') ?? '');
+}
