@@ -65,7 +65,11 @@ export class CandidateVersions {
   async #cached(key: string, ref: ImageReference, digest: string, target: Target, ctx: RunContext): Promise<string> {
     const known = this.#byDigest.get(key);
     if (known !== undefined) return known;
-    const version = (await this.#read(ref, digest, target, ctx)) ?? '';
+    // A digest's content never changes: one that cannot be read (no config, a broken index) is not asked again.
+    const version = (await this.#read(ref, digest, target, ctx).catch((err: unknown) => {
+      ctx.logger.debug({ container: target.name, err: errorMessage(err) }, 'candidate version unreadable');
+      return undefined;
+    })) ?? '';
     this.#byDigest.set(key, version);
     if (this.#byDigest.size > CACHE_ENTRIES) this.#byDigest.delete(this.#byDigest.keys().next().value as string);
     return version;
