@@ -8,6 +8,12 @@
 //
 // Prints each size's medians, the ratio (target <= 1.0x) and the manifest requests one check made
 // (target: exactly one per distinct image), counted in the registry's own access log.
+//
+// Versions and release notes (docs/versions.md): `--stale 10` pushes newer images, with a version label and a
+// GitHub source, for the first 10 images, so a check names their versions; `--baseline <checkout>` measures
+// that checkout's build (bin/tidewatch.js over its dist/) in the same rounds (target: this build within 1.1x
+// of it); `--release-notes` adds the flag against a loopback fake of GitHub and counts its requests per check
+// (target: one per repository, conditional).
 import { readFileSync } from 'node:fs';
 import Docker from 'dockerode';
 import { Agent, request } from 'undici';
@@ -15,6 +21,7 @@ import { mapBounded } from '../core/index.js';
 import { MANIFEST_ACCEPT } from '../plugins/registry/client.js';
 import { logMark, type TestEnv } from '../test/helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, testPrefix, type PushedImage } from '../test/helpers/images.js';
+import { FakeGitHub } from '../test/helpers/fake-github.js';
 import { call, startService, type RunningService } from '../test/helpers/service.js';
 import { argument } from './cli.js';
 
@@ -28,6 +35,10 @@ const INSPECT_CONCURRENCY = 10;
 const TOKEN = 'bench-check-token-0123456789';
 // --keep leaves the fleet behind for the next invocation of the same size (for profiling; see docs/performance.md).
 const KEEP = process.argv.includes('--keep');
+const STALE = Number(argument('stale', '0'));
+const BASELINE = argument('baseline', '');
+const RELEASE_NOTES = process.argv.includes('--release-notes');
+const VERSION = 'org.opencontainers.image.version';
 
 const env = JSON.parse(readFileSync(`${process.env['TIDEWATCH_ENV_DIR'] || '/tmp/tidewatch-env'}/env.json`, 'utf8')) as TestEnv;
 const engine = new Docker({ socketPath: env.dockerSocket });
@@ -40,6 +51,17 @@ const median = (values: number[]) => {
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 };
 
+function labelsOf(i: number, version: string): Record<string, string> {
+  return { [VERSION]: version, 'org.opencontainers.image.source': `https://github.com/bench/img${i}` };
+}
+
+/** Newer images (version 1.1.0) under the tags of the first `count` images: their containers are stale. */
+async function pushNewer(count: number): Promise<void> {
+  await mapBounded(Array.from({ length: count }, (_, i) => i), 4, (i) =>
+    pushImage({ registry: env.registry, repo: `${prefix}/img${i}`, marker: `bench-check-${i}-newer`, cmd: ['sleep', '86400'], labels: labelsOf(i, '1.1.0') }),
+  );
+}
+
 async function fleetSize(): Promise<number> {
   return (await engine.listContainers({ all: true })).filter((c) => c.Names.some((n) => n.startsWith(`/${prefix}-`))).length;
 }
@@ -47,7 +69,7 @@ async function fleetSize(): Promise<number> {
 async function fleet(containers: number, imageCount: number, images: PushedImage[]): Promise<void> {
   while (images.length < imageCount) {
     const i = images.length;
-    const image = await pushImage({ registry: env.registry, repo: `${prefix}/img${i}`, marker: `bench-check-${i}`, cmd: ['sleep', '86400'] });
+    const image = await pushImage({ registry: env.registry, repo: `${prefix}/img${i}`, marker: `bench-check-${i}`, cmd: ['sleep', '86400'], labels: labelsOf(i, '1.0.0') });
     await pullImage(engine, image.ref);
     images.push(image);
   }
@@ -109,7 +131,12 @@ async function serviceRun(service: RunningService, containers: number): Promise<
 
 async function measure(containers: number, imageCount: number, images: PushedImage[]) {
   await fleet(containers, imageCount, images);
-  const service = await startService(['--host', env.dockerHost, '--http-api-endpoints', 'check', '--http-api-token', TOKEN, '--no-startup-message', `${prefix}-.*`]);
+  if (STALE > 0) await pushNewer(Math.min(STALE, imageCount));
+  const github = RELEASE_NOTES ? await FakeGitHub.start({ limit: 100_000 }) : undefined;
+  for (let i = 0; github && i < imageCount; i++) github.setReleases('bench', `img${i}`, ['1.1.0', '1.0.0'].map((tag) => ({ tag_name: tag, body: `Changes in ${tag}` })));
+  const args = ['--host', env.dockerHost, '--http-api-endpoints', 'check', '--http-api-token', TOKEN, '--no-startup-message', `${prefix}-.*`];
+  const service = await startService(github ? [...args, '--release-notes', '--git-github-api-url', github.url] : args);
+  const baseline = BASELINE ? await startService(args, {}, 30_000, `${BASELINE}/bin/tidewatch.js`) : undefined;
   const floor = makeFloor();
   try {
     // Warm both sides (the registry's storage cache, connections, the service's first run).
@@ -120,16 +147,27 @@ async function measure(containers: number, imageCount: number, images: PushedIma
     await serviceRun(service, containers);
     await new Promise((r) => setTimeout(r, 500)); // the registry logs after each response
     const lines = (await mark.read()).filter((l) => l.includes(`/v2/${prefix}/`) && l.includes('/manifests/'));
+    github?.resetRequests();
     const floorTimes: number[] = [];
     const serviceTimes: number[] = [];
+    const baselineTimes: number[] = [];
+    if (baseline) await serviceRun(baseline, containers);
     for (let round = 0; round < ROUNDS; round++) {
       floorTimes.push(await floor.run());
       serviceTimes.push(await serviceRun(service, containers));
+      if (baseline) baselineTimes.push(await serviceRun(baseline, containers));
     }
-    return { floor: median(floorTimes), service: median(serviceTimes), manifestRequests: lines.length, floorTimes, serviceTimes };
+    const githubRequests = github ? { perCheck: github.requests.length / ROUNDS, conditional: github.requests.every((r) => r.ifNoneMatch !== undefined && r.status === 304) } : undefined;
+    return {
+      floor: median(floorTimes), service: median(serviceTimes), manifestRequests: lines.length, floorTimes, serviceTimes,
+      ...(baseline ? { baseline: median(baselineTimes), baselineTimes } : {}),
+      ...(githubRequests ? { githubRequests } : {}),
+    };
   } finally {
     await floor.close();
     await service.stop('SIGTERM');
+    await baseline?.stop('SIGTERM');
+    await github?.close();
   }
 }
 
@@ -147,6 +185,15 @@ async function main(): Promise<void> {
           `manifest requests per check ${r.manifestRequests} (expected ${imageCount}: ${r.manifestRequests === imageCount ? 'exact' : 'WRONG'})`,
       );
       console.log(`  floor   ${r.floorTimes.map((x) => x.toFixed(0)).join(' ')}\n  service ${r.serviceTimes.map((x) => x.toFixed(0)).join(' ')}`);
+      if (r.baseline !== undefined) {
+        const against = r.service / r.baseline;
+        console.log(`  baseline (${BASELINE}) median ${r.baseline.toFixed(1)} ms: this build ${against.toFixed(2)}x of it (target <= 1.1x: ${against <= 1.1 ? 'met' : 'NOT met'})`);
+        console.log(`  baseline ${r.baselineTimes?.map((x) => x.toFixed(0)).join(' ')}`);
+      }
+      if (r.githubRequests) {
+        const stale = Math.min(STALE, imageCount);
+        console.log(`  GitHub requests per check ${r.githubRequests.perCheck} (expected ${stale}, one per stale repository), all conditional 304: ${r.githubRequests.conditional}`);
+      }
     }
   } finally {
     if (!KEEP) {

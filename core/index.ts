@@ -18,6 +18,8 @@ export type {
   RunFilters,
   RunKind,
   RunRequest,
+  ReleaseNote,
+  ReleaseNotes,
   SignatureCheck,
   SignatureVerdict,
   Skip,
@@ -41,12 +43,13 @@ export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
 export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader } from './services.js';
-export { REGISTRY_CLIENT, SIGNATURE_VERDICTS } from './services.js';
+export { GITHUB_API, REGISTRY_CLIENT, SIGNATURE_VERDICTS } from './services.js';
 export type { SignatureVerdicts } from './services.js';
 export type {
   DockerEngines,
   EngineApi,
   EngineRequestOptions,
+  GitHubApi,
   LocalImage,
   LocalImages,
   PullCredentials,

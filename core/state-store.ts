@@ -61,6 +61,9 @@ export function lastCheckOf({ target, staleness, checkedAt }: CheckResult): Last
     latestDigest: staleness.latestDigest ? bareDigest(staleness.latestDigest) : '',
     checkedAt: checkedAt.toISOString(),
     ...(staleness.error ? { error: lastCheckError(staleness.error) } : {}),
+    // Only an update has a version to go to and notes to read (docs/versions.md).
+    ...(staleness.stale && !staleness.error && staleness.latestVersion ? { latestVersion: staleness.latestVersion } : {}),
+    ...(staleness.stale && !staleness.error && staleness.releaseNotes ? { releaseNotes: staleness.releaseNotes } : {}),
   };
 }
 export const HISTORY_CAPACITY = 500;

@@ -3,7 +3,7 @@
 // rollback on demand), holds after a rollback, and the previous images cleanup keeps for a while. One store
 // holds it all, reached through the STATE_STORE service; with no data directory it lives in memory only.
 import type { HistoryEntry } from './history.js';
-import type { Staleness, UpdateReport } from './types.js';
+import type { ReleaseNotes, Staleness, UpdateReport } from './types.js';
 
 /** An image as the audit trail names it: reference, registry digest (empty when unknown), local id. */
 export interface AuditImage {
@@ -59,6 +59,10 @@ export interface LastCheck {
   readonly error?: string;
   /** The tag policy's answer of that check (docs/tags.md), when it gave one. */
   readonly tags?: Pick<Staleness, 'tagPolicy' | 'currentTag' | 'latestTag' | 'updateKind' | 'note'>;
+  /** The version that check found an update to (docs/versions.md), when known. */
+  readonly latestVersion?: string;
+  /** The release notes that check found (docs/versions.md#release-notes), when it looked. */
+  readonly releaseNotes?: ReleaseNotes;
 }
 
 /** The image a container ran before its last update: where a rollback takes it back to. */

@@ -117,6 +117,34 @@ export interface Staleness {
   readonly nextCandidate?: () => Promise<Staleness | undefined>;
   /** Set by the gate step on the candidate that passed when it was not the first: how many were judged. */
   readonly candidatesTried?: number;
+  /**
+   * The version a stale answer leads to (docs/versions.md), added by a `review` tap: the newer tag under a
+   * tag policy, else the candidate image's `org.opencontainers.image.version` as its registry serves it.
+   */
+  readonly latestVersion?: string;
+  /**
+   * What changed between the running version and `latestVersion` (docs/versions.md#release-notes), added by
+   * the release-notes plugin's `review` tap when `--release-notes` is on.
+   */
+  readonly releaseNotes?: ReleaseNotes;
+}
+
+/** The releases between two versions of an image, from its source repository (docs/versions.md#release-notes). */
+export interface ReleaseNotes {
+  /** The resolved release-notes location (the check record's `changelog`). */
+  readonly url: string;
+  /** Newest first, at most 10, each `body` at most 4 KiB; empty when only the location is known. */
+  readonly entries: readonly ReleaseNote[];
+}
+
+export interface ReleaseNote {
+  readonly version: string;
+  readonly title: string;
+  readonly url: string;
+  /** RFC 3339, when the code host says. */
+  readonly publishedAt?: string;
+  /** Markdown as text, never rendered by Tidewatch outside the dashboard's safe renderer. */
+  readonly body: string;
 }
 
 /** What signature verification found for a candidate digest (docs/signatures.md#verdicts). */

@@ -1,6 +1,6 @@
 // The built-in plugins, in tap order: the state store (docs/state.md) first, then the runtimes (docker, then swarm for the services on its engines),
 // third-party plugins next (a third-party source may claim its own watch path before the built-in ones look), then the Git source, no-pull, the registry
-// source, cooldown, notifications (after any third-party plugin that adds a scheme), Home Assistant over MQTT
+// source, cooldown, signatures, release notes (after the registry: it reads the version the registry named), notifications (after any third-party plugin that adds a scheme), Home Assistant over MQTT
 // (an observer, off without --mqtt-url), and last the HTTP API, which serves what the others provide. Each
 // plugin declares its own options; the server resolves them (server/config) and hands each plugin its values.
 import type { TidewatchPlugin } from '../core/index.js';
@@ -13,6 +13,7 @@ import { noPullPlugin } from '../plugins/no-pull/index.js';
 import { notifyPlugin } from '../plugins/notify/index.js';
 import { policiesPlugin } from '../plugins/policies/index.js';
 import { registryPlugin } from '../plugins/registry/index.js';
+import { releaseNotesPlugin } from '../plugins/release-notes/index.js';
 import { statePlugin } from '../plugins/state/index.js';
 import { signaturesPlugin } from '../plugins/signatures/index.js';
 import { swarmPlugin } from '../plugins/swarm/index.js';
@@ -30,6 +31,7 @@ export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = 
     registryPlugin,
     cooldownPlugin,
     signaturesPlugin,
+    releaseNotesPlugin,
     // Windows and approvals (docs/policies.md): gates after cooldown and signatures, routes before the API.
     policiesPlugin,
     notifyPlugin,

@@ -25,7 +25,7 @@ export interface GitHubClientOptions {
 
 interface Conditional {
   readonly etag: string;
-  readonly value: string;
+  readonly value: unknown;
 }
 
 /** The shape of octokit's RequestError, read without importing its package. */
@@ -149,34 +149,45 @@ export class GitHubClient {
   }
 
   /**
+   * Any JSON GET of the REST API for another plugin (the GITHUB_API service, docs/plugins.md#services): the
+   * same token, API root, serial queue, rate-limit gate and ETag cache as the Git source's own requests.
+   * `extract` bounds what is kept; a 304 answers from the value it made last time.
+   */
+  get<T>(route: string, params: Readonly<Record<string, string | number>>, extract: (data: unknown) => T, signal: AbortSignal): Promise<T | undefined> {
+    const key = `get:${route}:${Object.entries(params).map(([k, v]) => `${k}=${v}`).join('&')}`;
+    return this.#conditional(key, route, params, 'application/vnd.github+json', extract, signal);
+  }
+
+  /**
    * One conditional GET. Returns the extracted value (from the cache on 304), undefined for 404/422
    * (the ref or repository does not exist), and throws for everything else, rate limits included.
    */
-  async #conditional(
+  async #conditional<T>(
     cacheKey: string,
     route: string,
-    params: Record<string, string>,
+    params: Readonly<Record<string, string | number>>,
     accept: string,
-    extract: (data: unknown) => string,
+    extract: (data: unknown) => T,
     runSignal: AbortSignal,
-  ): Promise<string | undefined> {
+  ): Promise<T | undefined> {
     const run = this.#queue.then(() => this.#send(cacheKey, route, params, accept, extract, runSignal));
     this.#queue = run.catch(() => undefined);
     return run;
   }
 
-  async #send(
+  async #send<T>(
     cacheKey: string,
     route: string,
-    params: Record<string, string>,
+    params: Readonly<Record<string, string | number>>,
     accept: string,
-    extract: (data: unknown) => string,
+    extract: (data: unknown) => T,
     runSignal: AbortSignal,
-  ): Promise<string | undefined> {
+  ): Promise<T | undefined> {
     runSignal.throwIfAborted();
     this.#gate.check();
     const cached = this.#etags.get(cacheKey);
-    const headers: Record<string, string> = { accept };
+    // The REST API version GitHub documents answers against (docs.github.com, "API Versions").
+    const headers: Record<string, string> = { accept, 'x-github-api-version': '2022-11-28' };
     if (cached) headers['if-none-match'] = cached.etag;
     try {
       const response = await this.#octokit.request(route, {
@@ -199,7 +210,7 @@ export class GitHubClient {
       if (this.#gate.observe(status, err.response.headers, err.message)) {
         throw new RateLimitedError(this.#gate.blockedUntil ?? new Date());
       }
-      if (status === 304 && cached) return cached.value;
+      if (status === 304 && cached) return cached.value as T;
       if (status === 404 || status === 422) return undefined;
       if (status === 401) throw new TidewatchError('TW_ERR_GIT', 'GitHub API: HTTP 401 (bad credentials: check the git token)', 502);
       throw new TidewatchError('TW_ERR_GIT', `GitHub API: HTTP ${status} (${err.message})`, 502);

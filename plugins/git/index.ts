@@ -1,6 +1,6 @@
 // The `git` plugin: the staleness source of the `git` watch path (docs/interface.md §8–9), the containers
 // with a `git.repo` label. It answers only for them; every other target belongs to another path.
-import { GIT_PATH, SHARED_OPTIONS, STAGES, definePlugin, option, type OptionValues } from '../../core/index.js';
+import { GITHUB_API, GIT_PATH, SHARED_OPTIONS, STAGES, definePlugin, option, type OptionValues } from '../../core/index.js';
 
 export const PLUGIN_NAME = 'git';
 const group = 'Registry and Git';
@@ -52,6 +52,11 @@ export const gitPlugin = definePlugin({
       );
     };
     let source: ReturnType<typeof load> | undefined;
+    // Release notes ask GitHub through the Git source's own client (docs/versions.md#release-notes); it
+    // loads with the first such request, as it does for the first Git-watched target.
+    core.services.provide(GITHUB_API, {
+      get: async (route, params, extract, signal) => (await (source ??= load())).github.get(route, params, extract, signal),
+    });
     core.hooks.checkStaleness.tapPromise({ name: PLUGIN_NAME, stage: STAGES.checkStaleness.remote }, async (target, ctx) =>
       core.watchPath(target) === GIT_PATH ? (await (source ??= load())).check(target, ctx) : undefined,
     );

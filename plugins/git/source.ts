@@ -64,6 +64,11 @@ export class GitSource {
     });
   }
 
+  /** The GitHub client, shared with other plugins through GITHUB_API (docs/versions.md#release-notes). */
+  get github(): GitHubClient {
+    return this.#github;
+  }
+
   /** The checkStaleness tap: undefined for targets that are not Git-watched. Never throws. */
   async check(target: Target, ctx: RunContext): Promise<Staleness | undefined> {
     if (!isGitWatched(target.labels)) return undefined;

@@ -98,12 +98,14 @@ export function currentDigest(target: Target, staleness?: Staleness): string {
   return repoDigest(target, staleness);
 }
 
+export const VERSION_LABEL = 'org.opencontainers.image.version';
+
 /** Record fields read from the image's OCI labels (full label names, made once: docs/performance.md). */
 const OCI_FIELDS = [
   ['oci_source', 'org.opencontainers.image.source'],
   ['image_url', 'org.opencontainers.image.url'],
   ['documentation', 'org.opencontainers.image.documentation'],
-  ['current_image_version', 'org.opencontainers.image.version'],
+  ['current_image_version', VERSION_LABEL],
   ['current_revision', 'org.opencontainers.image.revision'],
 ] as const;
 
@@ -131,7 +133,9 @@ export function checkRecord(result: CheckResult): CheckRecord {
   if (gitRepo) record.git_repo = gitRepo;
   if (gitRef) record.git_ref = gitRef;
   if (staleness.git?.commit) record.git_commit = staleness.git.commit;
-  if (staleness.git?.changelog) record.changelog = staleness.git.changelog;
+  // A Git-watched container's changelog, else where the release notes were found (docs/versions.md#release-notes).
+  const changelog = staleness.git?.changelog ?? (record.update_available ? staleness.releaseNotes?.url : undefined);
+  if (changelog) record.changelog = changelog;
   if (staleness.signature) record.signature = staleness.signature.verdict;
   const labels = target.imageLabels;
   for (const [field, label] of OCI_FIELDS) {

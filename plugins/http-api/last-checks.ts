@@ -2,7 +2,7 @@
 // it (docs/http-api.md#containers). With the state plugin (docs/state.md) that is the state store, fed by
 // every run and kept across restarts; without it (an embedder that left it out), this in-memory map of
 // what /v1/check found. Keyed by container id: a replaced container has a new id and starts unchecked.
-import { lastCheckOf, type CheckResult, type FailedCandidate, type Hold, type LastCheck as KeptCheck, type StateStore } from '../../core/index.js';
+import { lastCheckOf, type CheckResult, type ContainerKey, type FailedCandidate, type Hold, type LastCheck as KeptCheck, type ReleaseNotes, type StateStore } from '../../core/index.js';
 import { tagFields, type TagFields } from './check-record.js';
 
 export interface LastCheck {
@@ -15,6 +15,10 @@ export interface LastCheck {
   readonly tags?: TagFields;
   /** Why that check failed, when it did (at most 200 characters). */
   readonly error?: string;
+  /** The version an update leads to (docs/versions.md), when that check found one. */
+  readonly latestVersion?: string;
+  /** The release notes that check found (docs/versions.md#release-notes). */
+  readonly releaseNotes?: ReleaseNotes;
 }
 
 /** What the container routes read, by the container's id (docs/state.md#identity): its last check, hold, failed candidate. */
@@ -43,6 +47,8 @@ function readCheck(last: KeptCheck): LastCheck {
     latestDigest: last.latestDigest,
     ...(Object.keys(tags).length > 0 ? { tags } : {}),
     ...(typeof last.error === 'string' ? { error: last.error } : {}),
+    ...(last.latestVersion ? { latestVersion: last.latestVersion } : {}),
+    ...(last.releaseNotes ? { releaseNotes: last.releaseNotes } : {}),
   };
 }
 

@@ -31,7 +31,40 @@ export interface ContainerDetailsView extends Placement, TagFields {
   next_window?: string;
   approval?: 'pending' | 'rejected' | 'deferred';
   failed_candidate?: FailedCandidateView;
+  current_image_version?: string;
+  latest_image_version?: string;
+  changelog?: string;
+  release_notes?: ReleaseNoteView[];
 }
+
+/** One release between the running version and the latest (docs/versions.md#release-notes). */
+export interface ReleaseNoteView {
+  version: string;
+  title: string;
+  url: string;
+  published_at?: string;
+  body: string;
+}
+
+const releaseNotesProperties = {
+  changelog: { type: 'string', description: 'Where the release notes of the update are (present only with an update, when known)' },
+  release_notes: {
+    type: 'array',
+    maxItems: 10,
+    description: 'The releases after the running version up to the latest, newest first (with --release-notes; docs/versions.md)',
+    items: {
+      type: 'object',
+      required: ['version', 'title', 'url', 'body'],
+      properties: {
+        version: { type: 'string' },
+        title: { type: 'string' },
+        url: { type: 'string' },
+        published_at: { type: 'string', format: 'date-time' },
+        body: { type: 'string', description: 'Markdown as text, at most 4 KiB' },
+      },
+    },
+  },
+} as const;
 
 const detailsSchema = {
   type: 'object',
@@ -52,6 +85,7 @@ const detailsSchema = {
     ...lastCheckProperties,
     // The tag policy's fields of that last check (docs/tags.md#what-the-api-shows).
     ...tagProperties,
+    ...releaseNotesProperties,
   },
 } as const;
 
@@ -72,6 +106,17 @@ export function detailsView(target: Target, lastChecks: KnownState, policies?: U
     scope: readLabel(target.labels, 'scope') ?? '',
   };
   if (last?.tags) Object.assign(view, last.tags);
+  const notes = last?.stale ? last.releaseNotes : undefined;
+  if (notes) {
+    view.changelog = notes.url;
+    view.release_notes = notes.entries.map((note) => ({
+      version: note.version,
+      title: note.title,
+      url: note.url,
+      ...(note.publishedAt ? { published_at: note.publishedAt } : {}),
+      body: note.body,
+    }));
+  }
   return withLastCheck(view, target, lastChecks, policies);
 }
 

@@ -2,7 +2,7 @@
 // `name` and `image` are exact (unlike the run filters); no match is `[]`, never Watchtower's `null`.
 import type { FastifyPluginAsync } from 'fastify';
 import { UPDATE_POLICIES, parseBoolLabel, readLabel, type Target, type UpdatePolicies } from '../../core/index.js';
-import { currentDigest, failedCandidateSchema, placement, placementProperties, withHold, type FailedCandidateView, type Placement } from './check-record.js';
+import { VERSION_LABEL, currentDigest, failedCandidateSchema, placement, placementProperties, withHold, type FailedCandidateView, type Placement } from './check-record.js';
 import type { KnownState } from './last-checks.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
@@ -29,6 +29,11 @@ export const lastCheckProperties = {
     type: 'string',
     enum: ['pending', 'rejected', 'deferred'],
     description: 'Present when an approval of its update is pending, deferred, or was rejected (GET /v1/approvals)',
+  },
+  current_image_version: { type: 'string', description: 'org.opencontainers.image.version of the running image, when present' },
+  latest_image_version: {
+    type: 'string',
+    description: 'The version the last check found an update to: the newer tag under a tag policy, else the candidate image\'s org.opencontainers.image.version (present only with an update)',
   },
 } as const;
 
@@ -93,14 +98,15 @@ export interface ContainerView extends Placement {
   next_window?: string;
   approval?: 'pending' | 'rejected' | 'deferred';
   failed_candidate?: FailedCandidateView;
+  current_image_version?: string;
+  latest_image_version?: string;
 }
-
 
 type LastCheckFields =
   | 'update_available' | 'latest_digest' | 'checked_at' | 'check_error' | 'held' | 'rollback_available' | 'failed_candidate'
-  | 'next_window' | 'approval';
+  | 'next_window' | 'approval' | 'current_image_version' | 'latest_image_version';
 
-/** Adds the last check, the hold, and what windows and approvals say (docs/policies.md) of `target` to a container view. */
+/** Adds the last check, the versions (docs/versions.md), the hold, and what windows and approvals say (docs/policies.md) of `target` to a container view. */
 export function withLastCheck<V extends Pick<ContainerView, LastCheckFields>>(
   view: V,
   target: Target,
@@ -113,7 +119,10 @@ export function withLastCheck<V extends Pick<ContainerView, LastCheckFields>>(
     view.latest_digest = last.latestDigest;
     view.checked_at = last.checkedAt.toISOString();
     if (last.error !== undefined) view.check_error = last.error;
+    if (last.stale && last.latestVersion) view.latest_image_version = last.latestVersion;
   }
+  const current = target.imageLabels[VERSION_LABEL];
+  if (current) view.current_image_version = current;
   if (known?.canRollBack(target.id)) view.rollback_available = true;
   if (policies) {
     const status = policies.statusOf(target, view.update_available === true);

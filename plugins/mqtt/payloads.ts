@@ -2,7 +2,7 @@
 // in the keys of Home Assistant's MQTT update platform, and its JSON state.
 import type { Staleness, Target } from '../../core/index.js';
 import { OFFLINE, ONLINE, PAYLOAD_INSTALL, type Topics } from './topics.js';
-import { installedVersion, latestVersion, releaseUrlOf, titleOf } from './versions.js';
+import { installedVersion, latestVersion, releaseSummaryOf, releaseUrlOf, titleOf } from './versions.js';
 
 export interface DiscoveryConfig {
   readonly name: string;
@@ -28,6 +28,8 @@ export interface EntityState {
   readonly latest_version?: string;
   readonly title: string;
   readonly release_url?: string;
+  /** The releases an update brings (docs/versions.md#release-notes), at most 255 characters. */
+  readonly release_summary?: string;
   readonly in_progress: boolean;
 }
 
@@ -53,12 +55,14 @@ export function discoveryConfig(topics: Topics, objectId: string, name: string):
 
 export function entityState(target: Target, staleness: Staleness | undefined, inProgress: boolean): EntityState {
   const latest = latestVersion(target, staleness);
-  const releaseUrl = releaseUrlOf(target);
+  const releaseUrl = releaseUrlOf(target, staleness);
+  const summary = releaseSummaryOf(staleness);
   return {
     installed_version: installedVersion(target, staleness),
     ...(latest === undefined ? {} : { latest_version: latest }),
     title: titleOf(target),
     ...(releaseUrl === undefined ? {} : { release_url: releaseUrl }),
+    ...(summary === undefined ? {} : { release_summary: summary }),
     in_progress: inProgress,
   };
 }

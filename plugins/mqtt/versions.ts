@@ -43,6 +43,8 @@ export function latestVersion(target: Target, staleness?: Staleness): string | u
   const tags = tagVersions(staleness);
   if (tags) return tags.latest;
   if (!staleness.stale) return installedVersion(target, staleness);
+  // The candidate's own version, read from the registry (docs/versions.md).
+  if (staleness.latestVersion) return staleness.latestVersion;
   if (staleness.latestDigest) return shortDigest(staleness.latestDigest);
   if (staleness.latestImageId) return shortDigest(staleness.latestImageId);
   if (staleness.git?.commit) return `commit ${staleness.git.commit.slice(0, 12)}`;
@@ -53,11 +55,31 @@ export function titleOf(target: Target): string {
   return target.imageLabels[OCI_TITLE]?.trim() || target.image;
 }
 
-/** The image's web page or source from its OCI labels, when it is an http(s) URL. */
-export function releaseUrlOf(target: Target): string | undefined {
+/** Home Assistant's limit on `release_summary`. */
+export const SUMMARY_MAX = 255;
+
+/** The update's release notes location (docs/versions.md#release-notes), else the image's web page or source from its OCI labels, when it is an http(s) URL. */
+export function releaseUrlOf(target: Target, staleness?: Staleness): string | undefined {
+  const notes = pendingNotes(staleness);
+  if (notes && /^https?:\/\/[^\s]+$/i.test(notes.url)) return notes.url;
   for (const key of [OCI_URL, OCI_SOURCE]) {
     const value = target.imageLabels[key]?.trim();
     if (value && /^https?:\/\/[^\s]+$/i.test(value)) return value;
   }
   return undefined;
+}
+
+function pendingNotes(staleness?: Staleness): Staleness['releaseNotes'] {
+  return staleness?.stale && !staleness.error ? staleness.releaseNotes : undefined;
+}
+
+/**
+ * The releases an update brings, in at most 255 characters (Home Assistant's limit): each version and its
+ * title, newest first; undefined without release notes.
+ */
+export function releaseSummaryOf(staleness?: Staleness): string | undefined {
+  const entries = pendingNotes(staleness)?.entries ?? [];
+  if (entries.length === 0) return undefined;
+  const text = entries.map((e) => (e.title && e.title !== e.version ? `${e.version}: ${e.title}` : e.version)).join('; ');
+  return text.length <= SUMMARY_MAX ? text : `${text.slice(0, SUMMARY_MAX - 1)}…`;
 }

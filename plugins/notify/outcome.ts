@@ -14,6 +14,8 @@ import type { NotificationLevel } from './options.js';
 import { shortID } from './template/data.js';
 import { versionChange } from './version-change.js';
 
+const VERSION_LABEL = 'org.opencontainers.image.version';
+
 export type ContainerState = 'Skipped' | 'Scanned' | 'Updated' | 'Failed' | 'Fresh' | 'Stale' | 'Restarted';
 
 export interface ContainerOutcome {
@@ -38,6 +40,10 @@ export interface ContainerOutcome {
    * `previousImage` (the reference it runs after an `Updated`), and is never announced as a new image.
    */
   readonly rollback?: { readonly previousImage: string };
+  /** The versions and release notes of the update (docs/versions.md), when known. */
+  readonly currentVersion?: string;
+  readonly latestVersion?: string;
+  readonly releaseNotesUrl?: string;
 }
 
 /** How the state plugin's gate words a failed candidate it skips (docs/state.md#failed-candidates). */
@@ -78,6 +84,17 @@ function tagsOf(check: CheckResult, result: ApplyResult | undefined): Partial<Co
     ...(pending && staleness.latestTag ? { latestTag: staleness.latestTag } : {}),
     ...(pending && staleness.updateKind ? { updateKind: staleness.updateKind } : {}),
     ...(note ? { note } : {}),
+    ...versionsOf(check, pending),
+  };
+}
+
+/** The running version (its image's label, else its tag under a version policy) and the update's (docs/versions.md). */
+function versionsOf({ target, staleness }: CheckResult, pending: boolean): Partial<ContainerOutcome> {
+  const current = target.imageLabels[VERSION_LABEL]?.trim() || (staleness.latestTag ? staleness.currentTag : undefined);
+  return {
+    ...(current ? { currentVersion: current } : {}),
+    ...(pending && staleness.latestVersion ? { latestVersion: staleness.latestVersion } : {}),
+    ...(pending && staleness.releaseNotes?.url ? { releaseNotesUrl: staleness.releaseNotes.url } : {}),
   };
 }
 

@@ -40,6 +40,9 @@ function containerReport(outcome: ContainerOutcome): ContainerReport {
     ...(outcome.latestTag ? { latestTag: outcome.latestTag } : {}),
     ...(outcome.updateKind ? { updateKind: outcome.updateKind } : {}),
     ...(outcome.note ? { note: outcome.note } : {}),
+    ...(outcome.currentVersion ? { currentVersion: outcome.currentVersion } : {}),
+    ...(outcome.latestVersion ? { latestVersion: outcome.latestVersion } : {}),
+    ...(outcome.releaseNotesUrl ? { releaseNotesUrl: outcome.releaseNotesUrl } : {}),
   });
 }
 

@@ -9,6 +9,7 @@ import {
   type ImageReference,
   type TidewatchCore,
 } from '../../core/index.js';
+import { CandidateVersions } from './candidate-version.js';
 import { runningPlatform } from './running-platform.js';
 import { Authorizer } from './auth.js';
 import { RegistryClient } from './client.js';
@@ -61,6 +62,9 @@ export function startRegistry(core: TidewatchCore, options: RegistryOptionValues
   core.hooks.checkStaleness.tapPromise({ name: pluginName, stage: STAGES.checkStaleness.remote }, async (target, ctx) =>
     core.watchPath(target) === REGISTRY_PATH ? registryStaleness(client, target, ctx, tags) : undefined,
   );
+  // A stale answer names the version it leads to (docs/versions.md), read from the candidate without pulling.
+  const versions = new CandidateVersions({ client, platformOf: tags.platformOf });
+  core.hooks.review.tapPromise({ name: pluginName }, (staleness, target, ctx) => versions.review(staleness, target, ctx));
   // The cooldown gate ages images through this service, with the same connections and tokens.
   core.services.provide(REMOTE_IMAGES, { created: (reference, opts) => imageCreated(client, reference, opts) });
   core.services.provide(PULL_CREDENTIALS, { authFor: (imageRef) => pullAuth(credentials, imageRef) });

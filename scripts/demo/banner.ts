@@ -1,9 +1,10 @@
 // What the demo prints once everything runs: where to look, the tokens, and three commands to try.
 // test/demo/demo.test.ts reads the `Dashboard:`, `API token:` and `DOCKER_HOST=` lines: keep their form.
 import { apiUrl, dockerHost, type DemoConfig } from './config.js';
-import { DEMO_CONTAINERS } from './fleet.js';
+import { DEMO_CONTAINERS, tagOf } from './fleet.js';
 
-export function banner(config: DemoConfig): string {
+/** `pending`: the containers the check at start found an update for (docs/demo.md#the-first-look). */
+export function banner(config: DemoConfig, pending: number): string {
   const url = apiUrl(config);
   const auth = `-H "Authorization: Bearer ${config.token}"`;
   const width = Math.max(...DEMO_CONTAINERS.map((c) => c.name.length));
@@ -11,9 +12,14 @@ export function banner(config: DemoConfig): string {
     '',
     'Tidewatch demo is running: a private Docker Engine and registry, five containers, and Tidewatch.',
     '',
-    ...DEMO_CONTAINERS.map((c) => `  ${c.name.padEnd(width)}  ${c.repo}:latest ${c.version}${c.newer ? ` (${c.newer} pushed)` : ''}: ${c.role}`),
+    ...DEMO_CONTAINERS.map((c) => `  ${c.name.padEnd(width)}  ${c.repo}:${tagOf(c, c.version)} ${c.version}${c.newer ? ` (${c.newer} pushed)` : ''}: ${c.role}`),
+    '',
+    `Checked at start: ${pending} containers with an update waiting.`,
     '',
     `  Dashboard:     ${url}/ui/`,
+    // The tokens ride in the fragment, which the browser never sends; the page moves them to its session
+    // storage and drops them from the address bar and history (docs/demo.md#signing-in).
+    `  Signed in:     ${url}/ui/#token=${config.token}&events-token=${config.eventsToken}`,
     `  API token:     ${config.token}`,
     `  Events token:  ${config.eventsToken}   (optional in the dashboard: its live feed)`,
     `  Swagger:       ${url}/swagger/index.html`,

@@ -14,8 +14,10 @@ const SERVICE_CMD = ['/bin/sh', '-c', "trap 'exit 0' TERM; while true; do sleep 
 export interface DemoContainer {
   /** container name */
   name: string;
-  /** repository in the demo registry, tag `latest` */
+  /** repository in the demo registry */
   repo: string;
+  /** true: tagged by version (`repo:2.3.0`, the newer one `repo:2.4.0`) under a tag policy; else `latest` */
+  versionTags?: boolean;
   /** what it shows about Tidewatch */
   role: string;
   /** the version it starts on, and the newer one pushed afterwards (none: it stays up to date) */
@@ -25,8 +27,15 @@ export interface DemoContainer {
 }
 
 export const DEMO_CONTAINERS: readonly DemoContainer[] = [
-  { name: 'demo-web', repo: 'demo/web', role: 'newer image: update available', version: '1.0.0', newer: '1.1.0' },
-  { name: 'demo-api', repo: 'demo/api', role: 'newer image: update available', version: '2.3.0', newer: '2.4.0' },
+  {
+    name: 'demo-web', repo: 'demo/web', role: 'newer image under latest: its version label and release-notes link', version: '1.0.0', newer: '1.1.0',
+    // A release-notes location (docs/versions.md#release-notes); not on GitHub, so nothing is asked of a code host.
+    labels: { 'tidewatch.release-notes': 'https://tidewatch.example/demo/web/releases/{version}' },
+  },
+  {
+    name: 'demo-api', repo: 'demo/api', role: 'tag policy minor: moves to the newer tag', version: '2.3.0', newer: '2.4.0', versionTags: true,
+    labels: { 'tidewatch.tag.policy': 'minor' },
+  },
   { name: 'demo-db', repo: 'demo/db', role: 'up to date', version: '16.4' },
   {
     name: 'demo-worker', repo: 'demo/worker', role: 'monitor-only: reported, never replaced', version: '0.9.0', newer: '1.0.0',
@@ -38,11 +47,17 @@ export const DEMO_CONTAINERS: readonly DemoContainer[] = [
   },
 ];
 
+/** The tag an image of `container` at `version` is pushed under. */
+export function tagOf(container: DemoContainer, version: string): string {
+  return container.versionTags ? version : 'latest';
+}
+
 function imageFor(config: DemoConfig, container: DemoContainer, version: string, created: string): Promise<PushedImage> {
   return pushImage({
     registry: registry(config),
     repo: container.repo,
     marker: `${container.repo} ${version}`,
+    tag: tagOf(container, version),
     cmd: SERVICE_CMD,
     created,
     labels: {

@@ -6,7 +6,7 @@ import { banner } from './banner.js';
 import { DemoError, demoConfig } from './config.js';
 import { claimDirectory, engine, refuseIfRunning, teardown, testEnv } from './environment.js';
 import { pushNewerImages, startFleet } from './fleet.js';
-import { buildIfStale, startTidewatch } from './tidewatch.js';
+import { buildIfStale, checkAtStart, startTidewatch } from './tidewatch.js';
 
 const log = (line: string): void => void process.stderr.write(`demo: ${line}\n`);
 
@@ -56,7 +56,8 @@ async function main(): Promise<number> {
     await step('pushing the demo images and starting the containers', () => startFleet(config, engine(config)));
     await step('pushing newer images for some of them', () => pushNewerImages(config));
     const tidewatch = await step('starting Tidewatch', () => startTidewatch(config));
-    process.stdout.write(`${banner(config)}\n`);
+    const pending = await step('checking every container once, so the dashboard opens on the answer', () => checkAtStart(config));
+    process.stdout.write(`${banner(config, pending)}\n`);
     const ended = await Promise.race([stopped.then(() => undefined), tidewatch.exited]);
     if (ended !== undefined) {
       log(`Tidewatch stopped on its own (${ended}): taking the demo down`);

@@ -76,6 +76,8 @@ export async function startTidewatch(config: DemoConfig): Promise<StartedTidewat
       '--update-grace-period', '2s',
       '--stop-timeout', '5s',
       '--cleanup',
+      // Release-notes locations for the first look (docs/demo.md); the demo's images name no GitHub source.
+      '--release-notes',
     ],
     { cwd: REPO_ROOT, detached: true, stdio: ['ignore', 'inherit', 'inherit'], env: cleanEnvironment(config) },
   );
@@ -98,4 +100,19 @@ export async function startTidewatch(config: DemoConfig): Promise<StartedTidewat
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new DemoError('Tidewatch did not answer /readyz within 60 s; see its log above');
+}
+
+/**
+ * The first check, made at start so the dashboard opens on what the banner says (docs/demo.md#the-first-look);
+ * returns how many containers have an update waiting.
+ */
+export async function checkAtStart(config: DemoConfig): Promise<number> {
+  const res = await fetch(`${apiUrl(config)}/v1/check`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${config.token}` },
+    signal: AbortSignal.timeout(120_000),
+  });
+  if (res.status !== 200) throw new DemoError(`the first check answered ${res.status}: ${await res.text()}`);
+  const body = (await res.json()) as { containers: { update_available: boolean }[] };
+  return body.containers.filter((c) => c.update_available).length;
 }

@@ -193,6 +193,17 @@ t.test('npm run demo: comes up over a killed one, its commands work, SIGTERM lea
   t.equal(await intruder.exited, 1, 'a demo started beside a running one exits 1');
   t.match(intruder.output(), /a demo is already running \(pid \d+\)/, 'and says why');
 
+  // The first look (docs/demo.md#the-first-look): checked at start, so the lists already say what the banner does.
+  t.match(demo.output(), /^Checked at start: 3 containers with an update waiting\.$/m, 'the banner says what the check at start found');
+  const signedIn = /^ {2}Signed in: +(\S+)$/m.exec(demo.output())?.[1] ?? '';
+  t.equal(signedIn, `${banner.dashboard}#token=${banner.token}&events-token=${/^ {2}Events token: +(\S+)/m.exec(demo.output())?.[1]}`, 'a link that signs the dashboard in, tokens in its fragment');
+  const api = (path: string) => fetch(banner.dashboard.replace('/ui/', path), { headers: { authorization: `Bearer ${banner.token}` } }).then((r) => r.json());
+  const listed = (await api('/v1/containers/details')) as { containers: Record<string, unknown>[] };
+  const seen = new Map(listed.containers.map((c) => [c.name as string, c]));
+  t.same(listed.containers.filter((c) => c.update_available).map((c) => c.name).sort(), ['demo-api', 'demo-web', 'demo-worker'], 'the dashboard opens on the pending updates');
+  t.match(seen.get('demo-web'), { current_image_version: '1.0.0', latest_image_version: '1.1.0', changelog: 'https://tidewatch.example/demo/web/releases/1.1.0' }, 'a latest-tagged container: its candidate\'s version and release-notes link');
+  t.match(seen.get('demo-api'), { tag_policy: 'minor', current_tag: '2.3.0', latest_tag: '2.4.0', latest_image_version: '2.4.0' }, 'a tag-policy container');
+
   const [checkCommand, updateCommand, psCommand] = banner.commands as [string, string, string];
   t.match(checkCommand, /^curl .*-X POST .*\/v1\/check/, 'first command: a check');
   const check = JSON.parse(run(checkCommand)) as { containers: CheckRecord[] };

@@ -3,6 +3,8 @@
 // practices: conditional requests"):
 //   GET /repos/{owner}/{repo}               JSON with `default_branch`
 //   GET /repos/{owner}/{repo}/commits/{ref} JSON commit, or the bare SHA for `application/vnd.github.sha`
+//   GET /repos/{owner}/{repo}/releases      "List releases": newest first, `per_page` (default 30, at most
+//                                           100) and `page`, a `Link` header with rel="next"/"last"
 // Every response carries the `x-ratelimit-*` headers; ETags are sent and a matching If-None-Match
 // answers 304, which, like GitHub, costs nothing; only 200s spend the budget. When the budget is
 // spent the answer is 403 (or 429) with `x-ratelimit-remaining: 0`. Every request is recorded.
@@ -34,9 +36,23 @@ export interface FakeGitHubOptions {
   readonly retryAfter?: number;
 }
 
+/** A release as "List releases" returns it (only the fields Tidewatch reads, plus a few others). */
+export interface FakeRelease {
+  tag_name: string;
+  name?: string;
+  body?: string;
+  published_at?: string;
+  draft?: boolean;
+  prerelease?: boolean;
+}
+
 export interface FakeGitHubRequest {
   readonly method: string;
   readonly path: string;
+  /** The query string, without `?` (`per_page=30&page=1`). */
+  readonly query: string;
+  /** The `X-GitHub-Api-Version` header, when sent. */
+  readonly apiVersion?: string;
   readonly accept?: string;
   readonly ifNoneMatch?: string;
   readonly authorization?: string;
@@ -52,6 +68,7 @@ export class FakeGitHub {
   readonly #server: Server;
   readonly #options: FakeGitHubOptions;
   readonly #repos = new Map<string, FakeRepoState & { owner: string; name: string; id: number }>();
+  readonly #releases = new Map<string, FakeRelease[]>();
   #remaining: number;
   #reset: number;
 
@@ -83,6 +100,11 @@ export class FakeGitHub {
       tags: { ...(state.tags ?? {}) },
       ...(state.private ? { private: true } : {}),
     });
+  }
+
+  /** The repository's releases, newest first (as GitHub lists them). */
+  setReleases(owner: string, name: string, releases: FakeRelease[]): void {
+    this.#releases.set(`${owner}/${name}`.toLowerCase(), releases.map((r) => ({ ...r })));
   }
 
   /** Moves a branch, as a push would. */
@@ -124,7 +146,9 @@ export class FakeGitHub {
     const record: FakeGitHubRequest = {
       method: req.method ?? 'GET',
       path: url.pathname,
+      query: url.search.replace(/^\?/, ''),
       status: 0,
+      ...(typeof req.headers['x-github-api-version'] === 'string' ? { apiVersion: req.headers['x-github-api-version'] } : {}),
       ...(req.headers.accept ? { accept: req.headers.accept } : {}),
       ...(typeof req.headers['if-none-match'] === 'string' ? { ifNoneMatch: req.headers['if-none-match'] } : {}),
       ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
@@ -173,6 +197,7 @@ export class FakeGitHub {
       };
       return this.#conditional(req, send, JSON.stringify(body), 'application/json; charset=utf-8', weakEtag(body));
     }
+    if (parts[3] === 'releases' && parts.length === 4) return this.#listReleases(req, url, repo, send);
     if (parts[3] !== 'commits' || parts.length < 5) return send(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
     const ref = parts.slice(4).join('/');
     const sha = resolve(repo, ref);
@@ -192,6 +217,38 @@ export class FakeGitHub {
     return this.#conditional(req, send, JSON.stringify(body), 'application/json; charset=utf-8', weakEtag(body));
   }
 
+  /** "List releases": one page, with GitHub's Link header to the next and last pages. */
+  #listReleases(
+    req: IncomingMessage,
+    url: URL,
+    repo: { owner: string; name: string },
+    send: (status: number, body: string | object | undefined, headers?: Record<string, string>) => void,
+  ): void {
+    const all = this.#releases.get(`${repo.owner}/${repo.name}`.toLowerCase()) ?? [];
+    const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page') ?? 30) || 30));
+    const page = Math.max(1, Number(url.searchParams.get('page') ?? 1) || 1);
+    const last = Math.max(1, Math.ceil(all.length / perPage));
+    const body = all.slice((page - 1) * perPage, page * perPage).map((r, i) => ({
+      url: `${this.url}/repos/${repo.owner}/${repo.name}/releases/${i + 1}`,
+      html_url: `https://github.com/${repo.owner}/${repo.name}/releases/tag/${r.tag_name}`,
+      id: (page - 1) * perPage + i + 1,
+      tag_name: r.tag_name,
+      target_commitish: 'main',
+      name: r.name ?? r.tag_name,
+      draft: r.draft ?? false,
+      prerelease: r.prerelease ?? false,
+      created_at: r.published_at ?? '2026-01-01T00:00:00Z',
+      published_at: r.published_at ?? '2026-01-01T00:00:00Z',
+      author: { login: repo.owner },
+      assets: [],
+      body: r.body ?? null,
+    }));
+    const link = (p: number, rel: string) => `<${this.url}${url.pathname}?per_page=${perPage}&page=${p}>; rel="${rel}"`;
+    const links = [...(page < last ? [link(page + 1, 'next'), link(last, 'last')] : []), ...(page > 1 ? [link(1, 'first'), link(page - 1, 'prev')] : [])];
+    const text = JSON.stringify(body);
+    this.#conditional(req, send, text, 'application/json; charset=utf-8', weakEtag(body), links.length > 0 ? { link: links.join(', ') } : {});
+  }
+
   /** 304 when If-None-Match names the current ETag (free); otherwise 200, which spends one request. */
   #conditional(
     req: IncomingMessage,
@@ -199,11 +256,12 @@ export class FakeGitHub {
     body: string,
     type: string,
     etag: string,
+    extra: Record<string, string> = {},
   ): void {
     const tags = (req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim().replace(/^W\//, ''));
-    if (tags.includes(etag.replace(/^W\//, ''))) return send(304, undefined, { etag });
+    if (tags.includes(etag.replace(/^W\//, ''))) return send(304, undefined, { etag, ...extra });
     this.#remaining -= 1;
-    return send(200, body, { 'content-type': type, etag });
+    return send(200, body, { 'content-type': type, etag, ...extra });
   }
 
   /** true: valid token; undefined: anonymous; false: a token that is wrong. */

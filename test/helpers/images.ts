@@ -81,6 +81,10 @@ export interface ImageSpec {
   index?: boolean | Platform[]
   /** Basic credentials, for the auth registry */
   auth?: RegistryAuth
+  /** OCI annotations on each platform's manifest (an OCI image's version can live here, docs/versions.md) */
+  annotations?: Record<string, string>
+  /** OCI annotations on the index itself, with `index` */
+  indexAnnotations?: Record<string, string>
 }
 
 export interface PushedPlatform {
@@ -298,6 +302,7 @@ export async function buildManifest(spec: ImageSpec, platform: Platform = spec.p
       mediaType,
       config: { mediaType: oci ? MEDIA.ociConfig : MEDIA.dockerConfig, size: configBytes.length, digest: configDigest },
       layers: layers.map(l => ({ mediaType: oci ? MEDIA.ociLayer : MEDIA.dockerLayer, size: l.blob.length, digest: l.digest })),
+      ...(spec.annotations ? { annotations: spec.annotations } : {}),
     }),
   )
   return { platform, config, configBytes, configDigest, manifest, mediaType, digest: sha256(manifest), layers }
@@ -311,13 +316,14 @@ function indexPlatforms(spec: ImageSpec): Platform[] | undefined {
   return [native, other]
 }
 
-function buildIndex(format: ManifestFormat | undefined, entries: BuiltManifest[]): { body: Buffer; mediaType: string } {
+function buildIndex(format: ManifestFormat | undefined, entries: BuiltManifest[], annotations?: Record<string, string>): { body: Buffer; mediaType: string } {
   const mediaType = format === 'oci' ? MEDIA.ociIndex : MEDIA.dockerList
   const body = Buffer.from(
     JSON.stringify({
       schemaVersion: 2,
       mediaType,
       manifests: entries.map(m => ({ mediaType: m.mediaType, size: m.manifest.length, digest: m.digest, platform: m.platform })),
+      ...(annotations ? { annotations } : {}),
     }),
   )
   return { body, mediaType }
@@ -402,7 +408,7 @@ export async function pushImage(spec: ImageSpec): Promise<PushedImage> {
   let mediaType: string
   if (platforms) {
     for (const b of builds) await putManifest(registry, repo, b.digest, b.manifest, b.mediaType, auth)
-    const index = buildIndex(spec.format, builds)
+    const index = buildIndex(spec.format, builds, spec.indexAnnotations)
     mediaType = index.mediaType
     digest = await putManifest(registry, repo, tag, index.body, index.mediaType, auth)
   } else {

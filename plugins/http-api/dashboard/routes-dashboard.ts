@@ -19,6 +19,7 @@ const CSP = [
 const FILES = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
+  'markdown.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
 } as const;
 

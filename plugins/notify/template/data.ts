@@ -55,6 +55,10 @@ export interface ContainerReportInit {
   latestTag?: string;
   updateKind?: string;
   note?: string;
+  /** The versions and release notes location (docs/notifications.md#versions-and-release-notes). */
+  currentVersion?: string;
+  latestVersion?: string;
+  releaseNotesUrl?: string;
 }
 
 /** One container of the report; in Go every accessor is a method, and it is an `error` (Error()). */
@@ -110,6 +114,18 @@ export class ContainerReport extends GoStruct {
   /** A sentence for the user: a newer tag without this platform, a Compose file that still names the old tag. */
   Note(): string {
     return this.init.note ?? '';
+  }
+  /** The running version: its image's `org.opencontainers.image.version`, else its tag under a version policy. */
+  CurrentVersion(): string {
+    return this.init.currentVersion ?? '';
+  }
+  /** The version the update leads to (docs/versions.md), while one is available or was applied. */
+  LatestVersion(): string {
+    return this.init.latestVersion ?? '';
+  }
+  /** Where the release notes of the update are, with --release-notes (docs/versions.md#release-notes). */
+  ReleaseNotesURL(): string {
+    return this.init.releaseNotesUrl ?? '';
   }
 }
 

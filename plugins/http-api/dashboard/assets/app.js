@@ -2,6 +2,8 @@
 // routes with the tokens a person enters, kept in sessionStorage only. The main token goes in the
 // Authorization header; the events token is the one the API takes in a query (EventSource cannot set
 // headers), which is why it is a separate token.
+import { renderMarkdown } from './markdown.js';
+
 const $ = (id) => document.getElementById(id);
 const store = window.sessionStorage;
 const state = {
@@ -12,6 +14,7 @@ const state = {
   sort: { key: 'name', dir: 1 },
   events: null,
   ownRun: false,
+  notesOpen: new Set(), // names whose release notes are expanded, kept across renders
 };
 
 const esc = (value) =>
@@ -101,13 +104,15 @@ function rows() {
     .sort((a, b) => String(a[key]).localeCompare(String(b[key])) * dir);
 }
 
-// A version when one is known (docs/dashboard.md#versions), with the digest beside it to copy.
+// A version when one is known (docs/dashboard.md#versions); its digest on demand (folded), or the digest
+// itself when there is no version to show.
 function versionCell(label, version, digest) {
   const v = version ? `<span class="version">${esc(version)}</span>` : '';
-  const d = digest
+  let d = digest
     ? `<span class="digest" title="${esc(digest)}">${esc(short(digest))}</span><button type="button" class="copy" data-copy="${esc(digest)}" aria-label="Copy ${esc(digest)}">copy</button>`
     : '';
-  return `<td data-label="${label}">${v}${v && d ? ' ' : ''}${d}</td>`;
+  if (v && d) d = ` <details class="digests"><summary>digest</summary>${d}</details>`;
+  return `<td data-label="${label}">${v}${d}</td>`;
 }
 
 const VERSION_POLICIES = new Set(['patch', 'minor', 'major']);
@@ -123,18 +128,31 @@ function versionsOf(r, d) {
   if (!src) return { current: '', latest: '', kind: '', note: '' };
   const stale = r ? r.update_available : d.stale;
   const tag = VERSION_POLICIES.has(src.tag_policy) ? src.current_tag : '';
-  const current = src.latest_tag ? src.current_tag : (src.current_image_version || tag || '');
-  const latest = src.latest_tag || (stale ? '' : current);
+  const current = src.latest_tag ? src.current_tag : (src.current_image_version || d?.current_image_version || tag || '');
+  // A candidate's own version (docs/versions.md) comes with the last check, through /details.
+  const latest = src.latest_tag || (stale ? (d?.stale ? d.latest_image_version ?? '' : '') : current);
   return { current: current ?? '', latest, kind: stale ? (src.update_kind ?? '') : '', note: src.note ?? '' };
 }
 
-function links(record) {
-  if (!record) return '';
+function links(record, d) {
+  if (!record && !d) return '';
   const out = [];
-  for (const [label, url] of [['changes', record.changelog], ['source', record.oci_source], ['docs', record.documentation]]) {
+  const changelog = record?.changelog || (record?.update_available !== false && d?.stale ? d.changelog : '');
+  for (const [label, url] of [['changes', changelog], ['source', record?.oci_source], ['docs', record?.documentation]]) {
     if (url && /^https?:\/\//.test(url)) out.push(`<a href="${esc(url)}" rel="noreferrer" target="_blank">${label}</a>`);
   }
   return out.join(' ');
+}
+
+// The releases an update brings (docs/dashboard.md#release-notes), folded; rendered by the safe renderer.
+function releaseNotes(name, d, stale) {
+  const notes = stale && d?.stale ? d.release_notes : undefined;
+  if (!notes?.length) return '';
+  const entries = notes
+    .map((n) => `<article class="release"><h3>${/^https?:\/\//i.test(n.url) ? `<a href="${esc(n.url)}" rel="noopener noreferrer nofollow" target="_blank">${esc(n.title || n.version)}</a>` : esc(n.title || n.version)}</h3><div class="markdown">${renderMarkdown(n.body)}</div></article>`)
+    .join('');
+  const open = state.notesOpen.has(name) ? ' open' : '';
+  return `<details class="release-notes" data-notes="${esc(name)}"${open}><summary>release notes (${notes.length})</summary>${entries}</details>`;
 }
 
 // Each cell names its column in data-label: on a narrow screen the rows become cards and show it.
@@ -161,11 +179,13 @@ function row(c) {
   const arrow = v.kind && v.latest && v.current ? ` <span class="change">${esc(v.current)} → ${esc(v.latest)}</span>` : '';
   const change = v.kind ? `${arrow} <span class="kind kind-${esc(v.kind)}">${esc(v.kind)}</span>` : '';
   const note = v.note ? `<p class="note">${esc(v.note)}</p>` : '';
+  const details = state.details.get(c.name);
+  const notes = r?.error ? '' : releaseNotes(c.name, details, r ? r.update_available : details?.stale);
   return `<tr data-name="${esc(c.name)}" class="${r?.update_available ? 'stale' : ''}">
 <td data-label="Name" class="name" data-timeline="${esc(c.name)}">${esc(c.name)}</td><td data-label="Image" class="image">${esc(c.image)}</td><td data-label="State">${esc(c.state)}</td><td data-label="Source">${esc(r?.update_source ?? c.update_source)}</td>
 ${versionCell('Current', v.current, current)}${versionCell('Latest', v.latest, latest)}
-<td data-label="Update" class="${updateClass}${r?.error ? ' err' : ''}" title="${esc(r?.error ?? '')}">${esc(r?.error ? `error: ${r.error}` : update)}${r?.error ? '' : change}${sig}${note}</td>
-<td data-label="Flags">${flags}</td><td data-label="Checked">${esc(entry ? when(entry.at) : '')}</td><td data-label="Links">${links(r)}</td>
+<td data-label="Update" class="${updateClass}${r?.error ? ' err' : ''}" title="${esc(r?.error ?? '')}">${esc(r?.error ? `error: ${r.error}` : update)}${r?.error ? '' : change}${sig}${note}${notes}</td>
+<td data-label="Flags">${flags}</td><td data-label="Checked">${esc(entry ? when(entry.at) : '')}</td><td data-label="Links">${links(r, state.details.get(c.name))}</td>
 <td data-label="Actions">${actions(c, r, busy)}</td>
 </tr>`;
 }
@@ -305,6 +325,8 @@ async function check(name, { keepMessage = false } = {}) {
   }
   for (const record of res.body.containers) state.checks.set(record.name, { record, at: record.timestamp });
   render();
+  // The versions and release notes this check found are in /details (the check record has no such fields).
+  await loadDetails();
 }
 
 function confirmDialog(text, ok) {
@@ -530,6 +552,17 @@ document.querySelector('#containers thead').addEventListener('click', (event) =>
   state.sort = { key, dir: state.sort.key === key ? -state.sort.dir : 1 };
   render();
 });
+// An expanded note stays expanded when the table is drawn again ('toggle' does not bubble: capture it).
+$('containers').tBodies[0].addEventListener(
+  'toggle',
+  (event) => {
+    const name = event.target.dataset?.notes;
+    if (name === undefined) return;
+    if (event.target.open) state.notesOpen.add(name);
+    else state.notesOpen.delete(name);
+  },
+  true,
+);
 $('containers').tBodies[0].addEventListener('click', (event) => {
   const cell = event.target.closest('[data-timeline]');
   if (cell) void loadTimeline(cell.dataset.timeline);
@@ -542,5 +575,14 @@ $('containers').tBodies[0].addEventListener('click', (event) => {
   if (button.dataset.copy) void navigator.clipboard?.writeText(button.dataset.copy);
 });
 
-const saved = store.getItem('tw-token');
-if (saved) void signIn(saved, store.getItem('tw-events-token') ?? '');
+// A link with the tokens in its fragment (`#token=…&events-token=…`, what the demo prints: docs/dashboard.md#signing-in)
+// signs in without pasting them. A fragment never leaves the browser (not in requests, not in a Referer); it
+// is dropped from the address bar and the history entry at once, so the tokens stay in sessionStorage only.
+const fragment = new URLSearchParams(location.hash.slice(1));
+if (fragment.has('token')) {
+  history.replaceState(null, '', location.pathname + location.search);
+  void signIn(fragment.get('token') ?? '', fragment.get('events-token') ?? '');
+} else {
+  const saved = store.getItem('tw-token');
+  if (saved) void signIn(saved, store.getItem('tw-events-token') ?? '');
+}

@@ -1,0 +1,156 @@
+// The release-notes `review` tap (docs/versions.md#release-notes): a stale answer gains `releaseNotes`, the
+// location to read and, for a GitHub repository, the releases after the running version up to the latest.
+// Releases come from `GET /repos/{owner}/{repo}/releases` (newest first), page by page only while the running
+// version is not found yet, every page a conditional request through the Git source's client: a repeated
+// check costs 304s, which GitHub does not count. Each page is asked once per run, however many containers
+// share the repository. What GitHub sends is untrusted: every field is bounded before it is kept.
+import {
+  errorMessage,
+  tryParseImageReference,
+  type GitHubApi,
+  type ReleaseNote,
+  type RunContext,
+  type Staleness,
+  type Target,
+} from '../../core/index.js';
+import { locate, type GitHubRepo, type Versions } from './location.js';
+
+/** At most this many releases per container, newest first. */
+export const MAX_NOTES = 10;
+/** Bytes of Markdown kept per release. */
+export const BODY_MAX_BYTES = 4096;
+/** Releases per page, and pages read at most, while looking for the running version. */
+export const PER_PAGE = 30;
+export const MAX_PAGES = 3;
+const TITLE_MAX = 256;
+const VERSION_MAX = 128;
+const VERSION_LABEL = 'org.opencontainers.image.version';
+const VERSION_POLICIES = new Set(['patch', 'minor', 'major']);
+const ROUTE = 'GET /repos/{owner}/{repo}/releases';
+
+interface Release extends ReleaseNote {
+  readonly tag: string;
+}
+
+function text(value: unknown, max: number): string {
+  return typeof value === 'string' ? value.slice(0, max) : '';
+}
+
+/** At most BODY_MAX_BYTES of UTF-8, cut on a character boundary, marked when cut. */
+export function boundBody(body: string): string {
+  if (Buffer.byteLength(body) <= BODY_MAX_BYTES) return body;
+  const budget = BODY_MAX_BYTES - Buffer.byteLength('…');
+  let out = Buffer.from(body).subarray(0, budget).toString('utf8');
+  // A character cut in half decodes to U+FFFD: drop it.
+  while (Buffer.byteLength(out) > budget || out.endsWith('\uFFFD')) out = out.slice(0, -1);
+  return `${out}…`;
+}
+
+/** One page of GitHub's answer, bounded: drafts and entries without a tag or a web page are left out. */
+export function releasesOf(data: unknown): Release[] {
+  if (!Array.isArray(data)) return [];
+  const out: Release[] = [];
+  for (const item of data.slice(0, PER_PAGE) as Record<string, unknown>[]) {
+    if (typeof item !== 'object' || item === null || item.draft === true) continue;
+    const tag = text(item.tag_name, VERSION_MAX);
+    const url = text(item.html_url, 2048);
+    if (!tag || !/^https?:\/\//.test(url)) continue;
+    const published = text(item.published_at, 40);
+    out.push({
+      tag,
+      version: tag,
+      title: text(item.name, TITLE_MAX) || tag,
+      url,
+      ...(published && !Number.isNaN(Date.parse(published)) ? { publishedAt: new Date(published).toISOString() } : {}),
+      body: boundBody(typeof item.body === 'string' ? item.body : ''),
+    });
+  }
+  return out;
+}
+
+interface Page {
+  readonly releases: readonly Release[];
+  /** A full page: GitHub may have more. */
+  readonly more: boolean;
+}
+const LAST_PAGE: Page = { releases: [], more: false };
+
+function pageOf(data: unknown): Page {
+  return { releases: releasesOf(data), more: Array.isArray(data) && data.length >= PER_PAGE };
+}
+
+const normal = (version: string): string => version.trim().toLowerCase().replace(/^v(?=\d)/, '');
+
+function names(release: Release, version: string): boolean {
+  const wanted = normal(version);
+  return normal(release.tag) === wanted || normal(release.title) === wanted;
+}
+
+/**
+ * The releases after `current` up to `latest`, newest first. Without a known running version only the
+ * latest release; a latest version GitHub has no release for gives none (its notes are not the latest's).
+ */
+export function between(releases: readonly Release[], versions: Versions): Release[] {
+  const start = versions.latest ? releases.findIndex((r) => names(r, versions.latest as string)) : 0;
+  if (start === -1 || start >= releases.length) return [];
+  const current = versions.current ? releases.findIndex((r, i) => i > start && names(r, versions.current as string)) : -1;
+  const end = current === -1 ? start + 1 : current;
+  return releases.slice(start, Math.min(end, start + MAX_NOTES));
+}
+
+export function versionsOf(staleness: Staleness, target: Target): Versions {
+  const label = target.imageLabels[VERSION_LABEL]?.trim();
+  const tagVersion = staleness.tagPolicy && VERSION_POLICIES.has(staleness.tagPolicy) ? staleness.currentTag : undefined;
+  const current = label || tagVersion;
+  const tag = staleness.latestTag ?? staleness.currentTag ?? tryParseImageReference(target.image)?.tag;
+  return {
+    ...(current ? { current } : {}),
+    ...(staleness.latestVersion ? { latest: staleness.latestVersion } : {}),
+    ...(tag ? { tag } : {}),
+  };
+}
+
+export class ReleaseNotesReader {
+  readonly #api: () => GitHubApi | undefined;
+
+  constructor(api: () => GitHubApi | undefined) {
+    this.#api = api;
+  }
+
+  async review(staleness: Staleness, target: Target, ctx: RunContext): Promise<Staleness> {
+    if (staleness.releaseNotes) return staleness;
+    const versions = versionsOf(staleness, target);
+    const location = locate(target, versions);
+    const api = this.#api();
+    let url = location.url;
+    let entries: Release[] = [];
+    if (location.repo && api) {
+      try {
+        entries = await this.#notes(api, location.repo, versions, ctx);
+      } catch (err) {
+        // Rate limited: no request goes out before GitHub's reset (the client's gate); the check keeps the
+        // location and goes on without the notes (docs/versions.md#rate-limits).
+        ctx.logger.debug({ container: target.name, err: errorMessage(err) }, 'release notes not read');
+      }
+      // From the image's source: the newest release's own page says more than the list of all of them.
+      if (entries[0] && location.fromSource) url = entries[0].url;
+    }
+    if (!url) return staleness;
+    const notes = entries.map(({ tag: _tag, ...note }) => note);
+    return { ...staleness, releaseNotes: { url, entries: notes } };
+  }
+
+  /** Pages until the running version is among the releases read (or there are no more, or MAX_PAGES). */
+  async #notes(api: GitHubApi, repo: GitHubRepo, versions: Versions, ctx: RunContext): Promise<Release[]> {
+    const releases: Release[] = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const key = `release-notes:${repo.owner}/${repo.name}:${page}`;
+      const params = { owner: repo.owner, repo: repo.name, per_page: PER_PAGE, page };
+      const batch = await ctx.memo(key, async () => (await api.get(ROUTE, params, pageOf, ctx.signal)) ?? LAST_PAGE);
+      releases.push(...batch.releases);
+      const seen = versions.current === undefined || releases.some((r) => names(r, versions.current as string));
+      if (seen || !batch.more) break;
+    }
+    return between(releases, versions);
+  }
+}
