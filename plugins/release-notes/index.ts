@@ -17,8 +17,9 @@ export type ReleaseNotesPluginOptions = Partial<OptionValues<typeof releaseNotes
 export const releaseNotesPlugin = definePlugin({
   name: PLUGIN_NAME,
   options: releaseNotesOptions,
+  // Off unless asked: not applied, nor named among the started plugins.
+  enabled: (options) => options.enabled,
   async apply(core, options) {
-    if (!options.enabled) return;
     const { ReleaseNotesReader } = await import('./reader.js');
     const reader = new ReleaseNotesReader(() => core.services.get(GITHUB_API));
     // After the registry's review tap (built-in order): the latest version is known by then.

@@ -5,6 +5,7 @@
 // change, fails the comparison. It runs on every engine of the test matrix: another engine is one line in ENGINES.
 import type Docker from 'dockerode';
 import t, { type Test } from 'tap';
+import { REPLACES_LABEL } from '../../plugins/docker/target.js';
 import { pullImage, pushImage, runContainer, type RunOptions } from '../helpers/images.js';
 import { apiVersionOf, createNetworks, runOnNetworks } from '../helpers/networks.js';
 import { QUICK_STOP_CMD, docker26Scenario, mainScenario, type EngineScenario } from '../helpers/scenarios.js';
@@ -50,6 +51,10 @@ function configuration(info: Docker.ContainerInspectInfo, userMac: boolean): Jso
   );
   const config = { ...(info.Config as unknown as Record<string, Json>) };
   if (!userMac) delete config['MacAddress'];
+  // The label a replacement records the container it replaced by (docs/stopping.md): Tidewatch's bookkeeping,
+  // not a setting of the user's; the replacement tests check its value.
+  const { [REPLACES_LABEL]: _replaces, ...labels } = (info.Config.Labels ?? {}) as Record<string, string>;
+  config['Labels'] = labels;
   return { Config: config, HostConfig: info.HostConfig as unknown as Json, Networks: networks, Mounts: info.Mounts as unknown as Json };
 }
 

@@ -5,6 +5,7 @@
 import type Docker from 'dockerode';
 import { EventSource } from 'eventsource';
 import t from 'tap';
+import { REPLACES_LABEL } from '../../plugins/docker/target.js';
 import { waitFor } from '../helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix, type PushedImage } from '../helpers/images.js';
 import { podman, podmanCli, requirePodman, type PodmanEnv } from '../helpers/podman.js';
@@ -170,14 +171,19 @@ t.test('Podman: an update replaces each container under its name with its config
     t.ok(now.State.Running, `${name} is running`);
     t.equal(now.Config.Image, s.v1.ref, 'on the same reference');
     const imageEnv = new Set(['FROM_IMAGE=1', 'HOME=/root']);
-    const expected = [...old.Config.Env.filter((e) => !imageEnv.has(e)), 'FROM_IMAGE=2', 'HOME=/home/app'].sort();
+    // A default hostname (the container's short id) stays default: the new container's own (docs/replacement.md),
+    // and Podman's HOSTNAME variable follows it.
+    const defaultHostname = old.Config.Hostname === old.Id.slice(0, 12);
+    const hostname = defaultHostname ? now.Id.slice(0, 12) : old.Config.Hostname;
+    const hostnameVar = old.Config.Env.some((e) => e.startsWith('HOSTNAME=')) ? [`HOSTNAME=${hostname}`] : [];
+    const expected = [...old.Config.Env.filter((e) => !imageEnv.has(e) && !e.startsWith('HOSTNAME=')), 'FROM_IMAGE=2', 'HOME=/home/app', ...hostnameVar].sort();
     t.same([...now.Config.Env].sort(), expected, `${name}: the user's environment on the new image's, nothing of Podman's frozen`);
     t.ok(old.Config.Env.includes(name === api ? 'KEEP=api' : 'KEEP=cli'), `${name}: the user's variable was there before`);
-    t.same(now.Config.Labels, old.Config.Labels, `${name}: the same labels`);
+    t.same(now.Config.Labels, { ...old.Config.Labels, [REPLACES_LABEL]: old.Id }, `${name}: the same labels, and the one naming what it replaced`);
     t.same(now.Config.Cmd, old.Config.Cmd, `${name}: the same command`);
     t.same(now.HostConfig.RestartPolicy, old.HostConfig.RestartPolicy, `${name}: the same restart policy`);
     t.equal(now.HostConfig.NetworkMode, 'none', `${name}: still without a network`);
-    t.equal(now.Config.Hostname, old.Config.Hostname, `${name}: the same hostname`);
+    t.equal(now.Config.Hostname, hostname, `${name}: the same hostname, or a default one still default`);
     t.equal(now.Config.WorkingDir, '/tmp', `${name}: the new image's working directory`);
   }
   t.match(before.get(api)?.HostConfig.RestartPolicy, { Name: 'on-failure', MaximumRetryCount: 2 });
