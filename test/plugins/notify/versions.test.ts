@@ -18,9 +18,14 @@ const stale: Staleness = {
 const fresh: Staleness = { source: 'registry', stale: false, latestVersion: 'ignored', releaseNotes: { url: 'https://ignored.example', entries: [] } };
 
 t.test('.CurrentVersion, .LatestVersion and .ReleaseNotesURL in a report template', async (t) => {
+  // An update run's report (a check gives the template no report, docs/notifications.md#the-report).
+  const checks = [{ target: web, staleness: stale, checkedAt: new Date() }, { target: db, staleness: fresh, checkedAt: new Date() }];
   const run: EventPayloads['run_report'] = {
-    run_id: 'c', kind: 'check',
-    report: { runId: 'c', startedAt: new Date(), finishedAt: new Date(), results: [{ target: web, staleness: stale, checkedAt: new Date() }, { target: db, staleness: fresh, checkedAt: new Date() }] },
+    run_id: 'u', kind: 'update',
+    report: {
+      runId: 'u', targeted: false, summary: { scanned: 2, updated: 0, failed: 0, restarted: 0, skipped: 0 },
+      checks, results: [], skipped: [], startedAt: new Date(), finishedAt: new Date(),
+    },
   };
   const outcome = runOutcome(run);
   const template = '{{range .Report.All}}{{.Name}}: {{.CurrentVersion}} -> [{{.LatestVersion}}] <{{.ReleaseNotesURL}}>\n{{end}}';

@@ -77,11 +77,12 @@ t.test('Bearer through a token server in front of the real registry', async (t) 
   });
   t.same(proxy.tokenRequests.map((r) => r.scopes).sort(), [[`repository:${prefix}/one:pull`], [`repository:${prefix}/two:pull`]]);
   t.ok(proxy.tokenRequests.every((r) => r.authorization === `Basic ${basicAuth('bearer-user', 'bearer-pass')}`));
-  t.equal(proxy.manifestRequests(), 2, 'one HEAD per image');
+  // One HEAD per image, and one read of the stale candidate's version by its digest (docs/versions.md).
+  t.equal(proxy.manifestRequests(), 3, 'one HEAD per image, and the version of the one candidate');
 
   report = await h.check();
   t.equal(proxy.tokenRequests.length, 2, 'the next run reuses both tokens');
-  t.equal(proxy.manifestRequests(), 4);
+  t.equal(proxy.manifestRequests(), 5, 'one HEAD per image again; the candidate\'s version is not read again (cached by digest)');
   t.notOk(report.results.some((r) => r.staleness.error));
 
   const wrong = await harness(targets, {
