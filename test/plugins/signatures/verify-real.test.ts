@@ -99,8 +99,9 @@ t.test('a second check of the same candidates makes no signature request', async
   const firstRequests = requests(events);
   t.ok(first.results.every((r) => r.staleness.signature?.verdict === 'verified'));
   // The /v2/ ping and the two manifest HEADs; the referrers API once for the registry (404: remembered as
-  // absent); per candidate the referrers tag (404), the .sig manifest and its payload blob.
-  t.equal(firstRequests.length, 1 + 2 + 1 + 2 * 3, 'ping, 2 manifests, the referrers API once, 3 per candidate');
+  // absent); per candidate the referrers tag (404), the .sig manifest and its payload blob, and its version (its
+  // manifest and config, read once by digest: docs/versions.md).
+  t.equal(firstRequests.length, 1 + 2 + 1 + 2 * 3 + 2 * 2, 'ping, 2 manifests, the referrers API once, 3 per candidate, its version');
   t.equal(firstRequests.filter((r) => r.code === '404').length, 1 + 2, 'the referrers API once, the referrers tag per candidate');
   events.length = 0;
   const second = await tw.check();
