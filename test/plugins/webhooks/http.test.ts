@@ -163,8 +163,10 @@ t.test('Swagger describes both routes and validates; metrics count each answer',
   const auth = { authorization: `Bearer ${TOKEN}` };
   await h.post('/v1/hooks/reg', { repository: '127.0.0.1:5000/team/app', tag: 'latest', digest: `sha256:${'a'.repeat(64)}` }, auth);
   await h.post('/v1/hooks/reg', { repository: '127.0.0.1:5000/team/app', tag: 'latest', digest: `sha256:${'a'.repeat(64)}` }, auth);
-  // A signature's artifact tag gives no hint: ignored. A body without `repository` is refused (400).
+  // A signature's tag is a hint that re-checks what it signs (docs/webhooks.md#signatures-arriving): accepted;
+  // another artifact tag (an SBOM) gives no hint: ignored. A body without `repository` is refused (400).
   await h.post('/v1/hooks/reg', { repository: '127.0.0.1:5000/team/app', tag: `sha256-${'a'.repeat(64)}.sig` }, auth);
+  await h.post('/v1/hooks/reg', { repository: '127.0.0.1:5000/team/app', tag: `sha256-${'a'.repeat(64)}.sbom` }, auth);
   await h.post('/v1/hooks/reg', { nothing: true }, auth);
   await h.post('/v1/hooks/reg', {});
   // Refused by the API before the receiver's handler: above 256 KiB, declared or streamed without a length.
@@ -184,7 +186,7 @@ t.test('Swagger describes both routes and validates; metrics count each answer',
   t.equal(chunked.status, 413, 'a chunked body that outgrows the limit');
   t.equal((await h.post('/v1/hooks/nobody', { repository: 'x/y', pad }, auth)).status, 413, 'an unknown receiver: 413 too');
   const metrics = await (await fetch(`${h.url}/v1/metrics`, { headers: { authorization: `Bearer ${MAIN_TOKEN}` } })).text();
-  t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="accepted"\} 1/);
+  t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="accepted"\} 2/, 'the push and the signature\'s hint');
   t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="duplicate"\} 1/);
   t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="ignored"\} 1/);
   t.match(metrics, /tidewatch_webhooks_total\{receiver="reg",result="rejected"\} 4/, 'the 401, the body without repository and both 413s');
