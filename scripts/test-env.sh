@@ -30,6 +30,7 @@
 #   engine26/ (docker.sock dockerd.pid dockerd.log data/ exec/ containerd…)  Debian trixie's Docker 26.1 with
 #                                  containerd 1.7 beside bookworm's runc (not with `engine`; TIDEWATCH_ENV_DOCKER26)
 #   skopeo-trixie/  cosign-sid/    trixie's skopeo and sid's cosign 3, unpacked (scripts/skopeo-trixie.sh, cosign-sid.sh)
+#   (outside it, once per machine: /var/cache/tidewatch-test/{docker26,docker28,compose2}, the unpacked Debian packages)
 #   engine28s/ engine28/ (docker.sock dockerd.pid dockerd.log data/ exec/ containerd…)  Debian sid's Docker 28.5
 #                                  with containerd 2.1: the containerd image store on (API floor 1.44), and off
 #                                  (not with `engine`; TIDEWATCH_ENV_DOCKER28)
@@ -555,7 +556,7 @@ debian_fetch() {
     local deb
     for deb in "$cache"/debs/*.deb; do dpkg -x "$deb" "$cache/root.tmp" || die "dpkg -x $deb failed"; done
     rm -rf "$cache/root" && mv "$cache/root.tmp" "$cache/root"
-    "$check" || die "$suite's packages hold no dockerd/containerd/containerd-shim-runc-v2"
+    "$check" || die "$suite's $* unpacked, but $check fails on them"
     # The unpacked tree is what is kept; the packages and lists are fetched again only if it goes.
     rm -rf "$cache/debs" "$cache/lists" "$cache/cache"
   fi
@@ -679,6 +680,25 @@ docker28_json() {
   fi
 }
 
+# ---------------------------------------------------------------- Compose v2
+
+# Debian trixie's docker-compose 2.x (a Go binary, Docker's CLI plugin, run standalone): bookworm's
+# docker-compose 1.29 has no `configs: content:`, which the copy-file test needs (docs/watchtower-fork.md).
+# Fetched and unpacked like trixie's Docker 26 (debian_fetch), once per machine, never installed; only that
+# test uses it (env.json's "compose2"), every other Compose test runs bookworm's. Not with
+# TIDEWATCH_ENV_PACKAGES=engine. A failure is logged: the test then fails under CI=true and skips otherwise.
+COMPOSE2_CACHE="$(realpath -m "${TIDEWATCH_COMPOSE2_CACHE:-/var/cache/tidewatch-test/compose2}")"
+COMPOSE2_BIN="$COMPOSE2_CACHE/root/usr/libexec/docker/cli-plugins/docker-compose"
+compose2_unpacked() { [ -x "$COMPOSE2_BIN" ] && "$COMPOSE2_BIN" version >/dev/null 2>&1; }
+compose2_up() {
+  [ "${TIDEWATCH_ENV_PACKAGES:-all}" != engine ] || return 0
+  (debian_fetch trixie "$COMPOSE2_CACHE" compose2_unpacked docker-compose) || log "warning: trixie's docker-compose 2 could not be fetched"
+}
+compose2_json() {
+  compose2_unpacked || return 0
+  printf '\n  "compose2": "%s",' "$COMPOSE2_BIN"
+}
+
 # ---------------------------------------------------------------- MQTT broker
 
 mqtt_ok() { (exec 3<>"/dev/tcp/127.0.0.1/$MQTT_PORT") 2>/dev/null; }
@@ -737,7 +757,7 @@ write_env_json() {
   "registryAppLog": "$ENV_DIR/registry-$REG_PORT.log",
   "authRegistryAppLog": "$ENV_DIR/registry-$AUTH_REG_PORT.log",
   "dockerdLog": "$ENV_DIR/dockerd.log",
-  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",$(mqtt_json)$(swarm_json)$(podman_json)$(second_json)$(docker26_json)$(docker28_json)
+  "storageDriver": "$(cat "$ENV_DIR/storage-driver")",$(mqtt_json)$(swarm_json)$(podman_json)$(second_json)$(docker26_json)$(docker28_json)$(compose2_json)
   "envDir": "$ENV_DIR"
 }
 EOF
@@ -902,6 +922,7 @@ cmd_up() {
   docker26_up
   skopeo_up
   cosign_up
+  compose2_up
   if [ -n "$d28" ]; then wait "$d28" || die "Docker 28 did not come up (see $D28_STORE_DIR/dockerd.log, $D28_CLASSIC_DIR/dockerd.log)"; fi
   write_env_json
   log "ready: DOCKER_HOST=unix://$DOCKER_SOCK$(second_wanted && printf ' and %s (TLS)' "$SECOND_HOST"), registries 127.0.0.1:$REG_PORT and 127.0.0.1:$AUTH_REG_PORT (auth), $ENV_DIR/env.json"
