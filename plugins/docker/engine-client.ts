@@ -4,7 +4,7 @@
 import type http from 'node:http';
 import type Docker from 'dockerode';
 import { parseImageReference, registryAuthHeader, type EngineApi, type EngineRequestOptions, type RegistryAuth } from '../../core/index.js';
-import { EngineTransport, type EngineTransportOptions } from './engine-transport.js';
+import { EngineTransport, type EngineCallOptions, type EngineTransportOptions } from './engine-transport.js';
 import type { EngineInfo } from './image-store.js';
 
 /** Pull progress lines; a failed pull is reported in the stream, not by the status. */
@@ -53,7 +53,7 @@ export class EngineClient implements EngineApi {
     this.#transport = new EngineTransport(options);
   }
 
-  request<T>(method: string, path: string, options?: EngineRequestOptions): Promise<T> {
+  request<T>(method: string, path: string, options?: EngineCallOptions): Promise<T> {
     return this.#transport.request<T>(method, path, options);
   }
 
@@ -137,6 +137,26 @@ export class EngineClient implements EngineApi {
         await this.request('POST', `${base}/tag`, { query: { repo, tag } });
       },
     };
+  }
+
+  /**
+   * `GET /containers/{id}/archive?path=`: a tar of the file or directory at `path` (its headers keep owner and
+   * mode), on a connection of its own so that an answer read only in part never returns to the pool.
+   */
+  getArchive(id: string, path: string, signal?: AbortSignal): Promise<http.IncomingMessage> {
+    return this.#transport.open('GET', `/containers/${encodeURIComponent(id)}/archive`, { query: { path }, agent: false, signal });
+  }
+
+  /**
+   * `PUT /containers/{id}/archive?path=`: extracts `tar` at `path` in a container (created or running). Without
+   * `copyUIDGID` the engine applies each entry's own uid/gid; with it, it would chown to the container's `User`.
+   * `noOverwriteDirNonDir`: a file never replaces a directory (nor the reverse).
+   */
+  async putArchive(id: string, path: string, tar: Buffer): Promise<void> {
+    await this.request('PUT', `/containers/${encodeURIComponent(id)}/archive`, {
+      query: { path, noOverwriteDirNonDir: true },
+      raw: { body: tar, contentType: 'application/x-tar' },
+    });
   }
 
   async connectNetwork(network: string, body: { Container: string; EndpointConfig?: Docker.EndpointSettings }): Promise<void> {

@@ -73,6 +73,12 @@ function httpsModule(): typeof https {
 
 export type QueryValues = EngineRequestOptions['query'];
 
+/** A call's options: JSON `body`, or a `raw` one (a tar archive, `PUT /containers/{id}/archive`); `agent: false` for a connection of its own. */
+export interface EngineCallOptions extends EngineRequestOptions {
+  readonly agent?: false;
+  readonly raw?: { readonly body: Buffer; readonly contentType: string };
+}
+
 function queryString(query: QueryValues): string {
   if (!query) return '';
   const params = new URLSearchParams();
@@ -127,12 +133,12 @@ export class EngineTransport {
   }
 
   /** Sends one call; resolves with the response once its status is 2xx, rejects with EngineError otherwise (304 included: already started or stopped). */
-  open(method: string, path: string, options: EngineRequestOptions & { readonly agent?: false } = {}): Promise<http.IncomingMessage> {
+  open(method: string, path: string, options: EngineCallOptions = {}): Promise<http.IncomingMessage> {
     const { endpoint, version } = this.#options;
-    const body = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
+    const body = options.raw?.body ?? (options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body)));
     const headers: Record<string, string | number> = { ...options.headers };
     if (body) {
-      headers['content-type'] = 'application/json';
+      headers['content-type'] = options.raw?.contentType ?? 'application/json';
       headers['content-length'] = body.length;
     }
     const requestOptions: https.RequestOptions = {
@@ -156,7 +162,7 @@ export class EngineTransport {
   }
 
   /** One call with a JSON answer (undefined for an empty body: 204, 304). */
-  async request<T>(method: string, path: string, options: EngineRequestOptions = {}): Promise<T> {
+  async request<T>(method: string, path: string, options: EngineCallOptions = {}): Promise<T> {
     const response = await this.open(method, path, options);
     const text = (await readBody(response)).toString('utf8');
     return (text ? (parseJson(text) ?? text) : undefined) as T;

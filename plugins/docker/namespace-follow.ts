@@ -7,6 +7,7 @@ import { errorMessage, type Logger } from '../../core/index.js';
 import { oldAsideName, parseOldAsideName, stagingName } from './aside-names.js';
 import { inspectOrUndefined, removeContainer, renameContainer, startContainer } from './container-ops.js';
 import { followOwners } from './namespaces.js';
+import { carryFiles } from './copy-file.js';
 import { createLike, imageDefaults } from './replace.js';
 import type { AsideContainer } from './run-state.js';
 import type { DockerRuntime } from './runtime.js';
@@ -19,6 +20,11 @@ export async function followMovedOwners(rt: DockerRuntime, aside: AsideContainer
   const name = aside.originalName;
   const image = imageNameOf(info.Config.Image, info.Config.Labels ?? {});
   const newId = await createLike(rt, info, await imageDefaults(rt.docker, info.Image), image, stagingName(name, info.Id));
+  // Recreated, it would lose the files only its writable layer held (docs/watchtower-fork.md#the-copy-file-label).
+  await carryFiles(rt.docker, info, newId, name, rt.logger).catch(async (err: unknown) => {
+    await removeContainer(rt.docker, newId).catch(() => undefined);
+    throw err;
+  });
   if (!parseOldAsideName(info.Name)) await renameContainer(rt.docker, info.Id, oldAsideName(name, info.Id, aside.wasRunning));
   await renameContainer(rt.docker, newId, name);
   if (aside.wasRunning) await startContainer(rt.docker, newId);

@@ -2,6 +2,7 @@
 // proven; ports stay free for the new one because the old is stopped (not removed) before the new starts:
 //
 //   pull → pre-update hook → create the new one under a staging name (the old still runs)
+//   → copy the files the copy-file label names into it (copy-file.ts)
 //   → stop dependents (moved aside) → rename the old aside → stop it → give the new one the name
 //   → start it → post-update hook → prove it → remove the old one
 //
@@ -29,6 +30,7 @@ import { followOwners, joinedContainers } from './namespaces.js';
 import { proveContainer, type Proof } from './prove.js';
 import { recreateOptions, splitNetworks, type ImageDefaults } from './recreate-config.js';
 import { applyHostConfigCompat } from './cpu-copy.js';
+import { carryFiles } from './copy-file.js';
 import { pullTargetOf, type PullTarget } from './pinned-pull.js';
 import type { AsideContainer, RunState } from './run-state.js';
 import type { DockerRuntime } from './runtime.js';
@@ -283,6 +285,12 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     ({ id: newId, reference: runName } = await stageContainer(rt, subject, wanted.run, plan));
   } catch (err) {
     return abandon({ outcome: 'failed', error: `creating the new container: ${errorMessage(err)}`, rolledBack: true });
+  }
+  try {
+    await carryFiles(rt.docker, info, newId, target.name, logger);
+  } catch (err) {
+    await removeContainer(rt.docker, newId).catch((cause: unknown) => logger.warn({ container: target.name, err: errorMessage(cause) }, 'could not remove the new container'));
+    return abandon({ outcome: 'failed', error: errorMessage(err), rolledBack: true });
   }
 
   const stoppedDependents: AsideContainer[] = [];

@@ -58,6 +58,8 @@ export interface TestEnv {
   docker28Socket?: string
   docker28Host?: string
   docker28Log?: string
+  /** Debian trixie's Compose v2 binary (`configs: content:`), for the copy-file test only; absent with TIDEWATCH_ENV_PACKAGES=engine */
+  compose2?: string
   envDir: string
 }
 
