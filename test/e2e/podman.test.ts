@@ -5,6 +5,7 @@
 import type Docker from 'dockerode';
 import { EventSource } from 'eventsource';
 import t from 'tap';
+import { pack } from 'tar-stream';
 import { REPLACES_LABEL } from '../../plugins/docker/target.js';
 import { waitFor } from '../helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix, type PushedImage } from '../helpers/images.js';
@@ -13,6 +14,16 @@ import { QUICK_STOP_CMD } from '../helpers/scenarios.js';
 import { call, startService, type RunningService } from '../helpers/service.js';
 
 const TOKEN = 'e2e-podman-token-0123456789';
+
+/** A tar of one file, named by its path from the root. */
+async function tarOfOne(name: string, content: string, header: { mode: number; uid: number; gid: number }): Promise<Buffer> {
+  const packer = pack();
+  packer.entry({ name, ...header }, content);
+  packer.finalize();
+  const chunks: Buffer[] = [];
+  for await (const chunk of packer) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
 const EVENTS_TOKEN = 'e2e-podman-events-token-01';
 
 interface TestLike {
@@ -127,7 +138,14 @@ t.test('Podman: /v1/containers lists its containers, /v1/check finds a newer ima
 t.test('Podman: an update replaces each container under its name with its configuration, on the new image', async (t) => {
   const s = await setting(t, 'e2e-podman-update');
   if (!s) return;
-  const { api, cli } = await twoContainers(s, { 'tidewatch.lifecycle.post-update': 'echo "$WT_CONTAINER" > /tmp/post-update' });
+  const { api, cli } = await twoContainers(s, {
+    'tidewatch.lifecycle.post-update': 'echo "$WT_CONTAINER" > /tmp/post-update',
+    'com.centurylinklabs.watchtower.copy-file': '/etc/app/conf.yml',
+  });
+  // A file written in after creation, as Compose writes `configs: content:`: the copy-file label carries it over.
+  await s.engine.getContainer(api).putArchive(await tarOfOne('etc/app/conf.yml', 'listen: 8080\n', { mode: 0o640, uid: 1234, gid: 2345 }), { path: '/' });
+  const fileFacts = () => podmanCli(s.env, ['exec', api, 'sh', '-c', "stat -c '%u:%g:%a' /etc/app/conf.yml && cat /etc/app/conf.yml"]);
+  t.equal(await fileFacts(), '1234:2345:640\nlisten: 8080', 'the file is in the old container');
   // On Podman's default network ("bridge" mode, the network named "podman"), created and never started:
   // starting it would set up a bridge on the test machine (--include-stopped makes it a target).
   const net = `${s.prefix}-net`;
@@ -192,6 +210,8 @@ t.test('Podman: an update replaces each container under its name with its config
   const gone = await s.engine.getImage(s.v1.configDigest).inspect().then(() => false, (err: { statusCode?: number }) => err.statusCode === 404);
   t.ok(gone, '--cleanup removed the old image and its tags');
 
+  // Podman's archive API gives every file to root (its `docker cp` semantics): mode and content are kept, the owner is not (docs/podman.md).
+  t.equal(await fileFacts(), '0:0:640\nlisten: 8080', 'copy-file: the file written into the old container is in the new one, its mode kept');
   // The post-update hook ran in the new container through the compatible API's exec.
   const written = await podmanCli(s.env, ['exec', api, 'cat', '/tmp/post-update']);
   t.match(JSON.parse(written), { name: api, image_name: s.v1.ref }, 'post-update ran in the new container with WT_CONTAINER');
