@@ -4,14 +4,14 @@
 // archives are tested through the binary in test/e2e/copy-file.test.ts.
 import { Readable } from 'node:stream';
 import t from 'tap';
-import { pack, type Headers } from 'tar-stream';
+import { pack, type Header } from 'tar-stream';
 import type Docker from 'dockerode';
 import { copyFilePaths, skipReason } from '../../../plugins/docker/copy-file.js';
 import { packFiles, readOneFile } from '../../../plugins/docker/copy-file-tar.js';
 
 const LABEL = 'com.centurylinklabs.watchtower.copy-file';
 
-async function tarOf(entries: { header: Headers; content?: Buffer }[]): Promise<Readable> {
+async function tarOf(entries: { header: Partial<Header> & { name: string }; content?: Buffer }[]): Promise<Readable> {
   const packer = pack();
   for (const { header, content } of entries) packer.entry(header, content ?? Buffer.alloc(0));
   packer.finalize();
@@ -50,7 +50,7 @@ t.test('the archive reader keeps owner and mode of one regular file and refuses 
     path: '/etc/app/conf.yml', content: 'a: 1\n', mode: 0o640, uid: 1234, gid: 2345, mtime: new Date('2026-01-02T03:04:05Z'),
   }, 'setuid dropped, the rest kept');
 
-  const refused = async (entries: { header: Headers; content?: Buffer }[], why: RegExp, max = 1024) =>
+  const refused = async (entries: { header: Partial<Header> & { name: string }; content?: Buffer }[], why: RegExp, max = 1024) =>
     t.rejects(readOneFile(await tarOf(entries), '/etc/app/conf.yml', max), why, why.source);
   await refused([{ header: { name: 'conf.yml', type: 'symlink', linkname: '/etc/shadow' } }], /a symbolic link/);
   await refused([{ header: { name: 'conf.yml', type: 'link', linkname: 'x' } }], /a hard link/);
