@@ -108,7 +108,7 @@ async function readFiles(docker: EngineClient, from: Docker.ContainerInspectInfo
     try {
       file = await readOneFile(archive, path, room);
     } catch (err) {
-      const limit = room < COPY_FILE_LIMITS.fileBytes ? ` (${COPY_FILE_LIMITS.totalBytes} bytes in all)` : '';
+      const limit = room < COPY_FILE_LIMITS.fileBytes ? ` (the files before it leave ${room} of the ${COPY_FILE_LIMITS.totalBytes} bytes allowed in all)` : '';
       throw CopyFileError(name, `${path} refused: ${errorMessage(err)}${limit}`);
     }
     total += file.content.length;

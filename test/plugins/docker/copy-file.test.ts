@@ -6,7 +6,10 @@ import { Readable } from 'node:stream';
 import t from 'tap';
 import { pack, type Header } from 'tar-stream';
 import type Docker from 'dockerode';
-import { copyFilePaths, skipReason } from '../../../plugins/docker/copy-file.js';
+import { carryFiles, copyFilePaths, skipReason } from '../../../plugins/docker/copy-file.js';
+import type { EngineClient } from '../../../plugins/docker/engine-client.js';
+import { EngineError } from '../../../plugins/docker/engine-transport.js';
+import { memoryLogger } from '../../helpers/memory-logger.js';
 import { packFiles, readOneFile } from '../../../plugins/docker/copy-file-tar.js';
 
 const LABEL = 'com.centurylinklabs.watchtower.copy-file';
@@ -81,4 +84,35 @@ t.test('the archive written back names each file by its full path, owner and mod
     { name: 'etc/app/conf.yml', mode: 0o640, uid: 1234, gid: 2345, size: 1, type: 'file' },
     { name: 'b', mode: 0o600, uid: 0, gid: 0, size: 2, type: 'file' },
   ]);
+});
+
+t.test('carried: one archive with every file; a missing path skipped; past 16 MiB in all the update stops, nothing written', async (t) => {
+  const MiB = 1024 * 1024;
+  const written: Buffer[] = [];
+  const docker = {
+    getArchive: async (_id: string, path: string) => {
+      if (path === '/missing') throw new EngineError(404, 'Could not find the file', { message: 'Could not find the file' });
+      return tarOf([{ header: { name: path.slice(1), type: 'file', mode: 0o600 }, content: Buffer.alloc(MiB) }]);
+    },
+    putArchive: async (_id: string, path: string, tar: Buffer) => {
+      t.equal(path, '/');
+      written.push(tar);
+    },
+  } as unknown as EngineClient;
+  const container = (paths: string[]) =>
+    ({ Id: 'old', Config: { Labels: { [LABEL]: paths.join(',') } }, HostConfig: {}, Mounts: [] }) as unknown as Docker.ContainerInspectInfo;
+  const logger = memoryLogger();
+
+  await carryFiles(docker, container(['/a', '/missing', '/b']), 'new', 'app', logger);
+  t.equal(written.length, 1, 'one write');
+  t.equal(written[0]!.length > 2 * MiB, true, 'holding both files');
+  t.match(logger.lines.map((l) => l.text).join('\n'), /"path":"\/missing","why":"no such file in the container"/);
+
+  written.length = 0;
+  const seventeen = Array.from({ length: 17 }, (_, i) => `/f${i}`);
+  await t.rejects(carryFiles(docker, container(seventeen), 'new', 'app', logger), {
+    code: 'TW_ERR_DOCKER_COPY_FILE',
+    message: /\/f16 refused: 1048576 bytes, over the limit of 0 \(the files before it leave 0 of the 16777216 bytes allowed in all\)/,
+  });
+  t.equal(written.length, 0, 'nothing written into the new container');
 });
