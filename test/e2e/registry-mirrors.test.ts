@@ -23,6 +23,7 @@ interface CheckRecord {
   update_available: boolean
   latest_digest?: string
   error?: string
+  note?: string
 }
 
 t.test('Docker Hub names are checked through the engine mirrors; a mirror alone never says up to date', async (t) => {
@@ -30,13 +31,12 @@ t.test('Docker Hub names are checked through the engine mirrors; a mirror alone 
   if (!env) return
   const engine = secondDocker(env)
   const prefix = testPrefix('mirrors')
-  const registries = mirrorRegistries(env)
+  const registries = await mirrorRegistries(t, env)
   const scratch = mkdtempSync(join(tmpdir(), 'tw-mirrors-'))
   const dnsLog = join(scratch, 'dns.log')
   t.teardown(async () => {
     await removeContainers(engine, prefix)
     await removeImages(engine, prefix)
-    for (const r of Object.values(registries)) await r.stop()
     rmSync(scratch, { recursive: true, force: true })
   })
   // Distribution's proxy mode reaches its upstream at start-up: the stand-in first.
@@ -94,6 +94,7 @@ t.test('Docker Hub names are checked through the engine mirrors; a mirror alone 
     [[true, plainV2.digest, undefined], [true, proxiedV2.digest, undefined]],
     'the newer digests, from the plain mirror and through the pull-through cache',
   )
+  t.equal(records.get(proxied.name)?.note, `newer digest found on registry mirror http://${registries.proxy.address}`, 'the record names the mirror')
   const res = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN })
   t.equal(res.status, 200, res.text)
   t.match(res.body, { summary: { updated: 2, failed: 0 } }, res.text)

@@ -104,8 +104,40 @@ export class DistributionRegistry {
   }
 }
 
-/** The plain mirror, the proxy-mode mirror and its upstream for `env`, storage wiped, none started. */
-export function mirrorRegistries(env: MirrorEnv): { plain: DistributionRegistry; proxy: DistributionRegistry; hub: DistributionRegistry } {
+/**
+ * The mirrors' ports are the environment's, one set: two test files running at once (tap's jobs) take turns. The
+ * lock is a directory holding the owner's pid; a dead owner's lock is taken over. Released at the test's end,
+ * after the registries stopped.
+ */
+async function lockMirrors(): Promise<() => void> {
+  const root = join(envDir(), 'mirror-registries')
+  mkdirSync(root, { recursive: true })
+  const lock = join(root, 'lock')
+  for (let waited = 0; ; waited += 250) {
+    try {
+      mkdirSync(lock)
+      writeFileSync(join(lock, 'pid'), String(process.pid))
+      break
+    } catch {
+      const owner = Number((() => {
+        try {
+          return readFileSync(join(lock, 'pid'), 'utf8')
+        } catch {
+          return '0'
+        }
+      })())
+      const ownerAlive = owner > 0 && existsSync(`/proc/${owner}`)
+      if (!ownerAlive && waited >= 1000) rmSync(lock, { recursive: true, force: true })
+      else if (waited > 600_000) throw new Error(`the mirror registries stayed locked by pid ${owner}`)
+      await new Promise((r) => setTimeout(r, 250))
+    }
+  }
+  return () => rmSync(lock, { recursive: true, force: true })
+}
+
+/** The plain mirror, the proxy-mode mirror and its upstream for `env`, storage wiped, none started; `t` holds them. */
+export async function mirrorRegistries(t: Test, env: MirrorEnv): Promise<{ plain: DistributionRegistry; proxy: DistributionRegistry; hub: DistributionRegistry }> {
+  const release = await lockMirrors()
   const [plain, proxy] = env.secondRegistryMirrors
   const registries = {
     plain: new DistributionRegistry(plain, 'plain'),
@@ -113,5 +145,9 @@ export function mirrorRegistries(env: MirrorEnv): { plain: DistributionRegistry;
     hub: new DistributionRegistry(env.hubStandIn, 'hub'),
   }
   for (const r of Object.values(registries)) r.wipe()
+  t.teardown(async () => {
+    for (const r of Object.values(registries)) await r.stop()
+    release()
+  })
   return registries
 }
