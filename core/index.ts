@@ -43,7 +43,7 @@ export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
 export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader } from './services.js';
-export { GITHUB_API, REGISTRY_CLIENT, SIGNATURE_VERDICTS } from './services.js';
+export { GITHUB_API, REGISTRY_CLIENT, REGISTRY_MIRRORS, SIGNATURE_VERDICTS } from './services.js';
 export type { SignatureVerdicts } from './services.js';
 export type {
   DockerEngines,
@@ -56,6 +56,7 @@ export type {
   RegistryAuth,
   RegistryClientService,
   RegistryDocument,
+  RegistryMirrors,
   RegistryReadOptions,
   RemoteImages,
   ServiceKey,

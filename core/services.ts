@@ -203,3 +203,18 @@ export interface GitHubApi {
   get<T>(route: string, params: Readonly<Record<string, string | number>>, extract: (data: unknown) => T, signal: AbortSignal): Promise<T | undefined>;
 }
 export const GITHUB_API: ServiceKey<GitHubApi> = defineService<GitHubApi>('github-api');
+
+/**
+ * The registry mirrors an engine pulls Docker Hub images through (its daemon's `registry-mirrors`, `GET /info`
+ * RegistryConfig.Mirrors), so that the registry source asks where the engine pulls from
+ * (docs/registry-mirrors.md). Provided by the docker runtime, which reads each engine's settings.
+ */
+export interface RegistryMirrors {
+  /**
+   * The mirror URLs (`https://mirror.example`, `http://127.0.0.1:5000`) of the target's engine (`host`, as
+   * `Target.host`; the first engine when absent), in the engine's order; empty when it has none or they cannot
+   * be read. Never rejects.
+   */
+  mirrorsFor(host?: string): Promise<readonly string[]>;
+}
+export const REGISTRY_MIRRORS: ServiceKey<RegistryMirrors> = defineService<RegistryMirrors>('registry-mirrors');

@@ -21,7 +21,9 @@
 #   registry-5102.access.log  registry-5102.log  htpasswd                the Basic-auth registry
 #   storage-driver                 the graph driver chosen on the first `up` (overlay2, or vfs)
 #   mosquitto.conf  mosquitto.passwd  mosquitto.pid  mosquitto.log   the MQTT broker (not with `engine`)
-#   engine2/                       the second engine (not with `engine`): tcp://127.0.0.1:SECOND_PORT, TLS
+#   engine2/                       the second engine (not with `engine`): tcp://127.0.0.1:SECOND_PORT, TLS, with registry
+#                                  mirrors on REG+2 (plain) and REG+3 (proxy mode; upstream REG+4), which only the
+#                                  mirror test runs (test/helpers/mirror-registries.ts, docs/registry-mirrors.md)
 #     docker.pid dockerd.log daemon.json data/ exec/ containerd.sock containerd.pid containerd.log containerd/
 #     tls/                         openssl's CA and server certificate (made once, kept)
 #     client/                      ca.pem cert.pem key.pem: a client's DOCKER_CERT_PATH
@@ -55,6 +57,13 @@ SECOND_PORT=${TIDEWATCH_SECOND_DOCKER_PORT:-$((2376 + REG_PORT - 5101))}
 SECOND_DIR="$ENV_DIR/engine2"
 SECOND_HOST="tcp://127.0.0.1:$SECOND_PORT"
 REGISTRY_WAIT=${TIDEWATCH_REGISTRY_WAIT:-20}
+# The second engine's registry mirrors (docs/registry-mirrors.md): a plain Distribution registry and one in proxy
+# mode, whose upstream (HUB_STANDIN_PORT) stands in for Docker Hub. The test that needs them starts and stops them
+# itself (test/helpers/mirror-registries.ts): the engine only names them. Their ports move with the registry's.
+MIRROR_PORT=${TIDEWATCH_MIRROR_REGISTRY_PORT:-$((REG_PORT + 2))}
+PROXY_MIRROR_PORT=${TIDEWATCH_PROXY_MIRROR_PORT:-$((REG_PORT + 3))}
+HUB_STANDIN_PORT=${TIDEWATCH_HUB_STANDIN_PORT:-$((REG_PORT + 4))}
+SECOND_MIRRORS=("http://127.0.0.1:$MIRROR_PORT/" "http://127.0.0.1:$PROXY_MIRROR_PORT/")
 
 log() { printf 'test-env: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -366,7 +375,8 @@ second_dockerd_up() {
   second_wanted || return 0
   mkdir -p "$SECOND_DIR"
   second_certs
-  if alive "$SECOND_DIR/docker.pid" dockerd && second_ok; then return 0; fi
+  # An engine started before it had its mirrors (or with other ports) is started again with them.
+  if alive "$SECOND_DIR/docker.pid" dockerd && second_ok && second_mirrors_ok; then return 0; fi
   stop "$SECOND_DIR/docker.pid" dockerd
   unmount_leftovers "$SECOND_DIR"
   containerd_up "$SECOND_DIR"
@@ -377,9 +387,14 @@ second_dockerd_up() {
   launch_dockerd "$SECOND_DIR" "$SECOND_DIR/containerd.sock" "$(cat "$ENV_DIR/storage-driver")" "$SECOND_DIR/docker.pid" second_ok \
     --tlsverify --tlscacert="$SECOND_DIR/tls/ca.pem" \
     --tlscert="$SECOND_DIR/tls/server-cert.pem" --tlskey="$SECOND_DIR/tls/server-key.pem" \
-    -H "$SECOND_HOST" && return 0
+    -H "$SECOND_HOST" --registry-mirror "${SECOND_MIRRORS[0]}" --registry-mirror "${SECOND_MIRRORS[1]}" && return 0
   show_log "$SECOND_DIR/dockerd.log"
   die "the second dockerd did not answer on $SECOND_HOST"
+}
+
+# Whether the running second engine lists exactly SECOND_MIRRORS as its registry mirrors.
+second_mirrors_ok() {
+  [ "$(second_docker info --format '{{join .RegistryConfig.Mirrors " "}}' 2>/dev/null)" = "${SECOND_MIRRORS[*]}" ]
 }
 
 # The second engine's entries of env.json, when it runs.
@@ -387,6 +402,8 @@ second_json() {
   alive "$SECOND_DIR/docker.pid" dockerd || return 0
   printf '\n  "secondDockerHost": "%s",\n  "secondCertPath": "%s",\n  "secondDockerdLog": "%s",' \
     "$SECOND_HOST" "$SECOND_DIR/client" "$SECOND_DIR/dockerd.log"
+  printf '\n  "secondRegistryMirrors": ["127.0.0.1:%s", "127.0.0.1:%s"],\n  "hubStandIn": "127.0.0.1:%s",' \
+    "$MIRROR_PORT" "$PROXY_MIRROR_PORT" "$HUB_STANDIN_PORT"
 }
 
 # ---------------------------------------------------------------- registries

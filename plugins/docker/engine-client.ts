@@ -6,6 +6,7 @@ import type Docker from 'dockerode';
 import { parseImageReference, registryAuthHeader, type EngineApi, type EngineRequestOptions, type RegistryAuth } from '../../core/index.js';
 import { EngineTransport, type EngineCallOptions, type EngineTransportOptions } from './engine-transport.js';
 import type { EngineInfo } from './image-store.js';
+import type { MirrorsInfo } from './registry-mirrors.js';
 
 /** Pull progress lines; a failed pull is reported in the stream, not by the status. */
 interface ProgressEvent {
@@ -65,8 +66,8 @@ export class EngineClient implements EngineApi {
     return this.request('GET', '/version');
   }
 
-  /** `GET /info`: the engine's settings, read once per engine for its image store (image-store.ts). */
-  info(): Promise<EngineInfo> {
+  /** `GET /info`: the engine's settings, read once per engine for its image store (image-store.ts) and mirrors. */
+  info(): Promise<EngineInfo & MirrorsInfo> {
     return this.request('GET', '/info');
   }
 

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import type { EngineClient } from './engine-client.js';
 import { errorMessage, type Logger } from '../../core/index.js';
 import { imageStoreOf, type ImageStore } from './image-store.js';
+import { mirrorsReader } from './registry-mirrors.js';
 import { NamespaceModes } from './namespaces.js';
 import type { ResolvedDockerOptions } from './options.js';
 import { isPodmanVersion, type EngineVersion } from './podman.js';
@@ -21,6 +22,8 @@ export interface DockerRuntime {
    * be read, which only costs check errors where a digest is missing, never a wrong answer. Podman: `classic`.
    */
   imageStore(): Promise<ImageStore>;
+  /** The engine's registry mirrors for Docker Hub (`/info`, refreshed every few minutes; registry-mirrors.ts). */
+  registryMirrors(): Promise<readonly string[]>;
   /** This process's container id, when it runs in a container the Engine knows. */
   ownId(): string | undefined;
   /** The containers' IPC and PID modes, inspected once per container (namespaces.ts). */
@@ -42,12 +45,27 @@ export function createRuntime(
     });
     return version;
   };
+  // One `GET /info` serves the image store and the mirrors; a failed read is retried, an old one re-read on demand.
+  let info: { readonly at: number; readonly read: ReturnType<EngineClient['info']> } | undefined;
+  const engineInfo = (maxAgeMs = Number.POSITIVE_INFINITY): ReturnType<EngineClient['info']> => {
+    if (!info || Date.now() - info.at > maxAgeMs) {
+      const entry = {
+        at: Date.now(),
+        read: docker.info().catch((err: unknown) => {
+          if (info === entry) info = undefined;
+          throw err;
+        }),
+      };
+      info = entry;
+    }
+    return info.read;
+  };
   let store: ImageStore | undefined;
   let storeWarned = false;
   const imageStore = async (): Promise<ImageStore> => {
     if (store) return store;
     try {
-      store = isPodmanVersion(await engineVersion()) ? 'classic' : imageStoreOf(await docker.info());
+      store = isPodmanVersion(await engineVersion()) ? 'classic' : imageStoreOf(await engineInfo());
       return store;
     } catch (err) {
       // Tried again next run; said once: a socket proxy without INFO=1 refuses it for good (docs/security.md).
@@ -59,6 +77,7 @@ export function createRuntime(
   return {
     docker,
     imageStore,
+    registryMirrors: mirrorsReader(engineInfo, logger, docker.host),
     options,
     logger,
     ownId,

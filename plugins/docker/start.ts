@@ -5,10 +5,12 @@ import {
   DOCKER_ENGINES,
   LOCAL_IMAGES,
   PULL_CREDENTIALS,
+  REGISTRY_MIRRORS,
   STAGES,
   STATE_STORE,
   errorMessage,
   type LocalImages,
+  type RegistryMirrors,
   type RunContext,
   type Target,
   type TidewatchCore,
@@ -48,6 +50,13 @@ function localImagesOf(engines: readonly Engine[]): LocalImages {
   };
 }
 
+/** The registry mirrors of a target's engine (the registry source asks them first, docs/registry-mirrors.md). */
+function registryMirrorsOf(engines: readonly Engine[]): RegistryMirrors {
+  const byHost = new Map(engines.map((engine) => [engine.host, engine]));
+  const first = engines[0] as Engine;
+  return { mirrorsFor: (host) => (byHost.get(host ?? '') ?? first).runtime.registryMirrors() };
+}
+
 /** One engine: its readiness check is the plugin's; several: each is named by its host (docs/hosts.md). */
 function readinessName(engine: Engine, engines: readonly Engine[]): string {
   return engines.length === 1 ? PLUGIN_NAME : `${PLUGIN_NAME} ${engine.host}`;
@@ -73,6 +82,7 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
     core.health.addReadinessCheck(readinessName(engine, engines), (signal) => pingEngine(engine.runtime.docker, signal));
   }
   core.services.provide(LOCAL_IMAGES, localImagesOf(engines));
+  core.services.provide(REGISTRY_MIRRORS, registryMirrorsOf(engines));
   core.services.provide(DOCKER_ENGINES, { list: () => engines.map((engine) => engine.runtime.docker) });
 
   // The scope of each run, read from the lists before any target is announced: selection then sees the

@@ -75,25 +75,28 @@ export class RegistryClient {
     return registryEndpoint(ref.registry, this.#tlsSkip);
   }
 
-  /** The digest the registry serves for the tag: HEAD, then GET when HEAD gives no digest. */
-  async manifestDigest(ref: ImageReference, signal?: AbortSignal): Promise<string> {
+  /**
+   * The digest the registry serves for the tag: HEAD, then GET when HEAD gives no digest. `at` asks another
+   * registry for the same repository (a Docker Hub mirror, docs/registry-mirrors.md).
+   */
+  async manifestDigest(ref: ImageReference, signal?: AbortSignal, at?: RegistryEndpoint): Promise<string> {
     const name = manifestReference(ref);
-    const head = await this.#request(ref, 'HEAD', `manifests/${name}`, MANIFEST_ACCEPT, signal);
+    const head = await this.#request(ref, 'HEAD', `manifests/${name}`, MANIFEST_ACCEPT, signal, undefined, at);
     if (head.status >= 200 && head.status < 300) {
       const digest = validDigest(header(head.headers, 'docker-content-digest'));
       if (digest) return digest;
     } else {
-      this.#throwUnlessFallback(ref, head);
+      this.#throwUnlessFallback(ref, head, at);
     }
     // Some registries and proxies answer HEAD without the digest header or refuse HEAD: ask with GET.
     this.#onHeadFailure?.(ref, head.status);
-    return (await this.manifest(ref, name, signal)).digest;
+    return (await this.manifest(ref, name, signal, at)).digest;
   }
 
   /** A manifest or index by tag or digest, with its digest (the header's, else computed). */
-  async manifest(ref: ImageReference, name: string, signal?: AbortSignal): Promise<Manifest> {
-    const reply = await this.#request(ref, 'GET', `manifests/${name}`, MANIFEST_ACCEPT, signal, MANIFEST_MAX_BYTES);
-    this.#throwUnlessOk(ref, reply, `manifest ${name}`);
+  async manifest(ref: ImageReference, name: string, signal?: AbortSignal, at?: RegistryEndpoint): Promise<Manifest> {
+    const reply = await this.#request(ref, 'GET', `manifests/${name}`, MANIFEST_ACCEPT, signal, MANIFEST_MAX_BYTES, at);
+    this.#throwUnlessOk(ref, reply, `manifest ${name}`, at);
     const digest = validDigest(header(reply.headers, 'docker-content-digest')) ?? sha256(reply.body);
     let mediaType = (header(reply.headers, 'content-type') ?? '').split(';')[0]?.trim() ?? '';
     if (!mediaType || mediaType === 'application/json') {
@@ -137,8 +140,9 @@ export class RegistryClient {
     accept: string,
     signal?: AbortSignal,
     maxBodyBytes?: number,
+    at?: RegistryEndpoint,
   ): Promise<RegistryReply> {
-    const endpoint = this.endpoint(ref);
+    const endpoint = at ?? this.endpoint(ref);
     const scope = pullScope(ref.repository);
     const url = new URL(`/v2/${ref.repository}/${path}`, endpoint.baseUrl);
     const send = (authorization: string | undefined) =>
@@ -160,18 +164,19 @@ export class RegistryClient {
     return second;
   }
 
-  #throwUnlessFallback(ref: ImageReference, reply: RegistryReply): void {
-    if (reply.status === 404) throw this.#notFound(ref);
+  #throwUnlessFallback(ref: ImageReference, reply: RegistryReply, at?: RegistryEndpoint): void {
+    if (reply.status === 404) throw this.#notFound(ref, at);
   }
 
-  #throwUnlessOk(ref: ImageReference, reply: RegistryReply, what: string): void {
+  #throwUnlessOk(ref: ImageReference, reply: RegistryReply, what: string, at?: RegistryEndpoint): void {
     if (reply.status >= 200 && reply.status < 300) return;
-    if (reply.status === 404) throw what.startsWith('manifest') ? this.#notFound(ref) : new RegistryError(`${what} of ${ref.repository} not found on ${ref.registry}`, 404);
-    throw new RegistryError(`${ref.registry} answered ${reply.status} for ${what} of ${ref.repository}`, reply.status);
+    const registry = at?.registry ?? ref.registry;
+    if (reply.status === 404) throw what.startsWith('manifest') ? this.#notFound(ref, at) : new RegistryError(`${what} of ${ref.repository} not found on ${registry}`, 404);
+    throw new RegistryError(`${registry} answered ${reply.status} for ${what} of ${ref.repository}`, reply.status);
   }
 
-  #notFound(ref: ImageReference): RegistryError {
-    return new RegistryError(`manifest ${manifestReference(ref)} of ${ref.repository} not found on ${ref.registry}`, 404);
+  #notFound(ref: ImageReference, at?: RegistryEndpoint): RegistryError {
+    return new RegistryError(`manifest ${manifestReference(ref)} of ${ref.repository} not found on ${at?.registry ?? ref.registry}`, 404);
   }
 }
 

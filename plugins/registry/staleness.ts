@@ -10,11 +10,14 @@ import {
   repositoryName,
   tryParseImageReference,
   type ImageReference,
+  type RegistryMirrors,
   type RunContext,
   type Staleness,
   type Target,
 } from '../../core/index.js';
 import type { RegistryClient } from './client.js';
+import { isDockerHub } from './endpoint.js';
+import { digestThroughMirrors, mirrorEndpoint } from './mirrors.js';
 import { DEFAULT_TAG_RULES, tagRulesOf } from './tag-rules.js';
 import { chooseTag, type ChosenTag, type TagSourceDeps } from './tag-staleness.js';
 import type { TagPolicy, TagRules } from './tag-versions.js';
@@ -86,7 +89,13 @@ export interface TagOptions extends Omit<TagSourceDeps, 'client'> {
   readonly policy: TagPolicy;
 }
 
-export async function registryStaleness(client: RegistryClient, target: Target, ctx: RunContext, tags?: TagOptions): Promise<Staleness> {
+export async function registryStaleness(
+  client: RegistryClient,
+  target: Target,
+  ctx: RunContext,
+  tags?: TagOptions,
+  mirrors?: RegistryMirrors,
+): Promise<Staleness> {
   let ref: ImageReference;
   let rules;
   try {
@@ -96,13 +105,13 @@ export async function registryStaleness(client: RegistryClient, target: Target, 
     return { source: SOURCE, stale: false, error: errorMessage(err) };
   }
   // The default path: the same answer, and the same requests, as before tag policies (docs/tags.md#what-it-costs).
-  if (rules === DEFAULT_TAG_RULES) return digestStaleness(client, target, ref, ctx);
+  if (rules === DEFAULT_TAG_RULES) return digestStaleness(client, target, ref, ctx, mirrors);
   const fields: Partial<Staleness> = { tagPolicy: rules.policy, ...(ref.tag !== undefined ? { currentTag: ref.tag } : {}) };
   // `pin`: never change this container's image, not even its digest; nothing to ask.
   if (rules.policy === 'pin') return { source: SOURCE, stale: false, ...fields, ...currentOf(target, ref) };
   // The running tag's own newer digest: the answer when no newer tag is chosen, and the lowest candidate below them.
   const sameTag = async (note?: string): Promise<Staleness> => {
-    const digest = await digestStaleness(client, target, ref, ctx);
+    const digest = await digestStaleness(client, target, ref, ctx, mirrors);
     return { ...digest, ...fields, ...(digest.stale ? { updateKind: 'digest' as const } : {}), ...(note ? { note } : {}) };
   };
   // Only an image that came from a registry moves to another of its tags; a local build has nothing to compare.
@@ -173,7 +182,13 @@ function once<T>(fn: () => Promise<T>): () => Promise<T> {
 }
 
 /** Today's answer: the digest the registry serves for the target's own tag against RepoDigests. */
-async function digestStaleness(client: RegistryClient, target: Target, ref: ImageReference, ctx: RunContext): Promise<Staleness> {
+async function digestStaleness(
+  client: RegistryClient,
+  target: Target,
+  ref: ImageReference,
+  ctx: RunContext,
+  mirrors?: RegistryMirrors,
+): Promise<Staleness> {
   // A pinned digest can never move; nothing to ask.
   if (ref.digest) return { source: SOURCE, stale: false, currentDigest: ref.digest };
   // No registry digest for the running image (built or loaded locally, or pulled and then untagged where the
@@ -181,8 +196,9 @@ async function digestStaleness(client: RegistryClient, target: Target, ref: Imag
   if (target.repoDigests.length === 0) return { source: SOURCE, stale: false, error: noCurrentDigest(target.imageId).message };
   const currentDigest = currentDigestOf(target.repoDigests, ref);
   let latestDigest: string;
+  let mirror: string | undefined;
   try {
-    latestDigest = await ctx.memo(digestMemoKey(ref), () => client.manifestDigest(ref, ctx.signal));
+    ({ digest: latestDigest, mirror } = await latestDigestOf(client, target, ref, ctx, mirrors));
   } catch (err) {
     const error = errorMessage(err);
     ctx.logger.debug({ container: target.name, image: target.image, err: error }, 'registry check failed');
@@ -194,5 +210,30 @@ async function digestStaleness(client: RegistryClient, target: Target, ref: Imag
     stale: !matched,
     ...(matched ? { currentDigest: latestDigest } : currentDigest ? { currentDigest } : {}),
     latestDigest,
+    ...(mirror ? { note: `newer digest found on registry mirror ${mirror}` } : {}),
   };
+}
+
+/**
+ * The digest the tag has now, memoised per run: from the registry itself, or for a Docker Hub reference on an
+ * engine with registry mirrors, through them (mirrors.ts; docs/registry-mirrors.md).
+ */
+async function latestDigestOf(
+  client: RegistryClient,
+  target: Target,
+  ref: ImageReference,
+  ctx: RunContext,
+  mirrors: RegistryMirrors | undefined,
+): Promise<{ digest: string; mirror?: string }> {
+  const askRegistry = () => ctx.memo(digestMemoKey(ref), () => client.manifestDigest(ref, ctx.signal));
+  const listed = mirrors && isDockerHub(ref.registry) ? await mirrors.mirrorsFor(target.host) : [];
+  if (listed.length === 0) return { digest: await askRegistry() };
+  return digestThroughMirrors({
+    reference: target.image,
+    mirrors: listed,
+    askMirror: (mirror) =>
+      ctx.memo(`registry:mirror-digest:${mirror}:${digestMemoKey(ref)}`, () => client.manifestDigest(ref, ctx.signal, mirrorEndpoint(mirror))),
+    askHub: askRegistry,
+    isRunning: (digest) => matchesRemote(target.repoDigests, digest),
+  });
 }

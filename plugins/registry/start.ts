@@ -3,6 +3,7 @@
 import {
   PULL_CREDENTIALS,
   REGISTRY_CLIENT,
+  REGISTRY_MIRRORS,
   REGISTRY_PATH,
   REMOTE_IMAGES,
   STAGES,
@@ -59,8 +60,9 @@ export function startRegistry(core: TidewatchCore, options: RegistryOptionValues
   });
   // Tag policies (docs/tags.md): the global default, and the running image's platform from its runtime.
   const tags = { policy: options.tagPolicy, platformOf: runningPlatform(core) };
+  // Docker Hub references go through the engine's registry mirrors first, when a runtime lists them (docs/registry-mirrors.md).
   core.hooks.checkStaleness.tapPromise({ name: pluginName, stage: STAGES.checkStaleness.remote }, async (target, ctx) =>
-    core.watchPath(target) === REGISTRY_PATH ? registryStaleness(client, target, ctx, tags) : undefined,
+    core.watchPath(target) === REGISTRY_PATH ? registryStaleness(client, target, ctx, tags, core.services.get(REGISTRY_MIRRORS)) : undefined,
   );
   // A stale answer names the version it leads to (docs/versions.md), read from the candidate without pulling.
   const versions = new CandidateVersions({ client, platformOf: tags.platformOf });

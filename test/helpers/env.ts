@@ -35,6 +35,11 @@ export interface TestEnv {
   /** its client certificates (ca.pem, cert.pem, key.pem): a DOCKER_CERT_PATH */
   secondCertPath?: string
   secondDockerdLog?: string
+  /** the second engine's registry mirrors, host:port in its order: a plain registry, one in proxy mode (docs/registry-mirrors.md);
+   * nothing listens there until test/helpers/mirror-registries.ts starts them */
+  secondRegistryMirrors?: string[]
+  /** the proxy-mode mirror's upstream, standing in for Docker Hub (host:port; started by the same helper) */
+  hubStandIn?: string
   /** the private single-node Swarm manager's unix socket (a second engine; never the main one) */
   swarmDockerSocket?: string
   /** the same as a DOCKER_HOST value */
