@@ -109,3 +109,39 @@ function transportReason(err: unknown): string {
 export function trimBase(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
 }
+
+export interface JsonPost {
+  readonly url: string;
+  readonly payload: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  readonly insecure?: boolean;
+  /** The statuses that mean delivered; any 2xx when unset. */
+  readonly ok?: readonly number[];
+}
+
+/**
+ * POSTs a JSON payload through httpCall and rejects unless the status is one of `ok` (2xx by default);
+ * resolves to the answer so a service can read an error code inside a 200 (Lark, WeCom, Bark do).
+ */
+export async function postJson(service: string, post: JsonPost, signal: AbortSignal, secrets: readonly string[]): Promise<HttpAnswer> {
+  const answer = await httpCall(
+    service,
+    {
+      url: post.url,
+      headers: { 'Content-Type': 'application/json', ...post.headers },
+      body: JSON.stringify(post.payload),
+      timeoutMs: post.timeoutMs,
+      ...(post.insecure ? { insecure: true } : {}),
+    },
+    signal,
+    secrets,
+  );
+  expectStatus(service, answer, secrets, post.ok);
+  return answer;
+}
+
+/** `user:password` as a Basic authorization header value. */
+export function basicAuth(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
