@@ -38,7 +38,7 @@ function entity(q: UrlQuery, key: string, text: string): Entity {
   if (UUID.test(identifier)) return { type, id: identifier };
   if (type === 'team') return { type, name: identifier };
   if (type === 'user') return { type, username: identifier };
-  throw q.bad(`parameter "${key}": a ${type} is named by its id`);
+  throw q.bad(`parameter "${key}": ${type} entries take an id`);
 }
 
 function parseOpsGenie(url: URL, base: string | undefined, timeoutMs: number): NotificationSender {
