@@ -1,5 +1,6 @@
 // Parsing --notification-url values: dispatch by scheme, every service's URL forms and defaults, the
 // parts each refuses, and that neither an error nor `redacted` ever holds a credential.
+import { readFile } from 'node:fs/promises';
 import t, { type Test } from 'tap';
 import { isTidewatchError } from '../../../core/index.js';
 import { BUILTIN_SERVICES, createLoggerService } from '../../../plugins/notify/services/index.js';
@@ -177,4 +178,12 @@ t.test('logger writes the message body where it is told', async (t) => {
   await s.send({ title: 'T', body: 'one updated' }, new AbortController().signal);
   t.same(lines, ['one updated']);
   t.equal(s.redacted, 'logger://');
+});
+
+t.test('docs/notifications.md lists every built-in scheme in its services table', async (t) => {
+  const doc = await readFile(new URL('../../../docs/notifications.md', import.meta.url), 'utf8');
+  const rows = doc.split('\n').filter((line) => line.startsWith('| `'));
+  for (const scheme of BUILTIN_SERVICES.flatMap((s) => s.schemes)) {
+    t.ok(rows.some((row) => row.split('|')[1]!.includes(`\`${scheme}\``)), `${scheme} has a row`);
+  }
 });
