@@ -2,24 +2,18 @@
 // `{"body", "device_key", "title", "badge", …}` (docs/notifications.md#services); `scheme=http` for a
 // server without TLS. The server answers 200 with `{"code": 200}`; any other code is a failure.
 import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
-import { DEFAULT_TIMEOUT_MS, httpCall, jsonOf, notificationFailed, scrub, excerpt, trimBase } from './http.js';
+import { excerpt, httpCall, httpService, type HttpServiceOptions, type HttpServiceSettings, jsonOf, notificationFailed, scrub } from './http.js';
 import { UrlQuery, redactUrl, userinfo } from './query.js';
 
-export interface BarkOptions {
-  /** Test only: the origin requests go to instead of the URL's scheme, host and port. */
-  readonly baseUrl?: string;
-  readonly timeoutMs?: number;
-}
+export type BarkOptions = HttpServiceOptions;
 
 const OPTIONAL = ['sound', 'icon', 'group', 'url', 'category', 'copy'] as const;
 
 export function createBarkService(options: BarkOptions = {}): NotificationService {
-  const base = options.baseUrl === undefined ? undefined : trimBase(options.baseUrl);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return { schemes: ['bark'], parse: (url) => parseBark(url, base, timeoutMs) };
+  return httpService(['bark'], options, parseBark);
 }
 
-function parseBark(url: URL, base: string | undefined, timeoutMs: number): NotificationSender {
+function parseBark(url: URL, { base, timeoutMs }: HttpServiceSettings): NotificationSender {
   const q = new UrlQuery(url, 'bark');
   const deviceKey = userinfo(url).password ?? '';
   const configTitle = q.get('title') ?? '';

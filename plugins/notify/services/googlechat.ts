@@ -2,22 +2,16 @@
 // incoming webhook, the URL turned into HTTPS and posted `{"text"}` (docs/notifications.md#services).
 // As in shoutrrr, only the message's text is sent (a Chat webhook message has no title).
 import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
-import { DEFAULT_TIMEOUT_MS, postJson, trimBase } from './http.js';
+import { httpService, type HttpServiceOptions, type HttpServiceSettings, postJson } from './http.js';
 import { UrlQuery, redactUrl } from './query.js';
 
-export interface GoogleChatOptions {
-  /** Test only: the origin requests go to instead of the URL's host (the path and query are kept). */
-  readonly baseUrl?: string;
-  readonly timeoutMs?: number;
-}
+export type GoogleChatOptions = HttpServiceOptions;
 
 export function createGoogleChatService(options: GoogleChatOptions = {}): NotificationService {
-  const base = options.baseUrl === undefined ? undefined : trimBase(options.baseUrl);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return { schemes: ['googlechat', 'hangouts'], parse: (url) => parseGoogleChat(url, base, timeoutMs) };
+  return httpService(['googlechat', 'hangouts'], options, parseGoogleChat);
 }
 
-function parseGoogleChat(url: URL, base: string | undefined, timeoutMs: number): NotificationSender {
+function parseGoogleChat(url: URL, { base, timeoutMs }: HttpServiceSettings): NotificationSender {
   const q = new UrlQuery(url, 'googlechat');
   const key = q.get('key') ?? '';
   const token = q.get('token') ?? '';

@@ -2,6 +2,7 @@
 // AbortSignal, and errors that never carry a credential (docs/notifications.md#services).
 import { Agent, request, type Dispatcher } from 'undici';
 import { createError, errorMessage } from '../../../core/index.js';
+import type { NotificationSender, NotificationService } from '../service.js';
 
 /** A delivery that failed: `<service>: <what happened>`, with every known secret replaced. */
 export const notificationFailed = createError(
@@ -144,4 +145,30 @@ export async function postJson(service: string, post: JsonPost, signal: AbortSig
 /** `user:password` as a Basic authorization header value. */
 export function basicAuth(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
+
+/** What every HTTP service factory takes: a test-only origin (code only, never a URL part) and a timeout. */
+export interface HttpServiceOptions {
+  /** Test only: the origin requests go to instead of the service's real one (or the URL's host). */
+  readonly baseUrl?: string;
+  readonly timeoutMs?: number;
+}
+
+/** What a service's parse gets: the test origin (undefined in production) and the timeout. */
+export interface HttpServiceSettings {
+  readonly base: string | undefined;
+  readonly timeoutMs: number;
+}
+
+/** A NotificationService for `schemes` whose parse reads each URL with the factory's settings. */
+export function httpService(
+  schemes: readonly string[],
+  options: HttpServiceOptions,
+  parse: (url: URL, settings: HttpServiceSettings) => NotificationSender,
+): NotificationService {
+  const settings: HttpServiceSettings = {
+    base: options.baseUrl === undefined ? undefined : trimBase(options.baseUrl),
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  };
+  return { schemes, parse: (url) => parse(url, settings) };
 }

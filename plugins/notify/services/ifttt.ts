@@ -4,22 +4,17 @@
 // 2), the title into `titlevalue=`'s (0 = nowhere, the default); `value1=`…`value3=` fill the others.
 // (shoutrrr 0.17 reads `titlevalue` but never sends the title; Tidewatch does.)
 import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
-import { DEFAULT_TIMEOUT_MS, postJson, trimBase } from './http.js';
+import { httpService, type HttpServiceOptions, type HttpServiceSettings, postJson } from './http.js';
 import { UrlQuery, decodePart } from './query.js';
 
-export interface IftttOptions {
-  /** The real `https://maker.ifttt.com` unless a test says otherwise. */
-  readonly baseUrl?: string;
-  readonly timeoutMs?: number;
-}
+export type IftttOptions = HttpServiceOptions;
 
 export function createIftttService(options: IftttOptions = {}): NotificationService {
-  const base = trimBase(options.baseUrl ?? 'https://maker.ifttt.com');
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return { schemes: ['ifttt'], parse: (url) => parseIfttt(url, base, timeoutMs) };
+  return httpService(['ifttt'], options, parseIfttt);
 }
 
-function parseIfttt(url: URL, base: string, timeoutMs: number): NotificationSender {
+function parseIfttt(url: URL, { base: testBase, timeoutMs }: HttpServiceSettings): NotificationSender {
+  const base = testBase ?? 'https://maker.ifttt.com';
   const q = new UrlQuery(url, 'ifttt');
   const key = decodePart(url.hostname);
   const events = q.list('events');

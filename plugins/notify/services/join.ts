@@ -2,22 +2,17 @@
 // all in the query (`deviceIds`, `apikey`, `text`, `title`, `icon`) and whose body is empty
 // (docs/notifications.md#services). A title makes it a notification on the devices.
 import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
-import { DEFAULT_TIMEOUT_MS, expectStatus, httpCall, trimBase } from './http.js';
+import { expectStatus, httpCall, httpService, type HttpServiceOptions, type HttpServiceSettings } from './http.js';
 import { UrlQuery, userinfo } from './query.js';
 
-export interface JoinOptions {
-  /** The real `https://joinjoaomgcd.appspot.com` unless a test says otherwise. */
-  readonly baseUrl?: string;
-  readonly timeoutMs?: number;
-}
+export type JoinOptions = HttpServiceOptions;
 
 export function createJoinService(options: JoinOptions = {}): NotificationService {
-  const base = trimBase(options.baseUrl ?? 'https://joinjoaomgcd.appspot.com');
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return { schemes: ['join'], parse: (url) => parseJoin(url, base, timeoutMs) };
+  return httpService(['join'], options, parseJoin);
 }
 
-function parseJoin(url: URL, base: string, timeoutMs: number): NotificationSender {
+function parseJoin(url: URL, { base: testBase, timeoutMs }: HttpServiceSettings): NotificationSender {
+  const base = testBase ?? 'https://joinjoaomgcd.appspot.com';
   const q = new UrlQuery(url, 'join');
   const { user, password } = userinfo(url);
   const apiKey = password ?? '';

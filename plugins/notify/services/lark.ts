@@ -5,13 +5,10 @@
 // HMAC-SHA256 keyed with "<timestamp>\n<secret>" over nothing. Lark answers 200 with `{"code": 0}`.
 import { createHmac } from 'node:crypto';
 import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
-import { DEFAULT_TIMEOUT_MS, jsonOf, notificationFailed, postJson, scrub, trimBase } from './http.js';
+import { httpService, type HttpServiceOptions, type HttpServiceSettings, jsonOf, notificationFailed, postJson, scrub } from './http.js';
 import { UrlQuery, decodePart } from './query.js';
 
-export interface LarkOptions {
-  /** Test only: the origin requests go to instead of the URL's host. */
-  readonly baseUrl?: string;
-  readonly timeoutMs?: number;
+export interface LarkOptions extends HttpServiceOptions {
   /** Test only: the clock the signature's timestamp comes from. */
   readonly now?: () => number;
 }
@@ -20,10 +17,8 @@ const HOSTS = ['open.larksuite.com', 'open.feishu.cn'];
 const MESSAGE_MAX = 4096;
 
 export function createLarkService(options: LarkOptions = {}): NotificationService {
-  const base = options.baseUrl === undefined ? undefined : trimBase(options.baseUrl);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const now = options.now ?? Date.now;
-  return { schemes: ['lark'], parse: (url) => parseLark(url, base, timeoutMs, now) };
+  return httpService(['lark'], options, (url, settings) => parseLark(url, settings, now));
 }
 
 /** Lark's custom-bot signature for `timestamp` (seconds). */
@@ -31,7 +26,7 @@ export function larkSign(secret: string, timestamp: number): string {
   return createHmac('sha256', `${timestamp}\n${secret}`).update('').digest('base64');
 }
 
-function parseLark(url: URL, base: string | undefined, timeoutMs: number, now: () => number): NotificationSender {
+function parseLark(url: URL, { base, timeoutMs }: HttpServiceSettings, now: () => number): NotificationSender {
   const q = new UrlQuery(url, 'lark');
   const host = url.host === '' ? HOSTS[0]! : url.host;
   const token = decodePart(url.pathname.replace(/^\/+|\/+$/g, ''));

@@ -2,22 +2,16 @@
 // `POST /hooks/<token>` with `{"text", "username", "channel", "icon_emoji" | "icon_url"}`
 // (docs/notifications.md#services). The title is the first line of `text`. HTTPS unless `disabletls=yes`.
 import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
-import { DEFAULT_TIMEOUT_MS, postJson, trimBase } from './http.js';
+import { httpService, type HttpServiceOptions, type HttpServiceSettings, postJson } from './http.js';
 import { UrlQuery, pathSegments, redactUrl, userinfo } from './query.js';
 
-export interface MattermostOptions {
-  /** Test only: the origin requests go to instead of the URL's host. */
-  readonly baseUrl?: string;
-  readonly timeoutMs?: number;
-}
+export type MattermostOptions = HttpServiceOptions;
 
 export function createMattermostService(options: MattermostOptions = {}): NotificationService {
-  const base = options.baseUrl === undefined ? undefined : trimBase(options.baseUrl);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return { schemes: ['mattermost'], parse: (url) => parseMattermost(url, base, timeoutMs) };
+  return httpService(['mattermost'], options, parseMattermost);
 }
 
-function parseMattermost(url: URL, base: string | undefined, timeoutMs: number): NotificationSender {
+function parseMattermost(url: URL, { base, timeoutMs }: HttpServiceSettings): NotificationSender {
   const q = new UrlQuery(url, 'mattermost');
   const [token = '', channel = ''] = pathSegments(url);
   const { user: username } = userinfo(url);

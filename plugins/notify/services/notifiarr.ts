@@ -4,19 +4,13 @@
 // description, `channel=` the Discord channel id, `color=` a 6-digit hex colour; the first `<@id>` /
 // `<@&id>` mention in the message is pinged. Notifiarr answers 401 to a wrong key.
 import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
-import { DEFAULT_TIMEOUT_MS, httpCall, expectStatus, notificationFailed, trimBase } from './http.js';
+import { expectStatus, httpCall, httpService, type HttpServiceOptions, type HttpServiceSettings, notificationFailed } from './http.js';
 import { UrlQuery, decodePart } from './query.js';
 
-export interface NotifiarrOptions {
-  /** The real `https://notifiarr.com` unless a test says otherwise. */
-  readonly baseUrl?: string;
-  readonly timeoutMs?: number;
-}
+export type NotifiarrOptions = HttpServiceOptions;
 
 export function createNotifiarrService(options: NotifiarrOptions = {}): NotificationService {
-  const base = trimBase(options.baseUrl ?? 'https://notifiarr.com');
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return { schemes: ['notifiarr'], parse: (url) => parseNotifiarr(url, base, timeoutMs) };
+  return httpService(['notifiarr'], options, parseNotifiarr);
 }
 
 /** The ids of the first user and the first role mentioned (`<@123>`, `<@!123>`, `<@&456>`). */
@@ -29,7 +23,8 @@ export function notifiarrPing(text: string): { pingUser?: number; pingRole?: num
   return ping;
 }
 
-function parseNotifiarr(url: URL, base: string, timeoutMs: number): NotificationSender {
+function parseNotifiarr(url: URL, { base: testBase, timeoutMs }: HttpServiceSettings): NotificationSender {
+  const base = testBase ?? 'https://notifiarr.com';
   const q = new UrlQuery(url, 'notifiarr');
   const apiKey = decodePart(url.hostname);
   const name = q.string('name', 'Shoutrrr');

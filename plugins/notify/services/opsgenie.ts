@@ -4,14 +4,10 @@
 // no title, a text of up to 130 characters is the message itself, a longer one is cut for the message
 // and sent whole as the description. Lists are comma-separated; a responder is `<type>:<id or name>`.
 import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
-import { DEFAULT_TIMEOUT_MS, postJson, trimBase } from './http.js';
+import { httpService, type HttpServiceOptions, type HttpServiceSettings, postJson } from './http.js';
 import { UrlQuery, decodePart } from './query.js';
 
-export interface OpsGenieOptions {
-  /** Test only: the origin requests go to instead of the URL's host and port. */
-  readonly baseUrl?: string;
-  readonly timeoutMs?: number;
-}
+export type OpsGenieOptions = HttpServiceOptions;
 
 /** OpsGenie's limit on an alert's message. */
 const MESSAGE_MAX = 130;
@@ -25,9 +21,7 @@ interface Entity {
 }
 
 export function createOpsGenieService(options: OpsGenieOptions = {}): NotificationService {
-  const base = options.baseUrl === undefined ? undefined : trimBase(options.baseUrl);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return { schemes: ['opsgenie'], parse: (url) => parseOpsGenie(url, base, timeoutMs) };
+  return httpService(['opsgenie'], options, parseOpsGenie);
 }
 
 /** `team:<uuid or name>`, `user:<uuid or user name>`, `escalation:<uuid>`, `schedule:<uuid>`, as shoutrrr reads them. */
@@ -41,7 +35,7 @@ function entity(q: UrlQuery, key: string, text: string): Entity {
   throw q.bad(`parameter "${key}": ${type} entries take an id`);
 }
 
-function parseOpsGenie(url: URL, base: string | undefined, timeoutMs: number): NotificationSender {
+function parseOpsGenie(url: URL, { base, timeoutMs }: HttpServiceSettings): NotificationSender {
   const q = new UrlQuery(url, 'opsgenie');
   const apiKey = decodePart(url.pathname.replace(/^\//, ''));
   const port = url.port === '' ? 443 : Number(url.port);

@@ -5,14 +5,10 @@
 // value), `contexts=` (`link:<url>`/`image:<url>` items or a JSON array), `client=`, `client_url=`.
 // Every value is checked at start-up, not at the first send.
 import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
-import { DEFAULT_TIMEOUT_MS, jsonOf, postJson, trimBase } from './http.js';
+import { httpService, type HttpServiceOptions, type HttpServiceSettings, jsonOf, postJson } from './http.js';
 import { UrlQuery, decodePart } from './query.js';
 
-export interface PagerDutyOptions {
-  /** Test only: the origin requests go to instead of the URL's host and port. */
-  readonly baseUrl?: string;
-  readonly timeoutMs?: number;
-}
+export type PagerDutyOptions = HttpServiceOptions;
 
 const SUMMARY_MAX = 1024;
 const SEVERITIES = ['critical', 'error', 'warning', 'info'];
@@ -26,9 +22,7 @@ interface PagerDutyContext {
 }
 
 export function createPagerDutyService(options: PagerDutyOptions = {}): NotificationService {
-  const base = options.baseUrl === undefined ? undefined : trimBase(options.baseUrl);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return { schemes: ['pagerduty'], parse: (url) => parsePagerDuty(url, base, timeoutMs) };
+  return httpService(['pagerduty'], options, parsePagerDuty);
 }
 
 function contextsOf(q: UrlQuery, raw: string): PagerDutyContext[] {
@@ -55,7 +49,7 @@ function contextsOf(q: UrlQuery, raw: string): PagerDutyContext[] {
   return out;
 }
 
-function parsePagerDuty(url: URL, base: string | undefined, timeoutMs: number): NotificationSender {
+function parsePagerDuty(url: URL, { base, timeoutMs }: HttpServiceSettings): NotificationSender {
   const q = new UrlQuery(url, 'pagerduty');
   const key = decodePart(url.pathname.replace(/^\//, ''));
   const host = url.hostname === '' ? 'events.pagerduty.com' : url.hostname;

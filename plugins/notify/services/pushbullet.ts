@@ -3,22 +3,16 @@
 // target with an `@` is an e-mail address, `#name` a channel tag, anything else a device id; no target
 // pushes to all of the account's devices. The title defaults to `Shoutrrr notification`, as in shoutrrr.
 import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
-import { DEFAULT_TIMEOUT_MS, jsonOf, notificationFailed, postJson, scrub, trimBase } from './http.js';
+import { httpService, type HttpServiceOptions, type HttpServiceSettings, jsonOf, notificationFailed, postJson, scrub } from './http.js';
 import { UrlQuery, decodePart, pathSegments } from './query.js';
 
-export interface PushbulletOptions {
-  /** The real `https://api.pushbullet.com` unless a test says otherwise. */
-  readonly baseUrl?: string;
-  readonly timeoutMs?: number;
-}
+export type PushbulletOptions = HttpServiceOptions;
 
 const TOKEN_LENGTH = 34;
 const DEFAULT_TITLE = 'Shoutrrr notification';
 
 export function createPushbulletService(options: PushbulletOptions = {}): NotificationService {
-  const base = trimBase(options.baseUrl ?? 'https://api.pushbullet.com');
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return { schemes: ['pushbullet'], parse: (url) => parsePushbullet(url, base, timeoutMs) };
+  return httpService(['pushbullet'], options, parsePushbullet);
 }
 
 /** Where one push goes: exactly one of the three target fields is set (all three are always sent). */
@@ -28,7 +22,8 @@ export function pushbulletTarget(target: string): { email: string; channel_tag: 
   return { email: '', channel_tag: '', device_iden: target };
 }
 
-function parsePushbullet(url: URL, base: string, timeoutMs: number): NotificationSender {
+function parsePushbullet(url: URL, { base: testBase, timeoutMs }: HttpServiceSettings): NotificationSender {
+  const base = testBase ?? 'https://api.pushbullet.com';
   const q = new UrlQuery(url, 'pushbullet');
   const token = decodePart(url.hostname);
   const configTitle = q.string('title', DEFAULT_TITLE);

@@ -2,22 +2,16 @@
 // `POST https://host/hooks/<A>/<B>` with `{"text", "username", "channel"}` (docs/notifications.md#services).
 // A channel is `#name` unless it names a user (`@user`). As in shoutrrr, only the message's text is sent.
 import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
-import { DEFAULT_TIMEOUT_MS, postJson, trimBase } from './http.js';
+import { httpService, type HttpServiceOptions, type HttpServiceSettings, postJson } from './http.js';
 import { UrlQuery, pathSegments, userinfo } from './query.js';
 
-export interface RocketChatOptions {
-  /** Test only: the origin requests go to instead of the URL's host. */
-  readonly baseUrl?: string;
-  readonly timeoutMs?: number;
-}
+export type RocketChatOptions = HttpServiceOptions;
 
 export function createRocketChatService(options: RocketChatOptions = {}): NotificationService {
-  const base = options.baseUrl === undefined ? undefined : trimBase(options.baseUrl);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return { schemes: ['rocketchat'], parse: (url) => parseRocketChat(url, base, timeoutMs) };
+  return httpService(['rocketchat'], options, parseRocketChat);
 }
 
-function parseRocketChat(url: URL, base: string | undefined, timeoutMs: number): NotificationSender {
+function parseRocketChat(url: URL, { base, timeoutMs }: HttpServiceSettings): NotificationSender {
   const q = new UrlQuery(url, 'rocketchat');
   q.rejectUnknown();
   const [tokenA = '', tokenB = '', rawChannel = ''] = pathSegments(url);

@@ -4,22 +4,16 @@
 // info as basic auth. HTTPS unless `disabletls=yes`; port 8080 unless given. As in shoutrrr, the message
 // goes without its title (Signal messages have none).
 import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
-import { DEFAULT_TIMEOUT_MS, basicAuth, postJson, trimBase } from './http.js';
+import { basicAuth, httpService, type HttpServiceOptions, type HttpServiceSettings, postJson } from './http.js';
 import { UrlQuery, decodePart, redactUrl, userinfo } from './query.js';
 
-export interface SignalOptions {
-  /** Test only: the origin requests go to instead of the URL's host and port. */
-  readonly baseUrl?: string;
-  readonly timeoutMs?: number;
-}
+export type SignalOptions = HttpServiceOptions;
 
 const PHONE = /^\+?[0-9\s)(+-]+$/;
 const GROUP = /^group\.[a-zA-Z0-9_+/=-]+$/;
 
 export function createSignalService(options: SignalOptions = {}): NotificationService {
-  const base = options.baseUrl === undefined ? undefined : trimBase(options.baseUrl);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return { schemes: ['signal'], parse: (url) => parseSignal(url, base, timeoutMs) };
+  return httpService(['signal'], options, parseSignal);
 }
 
 /** Path segments after the source: a `group.` id swallows the segments after it until a `+` number. */
@@ -42,7 +36,7 @@ export function signalRecipients(parts: readonly string[]): string[] {
   return out;
 }
 
-function parseSignal(url: URL, base: string | undefined, timeoutMs: number): NotificationSender {
+function parseSignal(url: URL, { base, timeoutMs }: HttpServiceSettings): NotificationSender {
   const q = new UrlQuery(url, 'signal');
   const auth = userinfo(url);
   const user = q.string('user', auth.user);

@@ -4,28 +4,23 @@
 // Spaces, dashes, dots and parentheses are dropped from numbers; the title is the first line of the text.
 // Every recipient is tried; the send fails when any of them did.
 import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
-import { DEFAULT_TIMEOUT_MS, basicAuth, excerpt, httpCall, jsonOf, notificationFailed, scrub, trimBase } from './http.js';
+import { basicAuth, excerpt, httpCall, httpService, type HttpServiceOptions, type HttpServiceSettings, jsonOf, notificationFailed, scrub } from './http.js';
 import { UrlQuery, decodePart, pathSegments, userinfo } from './query.js';
 
-export interface TwilioOptions {
-  /** The real `https://api.twilio.com` unless a test says otherwise. */
-  readonly baseUrl?: string;
-  readonly timeoutMs?: number;
-}
+export type TwilioOptions = HttpServiceOptions;
 
 const SERVICE_PREFIX = 'MG';
 
 export function createTwilioService(options: TwilioOptions = {}): NotificationService {
-  const base = trimBase(options.baseUrl ?? 'https://api.twilio.com');
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return { schemes: ['twilio'], parse: (url) => parseTwilio(url, base, timeoutMs) };
+  return httpService(['twilio'], options, parseTwilio);
 }
 
 export function normalizePhone(number: string): string {
   return number.startsWith(SERVICE_PREFIX) ? number : number.replace(/[\s\-().]/g, '');
 }
 
-function parseTwilio(url: URL, base: string, timeoutMs: number): NotificationSender {
+function parseTwilio(url: URL, { base: testBase, timeoutMs }: HttpServiceSettings): NotificationSender {
+  const base = testBase ?? 'https://api.twilio.com';
   const q = new UrlQuery(url, 'twilio');
   const { user: sid, password } = userinfo(url);
   const token = password ?? '';

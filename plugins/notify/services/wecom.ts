@@ -4,24 +4,19 @@
 // and mobile numbers; each item is its own entry (shoutrrr 0.17 sends the whole list as one entry, which
 // WeCom does not match). WeCom answers 200 with `{"errcode": 0}`; messages are at most 4096 bytes.
 import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
-import { DEFAULT_TIMEOUT_MS, jsonOf, notificationFailed, postJson, scrub, trimBase } from './http.js';
+import { httpService, type HttpServiceOptions, type HttpServiceSettings, jsonOf, notificationFailed, postJson, scrub } from './http.js';
 import { UrlQuery, decodePart } from './query.js';
 
-export interface WeComOptions {
-  /** The real `https://qyapi.weixin.qq.com` unless a test says otherwise. */
-  readonly baseUrl?: string;
-  readonly timeoutMs?: number;
-}
+export type WeComOptions = HttpServiceOptions;
 
 const MESSAGE_MAX = 4096;
 
 export function createWeComService(options: WeComOptions = {}): NotificationService {
-  const base = trimBase(options.baseUrl ?? 'https://qyapi.weixin.qq.com');
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return { schemes: ['wecom'], parse: (url) => parseWeCom(url, base, timeoutMs) };
+  return httpService(['wecom'], options, parseWeCom);
 }
 
-function parseWeCom(url: URL, base: string, timeoutMs: number): NotificationSender {
+function parseWeCom(url: URL, { base: testBase, timeoutMs }: HttpServiceSettings): NotificationSender {
+  const base = testBase ?? 'https://qyapi.weixin.qq.com';
   const q = new UrlQuery(url, 'wecom');
   const key = decodePart(url.hostname);
   const mentioned = q.list('mentioned_list');

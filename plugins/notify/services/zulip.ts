@@ -4,25 +4,19 @@
 // none is set, else the message's first line. Zulip's default limits apply before sending: a topic of at
 // most 60 characters, a message of at most 10000 bytes.
 import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
-import { DEFAULT_TIMEOUT_MS, basicAuth, expectStatus, httpCall, notificationFailed, trimBase } from './http.js';
+import { basicAuth, expectStatus, httpCall, httpService, type HttpServiceOptions, type HttpServiceSettings, notificationFailed } from './http.js';
 import { UrlQuery, redactUrl, userinfo } from './query.js';
 
-export interface ZulipOptions {
-  /** Test only: the origin requests go to instead of the URL's host. */
-  readonly baseUrl?: string;
-  readonly timeoutMs?: number;
-}
+export type ZulipOptions = HttpServiceOptions;
 
 const TOPIC_MAX = 60;
 const CONTENT_MAX = 10_000;
 
 export function createZulipService(options: ZulipOptions = {}): NotificationService {
-  const base = options.baseUrl === undefined ? undefined : trimBase(options.baseUrl);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return { schemes: ['zulip'], parse: (url) => parseZulip(url, base, timeoutMs) };
+  return httpService(['zulip'], options, parseZulip);
 }
 
-function parseZulip(url: URL, base: string | undefined, timeoutMs: number): NotificationSender {
+function parseZulip(url: URL, { base, timeoutMs }: HttpServiceSettings): NotificationSender {
   const q = new UrlQuery(url, 'zulip');
   const { user: botMail, password } = userinfo(url);
   const stream = q.get('stream') ?? '';
