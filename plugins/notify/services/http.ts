@@ -58,12 +58,30 @@ export async function httpCall(service: string, call: HttpCall, signal: AbortSig
       signal: joined,
       ...(call.insecure ? { dispatcher: (insecureAgent ??= new Agent({ connect: { rejectUnauthorized: false } })) } : {}),
     });
-    const body = await res.body.text();
-    return { status: res.statusCode, body };
+    return { status: res.statusCode, body: await boundedText(res.body) };
   } catch (err) {
     const why = signal.aborted ? 'cancelled' : joined.aborted ? `timed out after ${timeoutMs} ms` : transportReason(err);
     throw notificationFailed(service, scrub(`request to ${host} failed: ${why}`, secrets));
   }
+}
+
+/** How much of an answer is read: enough for any API's verdict; a server cannot make us buffer more. */
+export const ANSWER_LIMIT_BYTES = 64 * 1024;
+
+/** The answer's first ANSWER_LIMIT_BYTES as text; the rest is not read (the connection is dropped). */
+async function boundedText(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = chunk as Buffer;
+    chunks.push(buf);
+    size += buf.length;
+    if (size >= ANSWER_LIMIT_BYTES) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, ANSWER_LIMIT_BYTES).toString('utf8');
 }
 
 /** Rejects unless the status is 2xx (or one of `ok`); the message holds the status and a short excerpt of the answer. */

@@ -180,3 +180,11 @@ t.test('notifiarr: POST passthrough/<key> with notification and discord parts', 
   server.answer = () => ({ status: 401, body: 'N0tifiarrKey unknown' });
   t.match(await rejectsWithout(s.send({ title: '', body: 'x' }, never()), ['N0tifiarrKey']), /authentication failed/);
 });
+
+t.test('an answer is read up to 64 KiB, however much the server sends', async (t) => {
+  const { httpCall, ANSWER_LIMIT_BYTES } = await import('../../../plugins/notify/services/http.js');
+  server.answer = () => ({ status: 500, body: 'x'.repeat(8 * 1024 * 1024) });
+  const answer = await httpCall('test', { url: `${server.origin}/big` }, never(), []);
+  t.equal(answer.status, 500);
+  t.equal(answer.body.length, ANSWER_LIMIT_BYTES);
+});
