@@ -9,6 +9,9 @@ export function invalidNotificationUrl(scheme: string, what: string): ConfigErro
   return invalidOptions('notification-url', `${scheme}: ${what}`);
 }
 
+/** Schemes whose path may contain an `@` that is data, not the end of user info. */
+const PATH_MAY_HOLD_AT = new Set(['pushbullet', 'rocketchat']);
+
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(.*)$/s;
 
 /**
@@ -23,7 +26,10 @@ export function toParseableUrl(raw: string): string {
   const scheme = m[1]!;
   let rest = m[2]!.replace(/#/g, '%23');
   const queryAt = rest.indexOf('?');
-  const beforeQuery = queryAt === -1 ? rest : rest.slice(0, queryAt);
+  let beforeQuery = queryAt === -1 ? rest : rest.slice(0, queryAt);
+  // Where a path may hold an `@` (a Pushbullet e-mail target, a Rocket.Chat `@user`), the authority ends
+  // at the first `/`, as Go reads it.
+  if (PATH_MAY_HOLD_AT.has(scheme.toLowerCase()) && beforeQuery.includes('/')) beforeQuery = beforeQuery.slice(0, beforeQuery.indexOf('/'));
   const at = beforeQuery.lastIndexOf('@');
   if (at !== -1) {
     // Everything before the last `@` ahead of the query is user info: escape what would end it early.

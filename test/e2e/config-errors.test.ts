@@ -38,6 +38,7 @@ t.test('a bad notification URL exits 2 naming the option and the scheme, never i
   for (const [url, scheme] of [
     ['pigeon://user:s3cret-pw@loft', 'pigeon'],
     ['slack://hook:s3cret-pw', 'slack'],
+    ['signal://u:s3cret-pw@127.0.0.1/+1234567890', 'signal'],
   ] as const) {
     const res = await runBinary(['--notification-url', url], { WATCHTOWER_POLL_INTERVAL: '3600' });
     t.equal(res.code, 2, url.replace('s3cret-pw', '…'));
@@ -47,6 +48,14 @@ t.test('a bad notification URL exits 2 naming the option and the scheme, never i
     t.match(lines[0], new RegExp(`\\b${scheme}\\b`));
     t.notMatch(res.stderr + res.stdout, /s3cret-pw/, 'the credential is not shown');
   }
+  // A scheme shoutrrr 0.17 added starts, its token redacted in the log.
+  const signal = await runBinary([
+    '--host', 'unix:///tmp/tidewatch-no-such-engine.sock', '--run-once',
+    '--notification-url', 'signal://127.0.0.1:1/+1234567890/+0987654321?disabletls=yes&token=s3cret-pw',
+  ]);
+  t.not(signal.code, 2, 'a good signal URL is accepted');
+  t.match(signal.stdout + signal.stderr, /"urls":\["signal:\/\/127\.0\.0\.1:1\/\+1234567890\/\+0987654321\?disabletls=yes&token=REDACTED"\]/);
+  t.notMatch(signal.stderr + signal.stdout, /s3cret-pw/);
   const template = await runBinary(['--notification-url', 'logger://', '--notification-template', '{{if .Report}}']);
   t.equal(template.code, 2, 'a template that does not parse');
   t.match(template.stderr, /notification-template/);

@@ -2,6 +2,7 @@
 // AbortSignal, and errors that never carry a credential (docs/notifications.md#services).
 import { Agent, request, type Dispatcher } from 'undici';
 import { createError, errorMessage } from '../../../core/index.js';
+import type { NotificationSender, NotificationService } from '../service.js';
 
 /** A delivery that failed: `<service>: <what happened>`, with every known secret replaced. */
 export const notificationFailed = createError(
@@ -57,12 +58,30 @@ export async function httpCall(service: string, call: HttpCall, signal: AbortSig
       signal: joined,
       ...(call.insecure ? { dispatcher: (insecureAgent ??= new Agent({ connect: { rejectUnauthorized: false } })) } : {}),
     });
-    const body = await res.body.text();
-    return { status: res.statusCode, body };
+    return { status: res.statusCode, body: await boundedText(res.body) };
   } catch (err) {
     const why = signal.aborted ? 'cancelled' : joined.aborted ? `timed out after ${timeoutMs} ms` : transportReason(err);
     throw notificationFailed(service, scrub(`request to ${host} failed: ${why}`, secrets));
   }
+}
+
+/** How much of an answer is read: enough for any API's verdict; a server cannot make us buffer more. */
+export const ANSWER_LIMIT_BYTES = 64 * 1024;
+
+/** The answer's first ANSWER_LIMIT_BYTES as text; the rest is not read (the connection is dropped). */
+async function boundedText(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = chunk as Buffer;
+    chunks.push(buf);
+    size += buf.length;
+    if (size >= ANSWER_LIMIT_BYTES) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, ANSWER_LIMIT_BYTES).toString('utf8');
 }
 
 /** Rejects unless the status is 2xx (or one of `ok`); the message holds the status and a short excerpt of the answer. */
@@ -108,4 +127,66 @@ function transportReason(err: unknown): string {
 /** The origin `baseUrl` stands for, without a trailing slash (a factory's test-only target). */
 export function trimBase(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
+}
+
+export interface JsonPost {
+  readonly url: string;
+  readonly payload: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  readonly insecure?: boolean;
+  /** The statuses that mean delivered; any 2xx when unset. */
+  readonly ok?: readonly number[];
+}
+
+/**
+ * POSTs a JSON payload through httpCall and rejects unless the status is one of `ok` (2xx by default);
+ * resolves to the answer so a service can read an error code inside a 200 (Lark, WeCom, Bark do).
+ */
+export async function postJson(service: string, post: JsonPost, signal: AbortSignal, secrets: readonly string[]): Promise<HttpAnswer> {
+  const answer = await httpCall(
+    service,
+    {
+      url: post.url,
+      headers: { 'Content-Type': 'application/json', ...post.headers },
+      body: JSON.stringify(post.payload),
+      timeoutMs: post.timeoutMs,
+      ...(post.insecure ? { insecure: true } : {}),
+    },
+    signal,
+    secrets,
+  );
+  expectStatus(service, answer, secrets, post.ok);
+  return answer;
+}
+
+/** `user:password` as a Basic authorization header value. */
+export function basicAuth(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
+
+/** What every HTTP service factory takes: a test-only origin (code only, never a URL part) and a timeout. */
+export interface HttpServiceOptions {
+  /** Test only: the origin requests go to instead of the service's real one (or the URL's host). */
+  readonly baseUrl?: string;
+  readonly timeoutMs?: number;
+}
+
+/** What a service's parse gets: the test origin (undefined in production) and the timeout. */
+export interface HttpServiceSettings {
+  readonly base: string | undefined;
+  readonly timeoutMs: number;
+}
+
+/** A NotificationService for `schemes` whose parse reads each URL with the factory's settings. */
+export function httpService(
+  schemes: readonly string[],
+  options: HttpServiceOptions,
+  parse: (url: URL, settings: HttpServiceSettings) => NotificationSender,
+): NotificationService {
+  const settings: HttpServiceSettings = {
+    base: options.baseUrl === undefined ? undefined : trimBase(options.baseUrl),
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  };
+  return { schemes, parse: (url) => parse(url, settings) };
 }

@@ -13,6 +13,21 @@ import { createSlackService } from './slack.js';
 import { createSmtpService } from './smtp.js';
 import { createTeamsService } from './teams.js';
 import { createTelegramService } from './telegram.js';
+import { createSignalService } from './signal.js';
+import { createMattermostService } from './mattermost.js';
+import { createGoogleChatService } from './googlechat.js';
+import { createRocketChatService } from './rocketchat.js';
+import { createZulipService } from './zulip.js';
+import { createPushbulletService } from './pushbullet.js';
+import { createOpsGenieService } from './opsgenie.js';
+import { createPagerDutyService } from './pagerduty.js';
+import { createBarkService } from './bark.js';
+import { createIftttService } from './ifttt.js';
+import { createJoinService } from './join.js';
+import { createLarkService } from './lark.js';
+import { createWeComService } from './wecom.js';
+import { createTwilioService } from './twilio.js';
+import { createNotifiarrService } from './notifiarr.js';
 
 export {
   createDiscordService,
@@ -27,6 +42,21 @@ export {
   createSmtpService,
   createTeamsService,
   createTelegramService,
+  createSignalService,
+  createMattermostService,
+  createGoogleChatService,
+  createRocketChatService,
+  createZulipService,
+  createPushbulletService,
+  createOpsGenieService,
+  createPagerDutyService,
+  createBarkService,
+  createIftttService,
+  createJoinService,
+  createLarkService,
+  createWeComService,
+  createTwilioService,
+  createNotifiarrService,
 };
 
 export const BUILTIN_SERVICES: readonly NotificationService[] = Object.freeze([
@@ -41,5 +71,20 @@ export const BUILTIN_SERVICES: readonly NotificationService[] = Object.freeze([
   createMatrixService(),
   createSmtpService(),
   createMqttService(),
+  createSignalService(),
+  createMattermostService(),
+  createGoogleChatService(),
+  createRocketChatService(),
+  createZulipService(),
+  createPushbulletService(),
+  createOpsGenieService(),
+  createPagerDutyService(),
+  createBarkService(),
+  createIftttService(),
+  createJoinService(),
+  createLarkService(),
+  createWeComService(),
+  createTwilioService(),
+  createNotifiarrService(),
   createLoggerService(),
 ]);

@@ -118,3 +118,20 @@ export function redactUrl(
   const query = params.size > 0 ? `?${params.toString()}` : '';
   return `${url.protocol}//${auth}${url.host}${path}${query}`;
 }
+
+/** Percent-decodes one URL part, keeping it as written when it is not valid percent-encoding. */
+export function decodePart(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The path's segments, decoded, empty ones (a leading or trailing `/`) dropped. */
+export function pathSegments(url: URL): string[] {
+  return url.pathname
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodePart);
+}

@@ -1,5 +1,6 @@
 // Parsing --notification-url values: dispatch by scheme, every service's URL forms and defaults, the
 // parts each refuses, and that neither an error nor `redacted` ever holds a credential.
+import { readFile } from 'node:fs/promises';
 import t, { type Test } from 'tap';
 import { isTidewatchError } from '../../../core/index.js';
 import { BUILTIN_SERVICES, createLoggerService } from '../../../plugins/notify/services/index.js';
@@ -39,6 +40,22 @@ t.test('every built-in scheme is dispatched to its service', async (t) => {
     ['smtp://mail.example.com:587/?from=a@x.test&to=b@x.test', 'smtp'],
     ['logger://', 'logger'],
     ['SLACK://hook:T01234567-B01234567-abcdefghijklmnopqrstuvwx@webhook', 'slack'],
+    ['signal://localhost:8080/+1234567890/+0987654321', 'signal'],
+    ['mattermost://mm.example/token', 'mattermost'],
+    ['googlechat://chat.googleapis.com/v1/spaces/S/messages?key=k&token=t', 'googlechat'],
+    ['hangouts://chat.googleapis.com/v1/spaces/S/messages?key=k&token=t', 'googlechat'],
+    ['rocketchat://rc.example/a/b', 'rocketchat'],
+    ['zulip://bot@z.example:key@z.example/?stream=s', 'zulip'],
+    ['bark://:devicekey@bark.example', 'bark'],
+    [`pushbullet://${'p'.repeat(34)}`, 'pushbullet'],
+    ['opsgenie://api.opsgenie.com/key', 'opsgenie'],
+    [`pagerduty:///${'a'.repeat(32)}`, 'pagerduty'],
+    ['ifttt://key/?events=e', 'ifttt'],
+    ['join://shoutrrr:key@join/?devices=d', 'join'],
+    ['lark://open.larksuite.com/token', 'lark'],
+    ['wecom://key', 'wecom'],
+    ['twilio://AC1:tok@+15550001111/+15550002222', 'twilio'],
+    ['notifiarr://key', 'notifiarr'],
   ];
   const senders = parseNotificationUrls(urls.map(([u]) => u), BUILTIN_SERVICES);
   t.same(senders.map((s) => s.service), urls.map(([, s]) => s));
@@ -61,6 +78,8 @@ t.test('Go-style URLs WHATWG would misread are made parseable', async (t) => {
   t.equal(toParseableUrl('matrix://:tok@h/?rooms=#room:h'), 'matrix://:tok@h/?rooms=%23room:h');
   t.equal(toParseableUrl('generic://h/p?@Authorization=Bearer%20x'), 'generic://h/p?@Authorization=Bearer%20x', 'an @ in the query is not user info');
   t.equal(toParseableUrl('smtp://u:100%@h'), 'smtp://u:100%25@h', 'a bare % is a percent sign');
+  t.equal(toParseableUrl('pushbullet://tok/alice@mail.example'), 'pushbullet://tok/alice@mail.example', 'an e-mail target stays in the path');
+  t.equal(toParseableUrl('rocketchat://bot@rc.example/a/b/@alice'), 'rocketchat://bot@rc.example/a/b/@alice', 'so does an @user channel');
   const s = parse('matrix://:tok3n-secret@matrix.example.org/?rooms=#room:example.org');
   t.match(s.redacted, /rooms=%23room%3Aexample.org/);
 });
@@ -90,6 +109,42 @@ t.test('bad parts, per service, never echo the secret', async (t) => {
   refuses(t, 'matrix://matrix.example.org', /^matrix: no password or access token/);
   refuses(t, 'matrix://:tok3nvalue@matrix.example.org?room=a&colour=1', /unknown parameter "colour"/, ['tok3nvalue']);
   refuses(t, 'smtp://user:Passw0rdX@mail/?from=a@x', /^smtp: no recipients/, ['Passw0rdX']);
+});
+
+t.test('bad parts of the shoutrrr 0.17 schemes exit 2 and never echo the secret', async (t) => {
+  refuses(t, 'signal://u:Passw0rdX@sig.example/+1234567890', /^signal: the URL names no recipient/, ['Passw0rdX']);
+  refuses(t, 'signal://u:Passw0rdX@sig.example/notaphone/+1', /^signal: the source is not a phone number/, ['Passw0rdX']);
+  refuses(t, 'signal://sig.example/+1234567890/bob?token=T0kenXyz', /^signal: a recipient is neither/, ['T0kenXyz']);
+  refuses(t, 'mattermost://mm.example', /^mattermost: the URL has no webhook token/);
+  refuses(t, 'mattermost://mm.example/T0kenXyz?colour=red', /^mattermost: unknown parameter "colour"$/, ['T0kenXyz']);
+  refuses(t, 'googlechat://chat.googleapis.com/v1/spaces/S/messages?key=K3yXyz', /^googlechat: the URL has no "token"/, ['K3yXyz']);
+  refuses(t, 'rocketchat://rc.example/T0kenXyz', /^rocketchat: the URL needs both webhook tokens/, ['T0kenXyz']);
+  refuses(t, 'zulip://bot@z.example@z.example/?stream=s', /^zulip: the URL has no API key/);
+  refuses(t, 'zulip://bot@z.example:K3yXyz@z.example/', /^zulip: no "stream" given/, ['K3yXyz']);
+  refuses(t, 'zulip://bot@z.example:K3yXyz@z.example/?stream=s&type=group', /"type" must be channel or direct/, ['K3yXyz']);
+  refuses(t, 'bark://bark.example', /^bark: the URL has no device key/);
+  refuses(t, 'bark://:D3viceXyz@bark.example?scheme=ftp', /"scheme" must be http or https/, ['D3viceXyz']);
+  refuses(t, 'pushbullet://T0kenXyzTooShort', /^pushbullet: the access token is missing or not 34/, ['T0kenXyzTooShort']);
+  refuses(t, 'opsgenie://api.opsgenie.com/', /^opsgenie: the URL has no API key/);
+  refuses(t, 'opsgenie://api.opsgenie.com/K3yXyz?priority=urgent', /"priority" must be one of P1/, ['K3yXyz']);
+  refuses(t, 'opsgenie://api.opsgenie.com/K3yXyz?responders=escalation:ops', /"responders": escalation entries take an id/, ['K3yXyz']);
+  refuses(t, 'pagerduty:///K3yXyz', /^pagerduty: the integration key is missing or not 32/, ['K3yXyz']);
+  refuses(t, `pagerduty:///${'b'.repeat(32)}?severity=loud`, /"severity" must be one of critical/, ['b'.repeat(32)]);
+  refuses(t, `pagerduty:///${'b'.repeat(32)}?details=%7Bnope`, /"details" must be JSON/, ['b'.repeat(32)]);
+  refuses(t, `pagerduty:///${'b'.repeat(32)}?contexts=video:x`, /"contexts" takes link/, ['b'.repeat(32)]);
+  refuses(t, 'ifttt://K3yXyz/', /^ifttt: no "events" given/, ['K3yXyz']);
+  refuses(t, 'ifttt://K3yXyz/?events=e&messagevalue=4', /"messagevalue" must be between 1 and 3/, ['K3yXyz']);
+  refuses(t, 'ifttt://K3yXyz/?events=e&messagevalue=1&titlevalue=1', /name the same value/, ['K3yXyz']);
+  refuses(t, 'join://shoutrrr:K3yXyz@join/', /^join: no "devices" given/, ['K3yXyz']);
+  refuses(t, 'join://join/?devices=d', /^join: the URL has no API key/);
+  refuses(t, 'lark://evil.example/T0kenXyz', /^lark: the host must be open.larksuite.com or open.feishu.cn/, ['T0kenXyz']);
+  refuses(t, 'lark://open.larksuite.com/', /^lark: the URL has no bot token/);
+  refuses(t, 'wecom://', /^wecom: the URL has no webhook key/);
+  refuses(t, 'twilio://AC1:T0kenXyz@+15550001111', /^twilio: the URL names no recipient/, ['T0kenXyz']);
+  refuses(t, 'twilio://AC1:T0kenXyz@+15550001111/+1%20555%20000%201111', /a recipient is the sender/, ['T0kenXyz']);
+  refuses(t, 'twilio://AC1@+15550001111/+15550002222', /^twilio: the URL has no auth token/);
+  refuses(t, 'notifiarr://K3yXyz?channel=general', /"channel" must be a Discord channel id/, ['K3yXyz']);
+  refuses(t, 'notifiarr://K3yXyz?colour=red', /^notifiarr: unknown parameter "colour"$/, ['K3yXyz']);
 });
 
 t.test('redacted hides every credential and keeps the rest', async (t) => {
@@ -123,4 +178,12 @@ t.test('logger writes the message body where it is told', async (t) => {
   await s.send({ title: 'T', body: 'one updated' }, new AbortController().signal);
   t.same(lines, ['one updated']);
   t.equal(s.redacted, 'logger://');
+});
+
+t.test('docs/notifications.md lists every built-in scheme in its services table', async (t) => {
+  const doc = await readFile(new URL('../../../docs/notifications.md', import.meta.url), 'utf8');
+  const rows = doc.split('\n').filter((line) => line.startsWith('| `'));
+  for (const scheme of BUILTIN_SERVICES.flatMap((s) => s.schemes)) {
+    t.ok(rows.some((row) => row.split('|')[1]!.includes(`\`${scheme}\``)), `${scheme} has a row`);
+  }
 });
