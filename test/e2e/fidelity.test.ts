@@ -153,6 +153,15 @@ async function runFleet(t: Test, s: EngineScenario, image: string, entrypointIma
     ports: { '8080/tcp': String(20000 + Math.floor(Math.random() * 10000)) },
   });
   macs.set('two-networks', true);
+  // Docker 28 (API 1.48) lets a user rank the networks' gateways: `--network name=x,gw-priority=n`.
+  if ((await apiVersionOf(s.engine)) >= 1.48) {
+    const ranked = await s.engine.createContainer({
+      name: `${s.prefix}-gw-priority`, Image: image, Cmd: QUICK_STOP_CMD, HostConfig: { NetworkMode: front },
+      NetworkingConfig: { EndpointsConfig: { [front]: { GwPriority: 10 }, [back]: { GwPriority: -5 } } as unknown as Docker.EndpointsConfig },
+    });
+    await ranked.start();
+    macs.set('gw-priority', false);
+  }
   // A static IP needs a network whose subnet the user chose: one outside the engines' default pools.
   const fixed = `${s.prefix}-fixed`;
   const octet = 1 + Math.floor(Math.random() * 250);
