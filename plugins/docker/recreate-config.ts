@@ -31,7 +31,12 @@ export interface ImageDefaults {
 
 type Endpoint = Docker.ContainerInspectInfo['NetworkSettings']['Networks'][string] & {
   DriverOpts?: Record<string, string> | null;
+  /** API 1.48 (Docker 28): `--network name=x,gw-priority=n`, which network's gateway is the default route. */
+  GwPriority?: number;
 };
+
+/** An endpoint's create settings: dockerode's type predates `GwPriority`. */
+type EndpointSettings = Docker.EndpointSettings & { GwPriority?: number };
 
 function sameList(a: unknown, b: unknown): boolean {
   const list = (v: unknown) => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
@@ -115,19 +120,21 @@ export function apiAtLeast(version: string, wanted: string): boolean {
   return a > c || (a === c && b >= d);
 }
 
-/** Every network endpoint's settings: aliases (minus the old short id), links, static IPs, driver options. */
+/** Every network endpoint's settings: aliases (minus the old short id), links, static IPs, driver options, gateway priority. */
 export function endpointsOf(container: Docker.ContainerInspectInfo, options: RecreateOptions): Docker.EndpointsConfig {
   const hostMode = container.HostConfig.NetworkMode === 'host';
   const configMac = (container.Config as InspectedConfig).MacAddress;
   const result: Docker.EndpointsConfig = {};
   for (const [name, raw] of Object.entries(container.NetworkSettings.Networks ?? {})) {
     const endpoint = raw as Endpoint;
-    const settings: Docker.EndpointSettings = {};
+    const settings: EndpointSettings = {};
     if (endpoint.IPAMConfig) settings.IPAMConfig = endpoint.IPAMConfig;
     if (endpoint.Links) settings.Links = endpoint.Links;
     const aliases = ((endpoint.Aliases as string[] | null) ?? []).filter((a) => a !== shortId(container.Id));
     if (!hostMode && aliases.length > 0) settings.Aliases = aliases;
     if (endpoint.DriverOpts) settings.DriverOpts = endpoint.DriverOpts;
+    // 0 is the engine's default; engines before API 1.48 have no such setting.
+    if (endpoint.GwPriority && apiAtLeast(options.apiVersion, '1.48')) settings.GwPriority = endpoint.GwPriority;
     const primary = name === container.HostConfig.NetworkMode;
     if (!hostMode && apiAtLeast(options.apiVersion, '1.44') && isConfiguredMac(endpoint.MacAddress, primary, configMac, options.apiVersion)) {
       settings.MacAddress = endpoint.MacAddress;

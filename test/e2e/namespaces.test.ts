@@ -2,6 +2,7 @@
 // `--network container:<parent>`, `--ipc container:<parent>` and `--pid container:<parent>` follows its parent
 // through the parent's update, a rollback on demand, and a SIGKILL in the middle of the update followed by a
 // start that repairs it. Each time it ends running in the live parent's namespaces, and stays its dependent.
+// The update and rollback run on Docker 20.10 and on Docker 28.5 with the containerd image store (docs/engines.md).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import type Docker from 'dockerode';
 import t, { type Test } from 'tap';
 import { waitFor } from '../helpers/env.js';
 import { pullImage, pushImage, runContainer } from '../helpers/images.js';
-import { QUICK_STOP_CMD, pushNext, runningOn, scenario, type RunningOn, type Scenario } from '../helpers/scenarios.js';
+import { QUICK_STOP_CMD, docker28StoreScenario, mainScenario, pushNext, runningOn, type EngineScenario, type RunningOn, type Scenario } from '../helpers/scenarios.js';
 import { call, runBinary, startService, type RunningService } from '../helpers/service.js';
 
 const TOKEN = 'e2e-namespaces-token-0123456789';
@@ -70,9 +71,9 @@ async function tempDir(t: Test): Promise<string> {
   return dir;
 }
 
-async function serve(t: Test, s: Scenario, extra: string[]): Promise<RunningService> {
+async function serve(t: Test, s: EngineScenario, extra: string[]): Promise<RunningService> {
   const service = await startService([
-    '--host', s.env.dockerHost, '--http-api-endpoints', 'update,rollback', '--http-api-token', TOKEN,
+    '--host', s.host, '--http-api-endpoints', 'update,rollback', '--http-api-token', TOKEN,
     '--stop-timeout', '2s', ...extra, `${s.prefix}-.*`,
   ]);
   t.teardown(() => service.stop('SIGKILL'));
@@ -81,30 +82,35 @@ async function serve(t: Test, s: Scenario, extra: string[]): Promise<RunningServ
 
 const post = (service: RunningService, path: string) => call(`${service.url}${path}`, { method: 'POST', token: TOKEN });
 
-t.test('a child in its parent\'s network, IPC and PID namespaces follows the parent\'s update and rollback', async (t) => {
-  const s = await scenario(t, 'e2e-ns-update');
-  if (!s) return;
-  const f = await family(s);
-  const v1Parent = (await s.engine.getContainer(f.parent.name).inspect()).Id;
-  await pushNext(s, f.parent);
-  const service = await serve(t, s, ['--data-dir', await tempDir(t), '--update-grace-period', '1s']);
+const ENGINES = [['Docker 20.10', mainScenario], ['Docker 28.5 containerd store', docker28StoreScenario]] as const;
 
-  const updated = await post(service, '/v1/update');
-  t.match(updated.body, { summary: { updated: 1, failed: 0, restarted: 1 } }, updated.text);
-  const afterUpdate = await assertFollows(t, s, f, 'after the update');
-  t.not(afterUpdate, v1Parent, 'the parent was replaced');
+for (const [label, engineScenario] of ENGINES) {
+  t.test(`${label}: a child in its parent's network, IPC and PID namespaces follows the parent's update and rollback`, async (t) => {
+    const s = await engineScenario(t, `e2e-ns-update-${label.replace(/\D/g, '')}`);
+    if (!s) return;
+    const f = await family(s);
+    // The image id the parent runs: the config digest in the classic store, the manifest's in the containerd store.
+    const { Id: v1Parent, Image: v1Image } = await s.engine.getContainer(f.parent.name).inspect();
+    await pushNext(s, f.parent);
+    const service = await serve(t, s, ['--data-dir', await tempDir(t), '--update-grace-period', '1s']);
 
-  // The child is still the parent's dependent: the rollback (another replacement) takes it along again.
-  const rolled = await post(service, `/v1/rollback?container=${f.parent.name}`);
-  t.equal(rolled.status, 200, rolled.text);
-  t.match(rolled.body, { summary: { failed: 0 } });
-  const afterRollback = await assertFollows(t, s, f, 'after the rollback');
-  t.not(afterRollback, afterUpdate, 'the parent was replaced again');
-  t.equal((await s.engine.getContainer(f.parent.name).inspect()).Image, f.parent.image.configDigest, 'on v1 again');
-});
+    const updated = await post(service, '/v1/update');
+    t.match(updated.body, { summary: { updated: 1, failed: 0, restarted: 1 } }, updated.text);
+    const afterUpdate = await assertFollows(t, s, f, 'after the update');
+    t.not(afterUpdate, v1Parent, 'the parent was replaced');
+
+    // The child is still the parent's dependent: the rollback (another replacement) takes it along again.
+    const rolled = await post(service, `/v1/rollback?container=${f.parent.name}`);
+    t.equal(rolled.status, 200, rolled.text);
+    t.match(rolled.body, { summary: { failed: 0 } });
+    const afterRollback = await assertFollows(t, s, f, 'after the rollback');
+    t.not(afterRollback, afterUpdate, 'the parent was replaced again');
+    t.equal((await s.engine.getContainer(f.parent.name).inspect()).Image, v1Image, 'on v1 again');
+  });
+}
 
 t.test('SIGKILL in the middle of the update, then a start: the child ends in the live parent\'s namespaces', async (t) => {
-  const s = await scenario(t, 'e2e-ns-killed');
+  const s = await mainScenario(t, 'e2e-ns-killed');
   if (!s) return;
   // The child's own image has a health check that never runs within the test: after the parent's 10 s proof
   // the service sits in the child's (up to --update-health-timeout), when it is killed.

@@ -135,6 +135,16 @@ t.test('Docker 28+: a MAC is kept exactly when the user set one', async (t) => {
   t.equal(mac(d26, 'other'), '02:00:5e:77:00:05');
 });
 
+t.test("Docker 28+: a network's gateway priority is kept; the default 0 is not written", async (t) => {
+  const networks = { Networks: { appnet: { GwPriority: 10, NetworkID: 'n1' }, other: { GwPriority: 0, NetworkID: 'n2' } } };
+  const priority = (create: Docker.ContainerCreateOptions, network: string) =>
+    (create.NetworkingConfig?.EndpointsConfig?.[network] as { GwPriority?: number } | undefined)?.GwPriority;
+  const d28 = recreateOptions(inspected(networks), image, { image: 'x:1', apiVersion: '1.51' });
+  t.equal(priority(d28, 'appnet'), 10);
+  t.equal(priority(d28, 'other'), undefined);
+  t.equal(priority(recreateOptions(inspected(networks), image, { image: 'x:1', apiVersion: '1.47' }), 'appnet'), undefined, 'not before API 1.48');
+});
+
 t.test('user commands and entrypoints stay; container networking drops the hostname', async (t) => {
   const custom = recreateOptions(inspected({ Config: { Cmd: ['/bin/sh', '-c', 'run'], Entrypoint: ['/init'] } }), image, {
     image: 'x:1',
