@@ -155,7 +155,9 @@ export function engineScenarios(index: number): void {
     }, 30_000);
     await first.stop('SIGKILL');
 
-    const second = await startService([...args, '--update-grace-period', '1s']);
+    // It listens only after its start-up repair (remove the replacement, rename and start the old container on two
+    // networks), which takes the engine well over the default 30 s when the machine's engines are all busy.
+    const second = await startService([...args, '--update-grace-period', '1s'], {}, 120_000);
     t.teardown(() => second.stop('SIGKILL'));
     await second.stop('SIGTERM');
     const info = await assertSettings(t, s, app.name, app.settings);
