@@ -86,6 +86,12 @@ t.test('on every engine set-up the running image replaces itself with a newer on
       const image = await engine.getImage(left.ImageID).inspect();
       t.equal(image.Config.Labels?.['org.opencontainers.image.revision'], 'next', 'on the newer image');
       t.ok((await logsOf(engine, left.Id)).includes(`"predecessors":["${self}"]`), 'the successor says it removed its predecessor');
+      // The successor's own runs find it up to date with a known digest: no error, no update loop (in the containerd
+      // store its running digest is the pulled manifest's).
+      const settled = (line: string) =>
+        ['"msg":"update run completed"', '"scanned":1', '"updated":0', '"failed":0'].every((part) => line.includes(part));
+      await waitFor(async () => (await logsOf(engine, left.Id)).split('\n').some(settled), 60_000, 500);
+      t.same((await ours()).map((c) => [c.Id, c.State]), [[left.Id, 'running']], 'its next run leaves it alone');
     });
   });
 });
