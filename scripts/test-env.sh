@@ -526,7 +526,7 @@ swarm_json() {
 # with `apt-get download` from a trixie source list kept apart from the system's (its own lists, its own
 # cache: nothing of the machine's apt state changes, nothing is installed), unpacked with `dpkg -x` into a
 # cache that survives reruns and `down`, and run beside bookworm's runc (docker.io's) with the same flags
-# as the main engine. The end-to-end tests run their scenarios on both engines (test/e2e/engine-versions.test.ts).
+# as the main engine. The end-to-end tests run their scenarios on every engine (test/e2e/engine-versions-*.test.ts).
 # Not started with TIDEWATCH_ENV_PACKAGES=engine unless TIDEWATCH_ENV_DOCKER26=1; TIDEWATCH_ENV_DOCKER26=0 leaves it out.
 D26_DIR="$ENV_DIR/engine26"
 D26_SOCK="$D26_DIR/docker.sock"

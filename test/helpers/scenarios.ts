@@ -113,3 +113,19 @@ export async function runningOn(
 export function pushNext(s: Scenario, running: RunningOn, spec: Partial<ImageSpec> = {}): Promise<PushedImage> {
   return pushImage({ registry: s.env.registry, repo: running.repo, marker: `${running.repo} v2`, cmd: QUICK_STOP_CMD, ...spec });
 }
+
+/** One of the four engine set-ups every engine scenario runs on (docs/engines.md#engines-tested). */
+export interface EngineSetup {
+  readonly label: string;
+  /** A scenario on the engine, or undefined when the test was skipped (locally, without that engine). */
+  readonly scenario: (t: Teardownable, label: string) => Promise<EngineScenario | undefined>;
+  /** Whether `version` is the API the engine must speak: 20.10 is 1.41, 26.1 is 1.45, 28.5 is 1.51. */
+  readonly api: (version: number) => boolean;
+}
+
+export const ENGINE_SETUPS: readonly EngineSetup[] = [
+  { label: 'Docker 20.10', scenario: mainScenario, api: (v) => v === 1.41 },
+  { label: 'Docker 26', scenario: docker26Scenario, api: (v) => v >= 1.45 && v < 1.48 },
+  { label: 'Docker 28.5 containerd store', scenario: docker28StoreScenario, api: (v) => v >= 1.51 },
+  { label: 'Docker 28.5 classic store', scenario: docker28Scenario, api: (v) => v >= 1.51 },
+];

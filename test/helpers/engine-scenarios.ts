@@ -1,37 +1,20 @@
-// The Docker users run: the same end-to-end scenarios on bookworm's Docker 20.10 (API 1.41), Debian trixie's
-// Docker 26.1 (API 1.45) and sid's Docker 28.5 (API 1.51, containerd 2.1) with the containerd image store on (started
-// with Docker 29's API floor 1.44) and off (scripts/test-env.sh, docs/engines.md), through the built binary. From API 1.44 on the engine
-// takes every network at create time and the MAC address per network endpoint (docs/compose.md#docker-versions):
-// an update must keep network aliases, a static MAC address, a published port and several
-// networks on both; a new image that exits is rolled back with all of them; a replacement killed halfway is
-// repaired by the next start.
+// The engine scenarios of docs/engines.md#engines-tested, the same on every engine set-up, through the built binary.
+// From API 1.44 on the engine takes every network at create time and the MAC address per network endpoint
+// (docs/compose.md#docker-versions): an update must keep network aliases, a static MAC address, a published port and
+// several networks on both; a new image that exits is rolled back with all of them; a replacement killed halfway is
+// repaired by the next start. test/e2e/engine-versions-*.test.ts call engineScenarios() once each.
 import type Docker from 'dockerode';
 import t, { type Test } from 'tap';
-import { waitFor } from '../helpers/env.js';
-import { apiVersionOf, appOnTwoNetworks, runOnNetworks } from '../helpers/networks.js';
-import { pullImage } from '../helpers/images.js';
-import { docker26Scenario, docker28Scenario, docker28StoreScenario, mainScenario, pushNext, QUICK_STOP_CMD, runningOn, type EngineScenario, type RunningOn, type Scenario } from '../helpers/scenarios.js';
-import { call, runBinary, startService } from '../helpers/service.js';
+import { waitFor } from './env.js';
+import { apiVersionOf, appOnTwoNetworks, runOnNetworks } from './networks.js';
+import { pullImage } from './images.js';
+import { ENGINE_SETUPS, pushNext, QUICK_STOP_CMD, runningOn, type EngineScenario, type EngineSetup, type RunningOn, type Scenario } from './scenarios.js';
+import { call, runBinary, startService } from './service.js';
 
 const TOKEN = 'e2e-engine-versions-token-0123';
 
-interface EngineUnderTest {
-  readonly label: string;
-  /** A scenario on the engine, or undefined when the test was skipped. */
-  readonly scenario: (t: Test, label: string) => Promise<EngineScenario | undefined>;
-  /** What the engine must speak: 20.10 is 1.41, 26.1 is 1.45. */
-  readonly api: (version: number) => boolean;
-}
-
-const ENGINES: EngineUnderTest[] = [
-  { label: 'Docker 20.10', scenario: mainScenario, api: (v) => v === 1.41 },
-  { label: 'Docker 26', scenario: docker26Scenario, api: (v) => v >= 1.45 && v < 1.48 },
-  { label: 'Docker 28.5 containerd store', scenario: docker28StoreScenario, api: (v) => v >= 1.51 },
-  { label: 'Docker 28.5 classic store', scenario: docker28Scenario, api: (v) => v >= 1.51 },
-];
-
 /** A scenario on `under`'s engine, which speaks the API version it should. */
-async function scenarioOn(t: Test, under: EngineUnderTest, label: string): Promise<EngineScenario | undefined> {
+async function scenarioOn(t: Test, under: EngineSetup, label: string): Promise<EngineScenario | undefined> {
   const s = await under.scenario(t, label);
   if (s) t.ok(under.api(await apiVersionOf(s.engine)), `${under.label} speaks its API version`);
   return s;
@@ -87,7 +70,12 @@ function runOnce(s: EngineScenario) {
   return runBinary(['--host', s.host, '--run-once', '--update-grace-period', '1s', '--stop-timeout', '5s', `${s.prefix}-.*`], {}, 120_000);
 }
 
-ENGINES.forEach((under, index) => {
+/**
+ * Registers the engine scenarios on `ENGINE_SETUPS[index]` in the calling test file: one file per engine set-up, so
+ * that tap's jobs run the engines side by side.
+ */
+export function engineScenarios(index: number): void {
+  const under = ENGINE_SETUPS[index] as EngineSetup;
   // Distinct MAC addresses per engine: the two engines' bridges live side by side in one namespace.
   const mac = (n: number) => `02:00:5e:10:0${index}:0${n}`;
 
@@ -167,7 +155,9 @@ ENGINES.forEach((under, index) => {
     }, 30_000);
     await first.stop('SIGKILL');
 
-    const second = await startService([...args, '--update-grace-period', '1s']);
+    // It listens only after its start-up repair (remove the replacement, rename and start the old container on two
+    // networks), which takes the engine well over the default 30 s when the machine's engines are all busy.
+    const second = await startService([...args, '--update-grace-period', '1s'], {}, 120_000);
     t.teardown(() => second.stop('SIGKILL'));
     await second.stop('SIGTERM');
     const info = await assertSettings(t, s, app.name, app.settings);
@@ -175,30 +165,16 @@ ENGINES.forEach((under, index) => {
     const left = (await s.engine.listContainers({ all: true })).filter((c) => c.Names.some((n) => n.includes(s.prefix)));
     t.equal(left.length, 1, 'nothing left renamed, staged or duplicated');
   });
-});
+}
 
-t.test("Docker 26 is trixie's 26.1 with containerd 1.7, beside bookworm's runc", async (t) => {
-  const s = await docker26Scenario(t, 'e2e-ver-components');
+/** Docker 28.5 is sid's, with containerd 2.1, and its image store is on (with Docker 29's API floor) or off as `store` says. */
+export async function docker28EngineChecks(t: Test, scenarioOf: EngineSetup['scenario'], store: boolean): Promise<void> {
+  const s = await scenarioOf(t, 'e2e-ver28-components');
   if (!s) return;
-  const version = (await s.engine.version()) as { Version: string; Components?: { Name: string; Version: string }[] };
-  const component = (name: string) => version.Components?.find((c) => c.Name === name)?.Version ?? '';
-  t.match(version.Version, /^26\.1\./, 'the engine');
-  t.match(component('containerd'), /^1\.7\./, 'its containerd');
-  t.match(component('runc'), /^1\.1\./, "bookworm's runc");
-});
-
-t.test("Docker 28.5 is sid's, with containerd 2.1: the containerd image store on one engine (API floor 1.44), off on the other", async (t) => {
-  for (const [scenarioOf, store] of [
-    [docker28StoreScenario, true],
-    [docker28Scenario, false],
-  ] as const) {
-    const s = await scenarioOf(t, 'e2e-ver28-components');
-    if (!s) return;
-    const version = (await s.engine.version()) as { Version: string; MinAPIVersion: string; Components?: { Name: string; Version: string }[] };
-    t.match(version.Version, /^28\.5\./, 'the engine');
-    t.match(version.Components?.find((c) => c.Name === 'containerd')?.Version ?? '', /^2\.1\./, 'its containerd');
-    const info = (await s.engine.info()) as { DriverStatus?: string[][] };
-    t.equal(info.DriverStatus?.some(([k, v]) => k === 'driver-type' && v === 'io.containerd.snapshotter.v1') ?? false, store, `store ${store ? 'on' : 'off'}`);
-    if (store) t.equal(version.MinAPIVersion, '1.44', "Docker 29's API floor");
-  }
-});
+  const version = (await s.engine.version()) as { Version: string; MinAPIVersion: string; Components?: { Name: string; Version: string }[] };
+  t.match(version.Version, /^28\.5\./, 'the engine');
+  t.match(version.Components?.find((c) => c.Name === 'containerd')?.Version ?? '', /^2\.1\./, 'its containerd');
+  const info = (await s.engine.info()) as { DriverStatus?: string[][] };
+  t.equal(info.DriverStatus?.some(([k, v]) => k === 'driver-type' && v === 'io.containerd.snapshotter.v1') ?? false, store, `store ${store ? 'on' : 'off'}`);
+  if (store) t.equal(version.MinAPIVersion, '1.44', "Docker 29's API floor");
+}
