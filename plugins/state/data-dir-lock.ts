@@ -9,6 +9,8 @@
 // - in the same kernel boot and PID namespace (the same host, or the same container after a restart): by its
 //   pid *and* the process start time the kernel reports, so a reused pid (pid 1 in a restarted container)
 //   is not mistaken for the holder: a SIGKILLed holder's lock is taken over at the next start;
+// - the same container (its id read from its mounts) in another PID namespace: the container was restarted,
+//   so the holder is gone (a restart policy starting it again after a crash is not refused);
 // - across PID namespaces (two containers sharing a volume) or machines, where a pid says nothing: by a
 //   lease. The holder touches the file every HEARTBEAT_MS; a file untouched for LEASE_MS is stale.
 // A stale lock is moved aside (rename: one process wins) before a new one is created.
@@ -31,6 +33,8 @@ export interface LockRecord {
   /** The kernel boot (`/proc/sys/kernel/random/boot_id`) and PID namespace the pid belongs to. */
   readonly boot?: string;
   readonly pid_ns?: string;
+  /** The container the process runs in, when it runs in one (Docker's or Podman's id, from its mounts). */
+  readonly container?: string;
   /** The process's start time in clock ticks since boot (`/proc/<pid>/stat`), against pid reuse. */
   readonly start_ticks?: number;
   /** RFC 3339. */
@@ -65,15 +69,22 @@ function pidNamespace(): string | undefined {
   }
 }
 
+/** The engine mounts the container's own `hostname` file from `…/containers/<id>/` (Podman: `…/<id>/userdata/`). */
+export function containerIdOf(mountinfo: string): string | undefined {
+  return /\/([0-9a-f]{64})\/(?:userdata\/)?hostname /.exec(mountinfo)?.[1];
+}
+
 export function ownRecord(): LockRecord {
   const boot = readText('/proc/sys/kernel/random/boot_id');
   const ns = pidNamespace();
   const ticks = startTicks('self');
+  const container = containerIdOf(readText('/proc/self/mountinfo') ?? '');
   return {
     pid: process.pid,
     host: hostname(),
     ...(boot ? { boot } : {}),
     ...(ns ? { pid_ns: ns } : {}),
+    ...(container ? { container } : {}),
     ...(ticks !== undefined ? { start_ticks: ticks } : {}),
     since: new Date().toISOString(),
     nonce: randomBytes(8).toString('hex'),
@@ -103,6 +114,8 @@ export function holderAlive(record: LockRecord, touchedMs: number, me: LockRecor
     const ticks = startTicks(record.pid);
     return record.start_ticks === undefined || ticks === undefined || ticks === record.start_ticks;
   }
+  // The same container in another PID namespace: the container was restarted, its processes are gone.
+  if (record.boot !== undefined && record.boot === me.boot && record.container !== undefined && record.container === me.container) return false;
   return nowMs - touchedMs < LEASE_MS;
 }
 
@@ -117,7 +130,8 @@ function parseRecord(text: string): LockRecord | undefined {
 
 /** `pid 123 on host web-1 (since …)`. */
 export function describeHolder(record: LockRecord): string {
-  return `pid ${record.pid} on host ${record.host}, since ${record.since}`;
+  const container = record.container ? ` in container ${record.container.slice(0, 12)}` : '';
+  return `pid ${record.pid}${container} on host ${record.host}, since ${record.since}`;
 }
 
 export class DataDirLock {

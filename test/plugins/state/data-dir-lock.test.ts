@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { DATA_DIR_HANDOVER, createTidewatch } from '../../../core/index.js';
-import { LEASE_MS, LOCK_FILE, holderAlive, ownRecord, startTicks, type LockRecord } from '../../../plugins/state/data-dir-lock.js';
+import { LEASE_MS, LOCK_FILE, containerIdOf, holderAlive, ownRecord, startTicks, type LockRecord } from '../../../plugins/state/data-dir-lock.js';
 import { statePlugin } from '../../../plugins/state/index.js';
 import { runBinary, startService } from '../../helpers/service.js';
 
@@ -84,4 +84,12 @@ t.test('liveness: pid and start time in one PID namespace, a lease across namesp
   const foreign = record({ pid_ns: 'pid:[1]' });
   t.ok(holderAlive(foreign, now - LEASE_MS + 1000, me, now), 'another namespace: alive while its heartbeat is fresh');
   t.notOk(holderAlive(foreign, now - LEASE_MS - 1, me, now), 'and stale once the lease ran out');
+  const id = 'c'.repeat(64);
+  t.equal(containerIdOf(`612 590 0:52 /docker/containers/${id}/hostname /etc/hostname rw - ext4 /dev/sda1 rw\n`), id);
+  t.equal(containerIdOf(`1 2 0:1 /overlay-containers/${id}/userdata/hostname /etc/hostname rw - tmpfs tmpfs rw\n`), id, 'Podman');
+  t.notOk(
+    holderAlive({ ...foreign, container: id }, now, { ...me, container: id }, now),
+    'its own container in another PID namespace (restarted after a crash): stale at once',
+  );
+  t.ok(holderAlive({ ...foreign, container: id }, now, { ...me, container: 'd'.repeat(64) }, now), 'another container sharing the volume: the lease decides');
 });
