@@ -26,7 +26,8 @@ for (const seed of seeds) {
   const result = await runRound(env, seed);
   results.push(result);
   console.log(table([result]).split('\n')[1]);
-  const tagResult = await runTagRound(env, seed, seed % 2 === 0 ? 'tag update' : 'rollback');
+  // Every third of them with a child in the parent's network namespace.
+  const tagResult = await runTagRound(env, seed, seed % 2 === 0 ? 'tag update' : 'rollback', seed % 3 === 0);
   tagResults.push(tagResult);
   console.log(tagTable([tagResult]).split('\n')[1]);
 }

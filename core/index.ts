@@ -62,8 +62,8 @@ export type {
   ServiceKey,
   Services,
 } from './services.js';
-export { ROLLBACKS, STATE_STORE } from './services.js';
-export type { Rollbacks } from './services.js';
+export { DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE } from './services.js';
+export type { DataDirHandover, Rollbacks } from './services.js';
 export { openStateStore, containerKey, lastCheckOf, targetKey } from './state-store.js';
 export type { StateStoreOptions } from './state-store.js';
 export { writeFileAtomic, readJsonFile, syncDirectory } from './atomic-file.js';

@@ -141,6 +141,20 @@ export interface Rollbacks {
 }
 export const ROLLBACKS: ServiceKey<Rollbacks> = defineService<Rollbacks>('rollbacks');
 
+/**
+ * The self-update hand-over of the data directory's lock (docs/state.md#one-process-per-data-directory):
+ * the runtime hands the lock over just before it starts its own successor, which shares the data directory
+ * and takes the lock at its start, and takes it back when it removes that successor again. Provided by the
+ * state plugin when a --data-dir is set.
+ */
+export interface DataDirHandover {
+  /** Saves the state and releases the lock. */
+  handOver(): Promise<void>;
+  /** Takes the lock back after the successor was removed (a no-op while it is held). */
+  takeBack(): Promise<void>;
+}
+export const DATA_DIR_HANDOVER: ServiceKey<DataDirHandover> = defineService<DataDirHandover>('data-dir-handover');
+
 /** One manifest, index or artifact manifest as a registry served it (untrusted: bounded, digest-checked). */
 export interface RegistryDocument {
   /** `sha256:…` of `body`; when the read named a digest, the body was checked against it. */

@@ -31,6 +31,8 @@ export interface AuditEntry {
   /** `updated`, `rolled_back`, `restarted`, `restored`, `removed`, `failed`… */
   readonly outcome: string;
   readonly error?: string;
+  /** A sentence about the result the user should read, e.g. what became of a Compose file (docs/compose.md). */
+  readonly note?: string;
 }
 
 /** What an audit writer gives; the store adds `id` and `time`. */

@@ -46,8 +46,11 @@ async function writeAtomically(named: string, text: string, expected: string): P
   return undefined;
 }
 
-/** Rewrites the service's image from `oldRef` to `newRef` in the project file that sets it. */
-export async function rewriteComposeFiles(origin: ComposeOrigin, oldRef: string, newRef: string): Promise<FileOutcome> {
+/**
+ * Rewrites the service's image from `oldRef` to `newRef` in the project file that sets it. With `write`
+ * false nothing is written: the outcome says what a rewrite would do (`rewritten`: the file names `oldRef`).
+ */
+export async function rewriteComposeFiles(origin: ComposeOrigin, oldRef: string, newRef: string, write = true): Promise<FileOutcome> {
   for (const file of [...origin.files].reverse()) {
     let text: string;
     try {
@@ -57,8 +60,32 @@ export async function rewriteComposeFiles(origin: ComposeOrigin, oldRef: string,
     }
     const outcome = rewriteServiceImage(text, origin.service, oldRef, newRef);
     if (outcome.kind === 'absent') continue;
-    if (outcome.kind !== 'rewritten') return { ...outcome, file };
+    if (outcome.kind !== 'rewritten' || !write) return { ...outcome, file };
     return (await writeAtomically(file, outcome.text, text)) ?? { ...outcome, file };
   }
   return { kind: 'absent' };
+}
+
+/** Why the file was not rewritten, in a few words. */
+export function whyNot(outcome: FileOutcome): string | undefined {
+  switch (outcome.kind) {
+    case 'rewritten':
+      return undefined;
+    case 'absent':
+      return 'no project file sets the service\'s image';
+    case 'mismatch':
+      return `${outcome.file} names ${outcome.found}, not the old reference`;
+    case 'interpolated':
+      return `${outcome.file} sets the image by variable (${outcome.found}); change the variable instead`;
+    case 'inherited':
+      return `${outcome.file} sets the image through ${outcome.how === 'extends' ? 'extends' : outcome.how === 'merge' ? 'a merge key' : 'an anchor shared with other services'}`;
+    case 'unsupported':
+      return `${outcome.file}: ${outcome.why}`;
+    case 'unreadable':
+      return `cannot read ${outcome.file}: ${outcome.error}`;
+    case 'unwritable':
+      return `cannot write ${outcome.file}: ${outcome.error}`;
+    case 'changed':
+      return `${outcome.file} changed while it was being rewritten`;
+  }
 }

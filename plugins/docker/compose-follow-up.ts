@@ -3,8 +3,9 @@
 // the file is rewritten (--compose-rewrite, when Tidewatch can read it) or the result's note and the log
 // say which file and service still name the old reference.
 import type { ApplyResult, Logger, Staleness, Target, TidewatchCore, UpdatePlan } from '../../core/index.js';
-import { rewriteComposeFiles, type FileOutcome } from './compose-file.js';
+import { rewriteComposeFiles, whyNot } from './compose-file.js';
 import { composeOrigin, joinNotes, pendingNote, pendingTagChange, rewrittenNote, staleFileNote, type ComposeOrigin } from './compose-note.js';
+import { followRollback } from './compose-rollback.js';
 import { nextImageReference } from './compose-rewrite.js';
 import { RUNTIME } from './target.js';
 
@@ -15,30 +16,6 @@ export function tapComposeNotes(core: TidewatchCore, rewrite: boolean): void {
     const note = pendingNote(target, staleness, rewrite);
     return note ? { ...staleness, note: joinNotes(staleness.note, note) } : staleness;
   });
-}
-
-/** Why the file was not rewritten, in a few words. */
-function whyNot(outcome: FileOutcome): string | undefined {
-  switch (outcome.kind) {
-    case 'rewritten':
-      return undefined;
-    case 'absent':
-      return 'no project file sets the service\'s image';
-    case 'mismatch':
-      return `${outcome.file} names ${outcome.found}, not the old reference`;
-    case 'interpolated':
-      return `${outcome.file} sets the image by variable (${outcome.found}); change the variable instead`;
-    case 'inherited':
-      return `${outcome.file} sets the image through ${outcome.how === 'extends' ? 'extends' : outcome.how === 'merge' ? 'a merge key' : 'an anchor shared with other services'}`;
-    case 'unsupported':
-      return `${outcome.file}: ${outcome.why}`;
-    case 'unreadable':
-      return `cannot read ${outcome.file}: ${outcome.error}`;
-    case 'unwritable':
-      return `cannot write ${outcome.file}: ${outcome.error}`;
-    case 'changed':
-      return `${outcome.file} changed while it was being rewritten`;
-  }
 }
 
 async function follow(origin: ComposeOrigin, target: Target, newRef: string, rewrite: boolean, logger: Logger): Promise<string> {
@@ -65,7 +42,10 @@ async function follow(origin: ComposeOrigin, target: Target, newRef: string, rew
  */
 export async function followCompose(plan: UpdatePlan, result: ApplyResult, rewrite: boolean, logger: Logger): Promise<ApplyResult> {
   const { target, staleness } = plan;
-  if (result.outcome !== 'updated' || plan.restartOnly || !pendingTagChange(staleness)) return result;
+  if (result.outcome !== 'updated' || plan.restartOnly) return result;
+  // A rollback on demand put it back on a local image, under another reference when the update changed tag.
+  if (staleness.targetImageId !== undefined) return followRollback(target, result, rewrite, logger);
+  if (!pendingTagChange(staleness)) return result;
   const origin = composeOrigin(target.labels);
   // What the runtime created the container on (ApplyResult.newImage), else the same rule spelled out here.
   const newRef = result.newImage ?? nextImageReference(target.image, staleness.latestTag as string, staleness.latestDigest);

@@ -12,7 +12,7 @@
 // the successor does that when it starts (repair.ts).
 import type Docker from 'dockerode';
 import type { ContainerHandle, EngineClient } from './engine-client.js';
-import { OCI_REVISION, errorMessage, formatGoDuration, sameCommit, type ApplyResult, type Logger, type Target, type UpdatePlan } from '../../core/index.js';
+import { OCI_REVISION, errorMessage, formatGoDuration, sameCommit, type ApplyResult, type DataDirHandover, type Logger, type Target, type UpdatePlan } from '../../core/index.js';
 import { moveDependentAside, restoreAll, restoreAside } from './aside.js';
 import { oldAsideName, parseOldAsideName, replacedName, stagingName } from './aside-names.js';
 import {
@@ -47,6 +47,8 @@ export interface ReplaceRequest {
   readonly pull: (image: PullTarget) => Promise<void>;
   /** Tidewatch is stopping: a replacement not yet swapped is abandoned, one not yet proven rolled back. */
   readonly signal: AbortSignal;
+  /** With a data directory: its lock, handed to the own container's successor (docs/state.md#one-process-per-data-directory). */
+  readonly handover?: DataDirHandover | undefined;
 }
 
 /** The container being replaced, as found when its turn came. */
@@ -323,6 +325,8 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     await renameContainer(rt.docker, newId, subject.aside.originalName);
     if (started) {
       candidateRunning = true;
+      // The successor shares the data directory and takes its lock at start: this process lets go first.
+      if (isOwn) await request.handover?.handOver();
       await startContainer(rt.docker, newId);
       await postUpdate(rt, newId, logger);
       proof = await proveContainer(rt.docker, newId, {
@@ -347,6 +351,8 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
       };
     }
     const problems = await rollBack(rt, subject, newId, stoppedDependents, state);
+    // The successor is gone again: the data directory is this process's once more.
+    if (isOwn && candidateRunning) await request.handover?.takeBack().catch((e: unknown) => logger.error({ err: errorMessage(e) }, 'could not take the data directory lock back'));
     const error = errorMessage(err);
     const candidate = candidateRunning ? { candidateFailed: true } : {};
     if (problems.length > 0) {

@@ -2,7 +2,7 @@
 // target's staleness check), apply for Docker targets, and after the run (the core runs cleanup after a
 // cancelled run too): restoring anything an aborted or partial run left aside, the running-before,
 // running-after invariant, post-check hooks, and image cleanup.
-import { STAGES, STATE_STORE, errorMessage, type ApplyResult, type RunContext, type Target, type TidewatchCore, type UpdatePlan } from '../../core/index.js';
+import { DATA_DIR_HANDOVER, STAGES, STATE_STORE, errorMessage, type ApplyResult, type DataDirHandover, type RunContext, type Target, type TidewatchCore, type UpdatePlan } from '../../core/index.js';
 import { restoreAll } from './aside.js';
 import { followCompose } from './compose-follow-up.js';
 import { inspectOrUndefined } from './container-ops.js';
@@ -41,6 +41,7 @@ async function applyDocker(
   ctx: RunContext,
   state: RunState,
   slots: PullSlots,
+  handover: DataDirHandover | undefined,
 ): Promise<ApplyResult> {
   const { target } = plan;
   const own = ownership(target, rt.ownId(), runsInContainer());
@@ -56,7 +57,7 @@ async function applyDocker(
     }
   }
   const pull = (image: PullTarget) => pullForRun(rt.docker, image, rt.options.authFor, ctx, slots);
-  return replaceContainer(rt, { plan, state, isOwn: own === 'own', logger: ctx.logger, pull, signal: ctx.stopping });
+  return replaceContainer(rt, { plan, state, isOwn: own === 'own', logger: ctx.logger, pull, signal: ctx.stopping, handover });
 }
 
 /**
@@ -123,7 +124,8 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
   core.hooks.apply.tapPromise(RUNTIME, async (plan, ctx) => {
     if (!mine(plan.target)) return undefined;
     // A Compose-managed container moved to another tag: its file (docs/compose.md#tag-updates-and-compose).
-    return followCompose(plan, await applyDocker(rt, plan, ctx, states.of(ctx), slots), options.composeRewrite, ctx.logger);
+    const handover = core.services.get(DATA_DIR_HANDOVER);
+    return followCompose(plan, await applyDocker(rt, plan, ctx, states.of(ctx), slots, handover), options.composeRewrite, ctx.logger);
   });
 
   core.hooks.cleanup.tapPromise(RUNTIME, async (results, ctx) => {

@@ -34,6 +34,7 @@ export const auditEntrySchema = {
     to: imageSchema,
     outcome: { type: 'string', description: 'updated, rolled_back, restarted, restored, removed, failed…' },
     error: { type: 'string', description: 'Why it failed (present only then)' },
+    note: { type: 'string', description: 'A sentence about the result, e.g. what became of the Compose file (present only then)' },
   },
 } as const;
 

@@ -75,6 +75,7 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
                 container: { type: 'string' },
                 from: imageSchema,
                 to: imageSchema,
+                note: { type: 'string', description: 'A sentence about the result, e.g. whether the Compose file was rewritten back' },
                 ...envelopeProperties,
               },
             },
@@ -101,12 +102,14 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
           const refused = refusalOf(outcome.report, key.name);
           if (refused) throw httpErrors.rollbackRefused(key.name, refused);
           const ns = process.hrtime.bigint() - begun;
+          const note = outcome.report.results.find((r) => r.target.name === key.name)?.note;
           return envelope({
             summary: outcome.report.summary,
             timing: { duration_ms: Number(ns / 1_000_000n), duration: formatGoDuration(Number(ns) / 1e6) },
             container: key.name,
             from: outcome.from,
             to: outcome.to,
+            ...(note ? { note } : {}),
           });
         } finally {
           deadline.dispose();

@@ -167,7 +167,11 @@ function rollbackEntries(outcome: ContainerOutcome, about: { time: Date; contain
   const to = `${outcome.rollback?.previousImage ?? target.image} (${shortID(outcome.latestImageId)})`;
   switch (outcome.state) {
     case 'Updated':
-      return [{ ...about, level: 'info', message: `Rolled back /${target.name} from ${from} to ${to}` }];
+      // Its note says what became of the Compose file (docs/compose.md#rollback-and-compose).
+      return [
+        { ...about, level: 'info', message: `Rolled back /${target.name} from ${from} to ${to}` },
+        ...(outcome.note ? [{ ...about, level: 'warn' as const, message: outcome.note }] : []),
+      ];
     case 'Failed':
       return [{ ...about, level: 'error', message: `Unable to roll back container "/${target.name}" to ${to}: ${outcome.error}` }];
     case 'Stale':

@@ -36,6 +36,8 @@ function recordOf(
   const from: AuditImage = { image: target.image, digest: repoDigest(target, staleness), image_id: result.oldImageId ?? target.imageId };
   const previous = rollbacks.rollbackOf(ctx.runId, key);
   const error = result.error === undefined ? {} : { error: result.error };
+  // What became of a Compose file, say (docs/compose.md#rollback-and-compose).
+  const note = result.note === undefined ? {} : { note: result.note };
   switch (result.outcome) {
     case 'updated': {
       const now = new Date().toISOString();
@@ -44,14 +46,14 @@ function recordOf(
         store.setHold(key, { imageId: from.image_id, digest: from.digest, image: target.image, since: now });
         store.setPreviousImage(key, undefined);
         const to = { image: previous.image, digest: previous.digest, image_id: result.newImageId ?? previous.imageId };
-        return { ...base, action: 'rollback', from, to, outcome: 'rolled_back' };
+        return { ...base, action: 'rollback', from, to, outcome: 'rolled_back', ...note };
       }
       store.setPreviousImage(key, { image: target.image, imageId: from.image_id, digest: from.digest, replacedAt: now });
       store.setHold(key, undefined);
       const digest = staleness.latestDigest ? bareDigest(staleness.latestDigest) : '';
       // A tag update runs another reference than the one it replaced (`newImage`).
       const to = { image: result.newImage ?? target.image, digest, image_id: result.newImageId ?? '' };
-      return { ...base, action: 'update', from, to, outcome: 'updated' };
+      return { ...base, action: 'update', from, to, outcome: 'updated', ...note };
     }
     case 'restarted':
       return { ...base, action: 'restart', from, outcome: 'restarted' };

@@ -1,8 +1,10 @@
 // The state plugin's start-up (docs/state.md): open the store, give the core's history what was saved,
 // and tap the runs: checks as each run reports them, changes once a run's cleanup is done, holds at the
 // gate, rollbacks at the staleness check.
-import { ROLLBACKS, STATE_STORE, openStateStore, type TidewatchCore } from '../../core/index.js';
+import { mkdir } from 'node:fs/promises';
+import { DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE, openStateStore, type TidewatchCore } from '../../core/index.js';
 import { tapAudit } from './audit-taps.js';
+import { DataDirLock } from './data-dir-lock.js';
 import { recordChecks } from './check-state.js';
 import { tapFailedCandidateGate } from './failed-candidates.js';
 import { tapHoldGate } from './hold-gate.js';
@@ -10,8 +12,26 @@ import { RollbackRuns } from './rollback.js';
 
 export async function applyState(core: TidewatchCore, dataDir: string): Promise<void> {
   const logger = core.logger.child({ plugin: 'state' });
+  // One process per data directory, before anything in it is read (docs/state.md#one-process-per-data-directory).
+  let lock: DataDirLock | undefined;
+  if (dataDir) {
+    await mkdir(dataDir, { recursive: true });
+    lock = new DataDirLock(dataDir, logger);
+    await lock.acquire();
+  }
   const store = await openStateStore({ dir: dataDir || undefined, logger });
   core.services.provide(STATE_STORE, store);
+  if (lock) {
+    const held = lock;
+    core.services.provide(DATA_DIR_HANDOVER, {
+      async handOver() {
+        await store.flush();
+        await held.release();
+        logger.info({ dir: dataDir }, 'data directory handed over to the successor');
+      },
+      takeBack: () => held.reclaim(),
+    });
+  }
   core.history.restore(store.history());
   core.history.subscribe((entry) => store.recordHistory(entry));
   core.hooks.event.tap('state', (event) => {
@@ -23,6 +43,11 @@ export async function applyState(core: TidewatchCore, dataDir: string): Promise<
   const seen = tapHoldGate(core, store, rollbacks);
   tapFailedCandidateGate(core, store, rollbacks);
   tapAudit(core, store, rollbacks, seen);
-  core.onClose(() => store.flush());
+  core.onClose(async () => {
+    // After a self-update's hand-over the data directory is the successor's: nothing more is written to it.
+    if (lock && !lock.held) return;
+    await store.flush();
+    await lock?.release();
+  });
   if (store.dir) logger.info({ dir: store.dir }, 'state kept in the data directory');
 }

@@ -23,18 +23,20 @@ t.test(`${SEEDS.length} seeded rounds: stopped at random, nothing down, nothing 
 });
 
 // Replacements that change the image name: crash repair must know them by what it recorded, not the name.
-const TAG_ROUNDS: [number, TagRoundKind][] = [
-  [2000, 'tag update'], [2001, 'tag update'], [2002, 'tag update'], [2003, 'rollback'], [2004, 'rollback'],
+// The last two with a child in the parent's network namespace (`--network container:<parent>`).
+const TAG_ROUNDS: [number, TagRoundKind, boolean][] = [
+  [2000, 'tag update', false], [2001, 'tag update', false], [2002, 'tag update', false], [2003, 'rollback', false], [2004, 'rollback', false],
+  [3000, 'tag update', true], [3001, 'rollback', true],
 ];
 
-t.test(`${TAG_ROUNDS.length} SIGKILL rounds during tag updates and rollbacks, each repaired by the next start`, async (t) => {
+t.test(`${TAG_ROUNDS.length} SIGKILL rounds during tag updates and rollbacks (two with a container: child), each repaired by the next start`, async (t) => {
   const env = await requireEnv(t);
   if (!env) return;
   const results: TagRoundResult[] = [];
-  for (const [seed, kind] of TAG_ROUNDS) {
-    const result = await runTagRound(env, seed, kind);
+  for (const [seed, kind, child] of TAG_ROUNDS) {
+    const result = await runTagRound(env, seed, kind, child);
     results.push(result);
-    t.same(result.problems, [], `seed ${seed}: SIGKILL ${kind} ${result.stopAfterMs} ms after staging (${result.phase})`);
+    t.same(result.problems, [], `seed ${seed}: SIGKILL ${kind}${child ? ' of a parent with a container: child' : ''} ${result.stopAfterMs} ms after staging (${result.phase})`);
   }
   t.comment(`\n${tagTable(results)}`);
 });

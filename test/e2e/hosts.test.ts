@@ -61,7 +61,7 @@ async function runOn(engine: Docker, name: string, image: PushedImage): Promise<
 async function serviceFor(t: Test, prefix: string, hosts: string[], extra: string[] = []): Promise<RunningService> {
   const service = await startService([
     ...hosts.flatMap((host) => ['--host', host]),
-    '--http-api-endpoints', 'update,check,containers',
+    '--http-api-endpoints', 'update,check,containers,rollback',
     '--http-api-token', TOKEN,
     '--update-grace-period', '0',
     '--stop-timeout', '5s',
@@ -142,6 +142,22 @@ t.test('one run checks and updates containers on both engines; records and filte
   const after = byPlace(await check(service));
   t.same(after.map((r) => [r.host, r.update_available]), after.map((r) => [r.host, false]), 'nothing left stale on either engine');
   t.equal(new Set(after.map((r) => r.host)).size, 2);
+
+  // `web` updated on both engines: a rollback or a release by name alone is ambiguous (docs/http-api.md#post-v1rollback),
+  // answered 400 naming both engines, never 404 nor a release of nothing; host= names the one meant.
+  for (const path of ['rollback', 'release']) {
+    const ambiguous = await call(`${service.url}/v1/${path}?container=${prefix}-web`, { method: 'POST', token: TOKEN });
+    t.equal(ambiguous.status, 400, `${path} without host=: ${ambiguous.text}`);
+    t.match(ambiguous.body, { code: 'TW_ERR_CONTAINER_AMBIGUOUS' });
+    t.match(ambiguous.text, env.dockerHost, `${path}: the answer names the first engine`);
+    t.match(ambiguous.text, env.secondDockerHost, `${path}: and the second`);
+  }
+  const rolled = await call(`${service.url}/v1/rollback?container=${prefix}-web&host=${encodeURIComponent(env.dockerHost)}`, { method: 'POST', token: TOKEN });
+  t.equal(rolled.status, 200, rolled.text);
+  t.equal((await first.getContainer(`${prefix}-web`).inspect()).Image, v1.configDigest, 'host= rolled back web on the first engine');
+  t.equal((await second.getContainer(`${prefix}-web`).inspect()).Image, v2Id, 'and left the second engine\'s web alone');
+  const released = await call(`${service.url}/v1/release?container=${prefix}-web&host=${encodeURIComponent(env.dockerHost)}`, { method: 'POST', token: TOKEN });
+  t.match(released.body, { container: `${prefix}-web`, released: true }, 'host= releases the held web');
 });
 
 t.test('--no-pull compares each container with the image store of its own engine', async (t) => {

@@ -10,27 +10,12 @@ import type Docker from 'dockerode';
 import t, { type Test } from 'tap';
 import { waitFor } from '../helpers/env.js';
 import { pullImage, pushImage, runContainer } from '../helpers/images.js';
+import { namespaceOf } from '../helpers/namespace-of.js';
 import { QUICK_STOP_CMD, docker28StoreScenario, mainScenario, pushNext, runningOn, type EngineScenario, type RunningOn, type Scenario } from '../helpers/scenarios.js';
 import { call, runBinary, startService, type RunningService } from '../helpers/service.js';
 
 const TOKEN = 'e2e-namespaces-token-0123456789';
 const NAMESPACES = ['net', 'ipc', 'pid'] as const;
-
-/** `ls -l /proc/self/ns/<kind>` inside the container: equal for two containers in one namespace. */
-async function namespaceOf(engine: Docker, name: string, kind: string): Promise<string> {
-  const exec = await engine.getContainer(name).exec({ Cmd: ['ls', '-l', `/proc/self/ns/${kind}`], AttachStdout: true, AttachStderr: true });
-  const stream = await exec.start({ hijack: true, stdin: false });
-  const chunks: Buffer[] = [];
-  await new Promise<void>((resolve, reject) => {
-    stream.on('data', (d: Buffer) => chunks.push(d));
-    stream.on('end', () => resolve());
-    stream.on('error', reject);
-  });
-  // The multiplexed stream's 8-byte frame headers are not part of `net:[4026532…]`.
-  const match = /(net|ipc|pid):\[\d+\]/.exec(Buffer.concat(chunks).toString('latin1'));
-  if (!match) throw new Error(`no ${kind} namespace read in ${name}`);
-  return match[0];
-}
 
 interface Family {
   readonly parent: RunningOn;

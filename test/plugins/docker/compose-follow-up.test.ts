@@ -112,3 +112,43 @@ t.test('nothing happens for digest updates, failures and restarts', async (t) =>
   t.equal(failed.note, undefined);
   t.equal(readFileSync(file, 'utf8'), yaml);
 });
+
+// A rollback on demand of the tag update (docs/compose.md#rollback-and-compose): the state plugin's answer
+// carries the previous image (`targetImageId`), and the runtime reports the reference it went back to.
+t.test('a rollback rewrites the file back only while it names what the update wrote', async (t) => {
+  const onNew = fakeTarget('app-web-1', { runtime: 'docker', image: 'nginx:1.25.4-alpine', labels: labels('web') });
+  const back: Staleness = { source: 'registry', stale: true, targetImageId: 'sha256:old', targetImage: 'nginx:1.25.3-alpine' };
+  const rolledBack = (): ApplyResult => ({ ...updated(onNew), newImage: 'nginx:1.25.3-alpine' });
+  const updatedFile = yaml.replace('nginx:1.25.3-alpine', 'nginx:1.25.4-alpine');
+
+  writeFileSync(file, updatedFile);
+  let log = memoryLogger();
+  let result = await followCompose(plan(onNew, back), rolledBack(), true, log);
+  t.equal(readFileSync(file, 'utf8'), yaml, 'rewritten back, every other byte kept');
+  t.match(result.note, `Compose file ${file} (service web) rewritten back after the rollback: image nginx:1.25.4-alpine → nginx:1.25.3-alpine.`);
+  t.ok(log.lines.some((l) => l.level === 'info' && l.obj.file === file));
+
+  // A person edited the file since the update: theirs, left alone, and said.
+  const edited = yaml.replace('nginx:1.25.3-alpine', 'nginx:1.26.0-alpine');
+  writeFileSync(file, edited);
+  log = memoryLogger();
+  result = await followCompose(plan(onNew, back), rolledBack(), true, log);
+  t.equal(readFileSync(file, 'utf8'), edited, 'an edited file is not overwritten');
+  t.match(result.note, 'was not rewritten back after the rollback: it names nginx:1.26.0-alpine, not nginx:1.25.4-alpine as the update left it (edited since');
+  t.ok(log.lines.some((l) => l.level === 'warn' && String(l.msg).includes('was not rewritten back')));
+
+  // Already on the old reference: nothing to undo, nothing to say.
+  writeFileSync(file, yaml);
+  t.equal((await followCompose(plan(onNew, back), rolledBack(), true, memoryLogger())).note, undefined);
+
+  // Without --compose-rewrite nothing is written, and a file naming the version rolled back from is said.
+  writeFileSync(file, updatedFile);
+  result = await followCompose(plan(onNew, back), rolledBack(), false, memoryLogger());
+  t.equal(readFileSync(file, 'utf8'), updatedFile);
+  t.match(result.note, `still names nginx:1.25.4-alpine`);
+  t.match(result.note, 'change it to nginx:1.25.3-alpine');
+
+  // A digest rollback keeps its reference (no newImage): the file has nothing to follow.
+  t.equal((await followCompose(plan(onNew, back), updated(onNew), true, memoryLogger())).note, undefined);
+  t.equal(readFileSync(file, 'utf8'), updatedFile);
+});
