@@ -64,7 +64,7 @@ export function spawnBinary(
  * Starts the service with the HTTP API on an ephemeral loopback port and waits until it listens. `bin`: another
  * build's bin/tidewatch.js (a benchmark's baseline, docs/performance.md).
  */
-export function startService(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000, bin = BIN): Promise<RunningService> {
+export function startService(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 90_000, bin = BIN): Promise<RunningService> {
   const child = spawn(
     process.execPath,
     [...NODE_FLAGS, bin, '--http-api-host', '127.0.0.1', '--http-api-port', '0', '--http-api-rate-limit', '0', ...args],
