@@ -2,9 +2,13 @@
 // the candidate's `org.opencontainers.image.version`, read from the registry without pulling it: a manifest
 // annotation (an index's own, then the running platform's manifest's), else the config blob's label. Only a
 // stale answer asks (the `review` step runs on nothing else), and a digest is read once: what a digest
-// names never changes, so its version is cached by digest across runs.
+// names never changes, so its version is cached by digest across runs. A Docker Hub image is read through the
+// engine's registry mirrors first, as its digest was (docs/registry-mirrors.md): where Hub cannot be reached, a
+// version read must not cost a Hub timeout per stale check. Content is addressed by digest, so any mirror's copy
+// is the same image.
 import { errorMessage, parseImageReference, type ImageReference, type RunContext, type Staleness, type Target } from '../../core/index.js';
 import type { RegistryClient } from './client.js';
+import type { RegistryEndpoint } from './endpoint.js';
 import { isIndex, parseJson, selectPlatform, type Platform } from './image-created.js';
 
 export const VERSION_LABEL = 'org.opencontainers.image.version';
@@ -31,6 +35,8 @@ function versionIn(values: Record<string, unknown> | null | undefined): string |
 export interface CandidateVersionDeps {
   readonly client: RegistryClient;
   readonly platformOf: (target: Target, ctx: RunContext) => Promise<Platform>;
+  /** Where to read the candidate, in order (`undefined`: the reference's own registry); absent: its registry alone. */
+  readonly endpointsFor?: (ref: ImageReference, target: Target) => Promise<readonly (RegistryEndpoint | undefined)[]>;
 }
 
 export class CandidateVersions {
@@ -66,7 +72,7 @@ export class CandidateVersions {
     const known = this.#byDigest.get(key);
     if (known !== undefined) return known;
     // A digest's content never changes: one that cannot be read (no config, a broken index) is not asked again.
-    const version = (await this.#read(ref, digest, target, ctx).catch((err: unknown) => {
+    const version = (await this.#readFromFirst(ref, digest, target, ctx).catch((err: unknown) => {
       ctx.logger.debug({ container: target.name, err: errorMessage(err) }, 'candidate version unreadable');
       return undefined;
     })) ?? '';
@@ -75,15 +81,29 @@ export class CandidateVersions {
     return version;
   }
 
-  async #read(ref: ImageReference, digest: string, target: Target, ctx: RunContext): Promise<string | undefined> {
+  /** The first endpoint that serves the digest answers; the last one's failure is the error. */
+  async #readFromFirst(ref: ImageReference, digest: string, target: Target, ctx: RunContext): Promise<string | undefined> {
+    const endpoints = (await this.#deps.endpointsFor?.(ref, target)) ?? [undefined];
+    let failure: unknown;
+    for (const at of endpoints) {
+      try {
+        return await this.#read(ref, digest, target, ctx, at);
+      } catch (err) {
+        failure = err;
+      }
+    }
+    throw failure;
+  }
+
+  async #read(ref: ImageReference, digest: string, target: Target, ctx: RunContext, at: RegistryEndpoint | undefined): Promise<string | undefined> {
     const { client } = this.#deps;
-    let manifest = await client.manifest(ref, digest, ctx.signal);
+    let manifest = await client.manifest(ref, digest, ctx.signal, at);
     let doc = parseJson<Annotated>(manifest.body, 'manifest');
     if (isIndex(manifest)) {
       const own = versionIn(doc.annotations);
       if (own) return own;
       const child = selectPlatform(doc.manifests ?? [], await this.#deps.platformOf(target, ctx));
-      manifest = await client.manifest(ref, child, ctx.signal);
+      manifest = await client.manifest(ref, child, ctx.signal, at);
       if (isIndex(manifest)) return undefined;
       doc = parseJson<Annotated>(manifest.body, 'manifest');
     }
@@ -91,7 +111,7 @@ export class CandidateVersions {
     if (annotated) return annotated;
     const config = doc.config?.digest;
     if (typeof config !== 'string') return undefined;
-    const body = await client.blob(ref, config, ctx.signal, CONFIG_MAX_BYTES);
+    const body = await client.blob(ref, config, ctx.signal, CONFIG_MAX_BYTES, at);
     return versionIn(parseJson<{ config?: { Labels?: Record<string, unknown> | null } }>(body, 'image config').config?.Labels);
   }
 }

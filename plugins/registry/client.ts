@@ -112,9 +112,9 @@ export class RegistryClient {
   }
 
   /** A blob (an image config), following the registry's redirect to its storage. */
-  async blob(ref: ImageReference, digest: string, signal?: AbortSignal, maxBytes = 4 * MANIFEST_MAX_BYTES): Promise<Buffer> {
-    const reply = await this.#request(ref, 'GET', `blobs/${digest}`, '*/*', signal, maxBytes);
-    this.#throwUnlessOk(ref, reply, `blob ${digest}`);
+  async blob(ref: ImageReference, digest: string, signal?: AbortSignal, maxBytes = 4 * MANIFEST_MAX_BYTES, at?: RegistryEndpoint): Promise<Buffer> {
+    const reply = await this.#request(ref, 'GET', `blobs/${digest}`, '*/*', signal, maxBytes, at);
+    this.#throwUnlessOk(ref, reply, `blob ${digest}`, at);
     return reply.body;
   }
 

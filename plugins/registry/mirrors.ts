@@ -7,9 +7,9 @@
 // Hub, or has not refreshed the tag yet, keeps serving the digest the container already runs. So an answer equal
 // to the running digest is confirmed with Docker Hub, and when Hub cannot be asked the check fails with
 // TW_ERR_REGISTRY_MIRROR_UNCONFIRMED instead of reporting "up to date".
-import { createError, errorMessage, TidewatchError } from '../../core/index.js';
+import { createError, errorMessage, TidewatchError, type ImageReference, type RegistryMirrors, type Target } from '../../core/index.js';
 import { RegistryError } from './client.js';
-import type { RegistryEndpoint } from './endpoint.js';
+import { isDockerHub, type RegistryEndpoint } from './endpoint.js';
 
 export const mirrorUnconfirmed = createError(
   'TW_ERR_REGISTRY_MIRROR_UNCONFIRMED',
@@ -71,4 +71,17 @@ export async function digestThroughMirrors(q: MirrorQuestions): Promise<Mirrored
     const status = err instanceof RegistryError ? err.status : err instanceof TidewatchError ? err.statusCode : undefined;
     throw new RegistryError(`every registry mirror failed (${failures.join('; ')}), and Docker Hub: ${errorMessage(err)}`, status);
   }
+}
+
+/**
+ * Where a Docker Hub image's content (manifests by digest, blobs) is read: the target engine's mirrors in order,
+ * then Hub (`undefined`); any other registry alone. Content is addressed by digest, so a mirror's copy is the image.
+ */
+export async function readEndpoints(
+  ref: ImageReference,
+  target: Target,
+  mirrors: RegistryMirrors | undefined,
+): Promise<readonly (RegistryEndpoint | undefined)[]> {
+  const listed = mirrors && isDockerHub(ref.registry) ? await mirrors.mirrorsFor(target.host) : [];
+  return [...listed.map(mirrorEndpoint), undefined];
 }

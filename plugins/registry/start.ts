@@ -17,6 +17,7 @@ import { RegistryClient } from './client.js';
 import { CredentialStore, pullAuth } from './credentials.js';
 import { defaultDockerConfigDir } from './docker-config.js';
 import { imageCreated } from './image-created.js';
+import { readEndpoints } from './mirrors.js';
 import type { RegistryOptionValues } from './options.js';
 import { registryClientService } from './registry-service.js';
 import { registryStaleness } from './staleness.js';
@@ -65,7 +66,11 @@ export function startRegistry(core: TidewatchCore, options: RegistryOptionValues
     core.watchPath(target) === REGISTRY_PATH ? registryStaleness(client, target, ctx, tags, core.services.get(REGISTRY_MIRRORS)) : undefined,
   );
   // A stale answer names the version it leads to (docs/versions.md), read from the candidate without pulling.
-  const versions = new CandidateVersions({ client, platformOf: tags.platformOf });
+  const versions = new CandidateVersions({
+    client,
+    platformOf: tags.platformOf,
+    endpointsFor: (ref, target) => readEndpoints(ref, target, core.services.get(REGISTRY_MIRRORS)),
+  });
   core.hooks.review.tapPromise({ name: pluginName }, (staleness, target, ctx) => versions.review(staleness, target, ctx));
   // The cooldown gate ages images through this service, with the same connections and tokens.
   core.services.provide(REMOTE_IMAGES, { created: (reference, opts) => imageCreated(client, reference, opts) });

@@ -93,6 +93,9 @@ t.test('through the registry source: a Hub reference asks the mirror the runtime
   const report = await tw.check();
   const s = report.results.find((r) => r.target.name === 'hub')?.staleness;
   t.same(s, { source: 'registry', stale: true, currentDigest: RUNNING, latestDigest: newer, note: `newer digest found on registry mirror http://${mirror.host}` });
-  t.same(asked, ['unix:///engine-a'], 'asked for the target engine\'s mirrors, and only for the Docker Hub reference');
+  t.ok(asked.length > 0 && asked.every((host) => host === 'unix:///engine-a'), 'asked for the target engine\'s mirrors, and only for the Docker Hub reference');
   t.equal(mirror.count((r) => r.method === 'HEAD' && r.path === '/v2/library/app/manifests/1'), 2, 'the mirror answered the Hub reference (and the local one its own)');
+  // The candidate's version (docs/versions.md) is read where the digest was found: Hub is not asked, so a
+  // network that drops Hub traffic costs no timeout per stale check.
+  t.ok(mirror.count((r) => r.method === 'GET' && r.path === `/v2/library/app/manifests/${newer}`) >= 1, 'the candidate\'s manifest was read from the mirror');
 });
