@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { inPage, launchChromium, screenshot, untilInPage, untilText } from '../helpers/chromium.js';
+import { inPage, launchChromium, panelFit, screenshot, untilInPage, untilText } from '../helpers/chromium.js';
 import { pushNext, runningOn, scenario } from '../helpers/scenarios.js';
 import { call, startService, type RunningService } from '../helpers/service.js';
 
@@ -101,18 +101,7 @@ t.test('state on load after a restart, the timeline, and a rollback with its con
   // The page may re-check after the rollback's run (a run it did not start itself): compare as a set.
   for (const label of ['rollback', 'update of all containers (API)', 'check of all containers (API)']) t.ok(labels.includes(label), `a run labelled "${label}" (${labels.join(', ')})`);
   t.notOk(labels.some((l) => /targeted/.test(l)), 'no run is called targeted by default');
-  const fit = await inPage<{ panel: { left: number; right: number }; width: number; sideways: number; page: number; outside: number }>(page, `(() => {
-    const panel = document.querySelector('#history').closest('section').getBoundingClientRect();
-    const wrap = document.querySelector('#history').parentElement;
-    const cells = [...document.querySelectorAll('#history th, #history td')].map((c) => c.getBoundingClientRect());
-    return {
-      panel: { left: panel.left, right: panel.right },
-      width: innerWidth,
-      sideways: wrap.scrollWidth - wrap.clientWidth,
-      page: document.documentElement.scrollWidth - innerWidth,
-      outside: cells.filter((c) => c.left < panel.left - 0.5 || c.right > panel.right + 0.5).length,
-    };
-  })()`);
+  const fit = await panelFit(page, '#history', '#history th, #history td');
   t.ok(fit.panel.right <= fit.width, `the Runs panel ends within the screen (${fit.panel.right} ≤ ${fit.width})`);
   t.equal(fit.sideways, 0, 'the runs table does not scroll sideways');
   t.equal(fit.page, 0, 'nor does the page');

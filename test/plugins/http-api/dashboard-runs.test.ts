@@ -4,7 +4,7 @@
 // record's `trigger`; and the panel, with its longest labels, stays within a 1440 x 900 screen (no cell
 // outside the panel, nothing scrolled sideways).
 import t from 'tap';
-import { inPage, launchChromium, screenshot, untilInPage } from '../../helpers/chromium.js';
+import { launchChromium, panelFit, screenshot, untilInPage } from '../../helpers/chromium.js';
 import { EVENTS_TOKEN, startApi, target, TOKEN } from './helpers/harness.js';
 
 // Oldest first, as they run; the table shows them newest first.
@@ -40,18 +40,7 @@ t.test('runs named by what started them, the panel within 1440 x 900', { timeout
   t.same(labels, RUNS.map((r) => r.label).reverse(), 'each run by its trigger, newest first');
   t.match(await page.locator('#history tbody tr').first().innerText(), /0 \/ 0 \/ 0|\d+ \/ \d+ \/ \d+/, 'scanned / updated / failed');
 
-  const fit = await inPage<{ panel: { left: number; right: number }; width: number; sideways: number; page: number; outside: number }>(page, `(() => {
-    const panel = document.querySelector('#history').closest('section').getBoundingClientRect();
-    const wrap = document.querySelector('#history').parentElement;
-    const cells = [...document.querySelectorAll('#history th, #history td, #chart svg')].map((c) => c.getBoundingClientRect());
-    return {
-      panel: { left: panel.left, right: panel.right },
-      width: innerWidth,
-      sideways: wrap.scrollWidth - wrap.clientWidth,
-      page: document.documentElement.scrollWidth - innerWidth,
-      outside: cells.filter((c) => c.left < panel.left - 0.5 || c.right > panel.right + 0.5).length,
-    };
-  })()`);
+  const fit = await panelFit(page, '#history', '#history th, #history td, #chart svg');
   t.ok(fit.panel.left >= 0 && fit.panel.right <= fit.width, `the Runs panel within the screen (${fit.panel.left}–${fit.panel.right} of ${fit.width})`);
   t.equal(fit.sideways, 0, 'the runs table does not scroll sideways');
   t.equal(fit.page, 0, 'nor does the page');
