@@ -10,6 +10,8 @@ export interface AuditImage {
   readonly image: string;
   readonly digest: string;
   readonly image_id: string;
+  /** The image's `org.opencontainers.image.version` when known (docs/versions.md): what the timeline shows. */
+  readonly version?: string;
 }
 
 export type AuditAction = 'update' | 'rollback' | 'restart' | 'repair' | 'approve' | 'reject' | 'defer';
@@ -72,6 +74,8 @@ export interface PreviousImage {
   readonly image: string;
   readonly imageId: string;
   readonly digest: string;
+  /** Its `org.opencontainers.image.version`, when it had one (the rollback's audit entry names it). */
+  readonly version?: string;
   /** RFC 3339: when the update replaced it. */
   readonly replacedAt: string;
 }

@@ -16,6 +16,7 @@ export const imageSchema = {
     image: { type: 'string', description: 'Image reference' },
     digest: { type: 'string', description: 'Registry digest, empty when unknown' },
     image_id: { type: 'string', description: 'Local image id' },
+    version: { type: 'string', description: "The image's org.opencontainers.image.version, when known" },
   },
 } as const;
 

@@ -96,7 +96,8 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
         // Once asked, a rollback goes on if the client leaves; the update timeout still cancels a wait for the lock.
         deadline.detachClient();
         try {
-          const outcome = await deadline.race(rollbacks.rollback(key, { trigger: 'api', signal: deadline.signal, runId: randomUUID() }));
+          // Its run is named as a rollback in history, events and audit (`trigger: rollback`), as an approval's is.
+          const outcome = await deadline.race(rollbacks.rollback(key, { trigger: 'rollback', signal: deadline.signal, runId: randomUUID() }));
           if (outcome.status === 'unknown') throw httpErrors.noPreviousImage(key.name);
           if (outcome.status === 'gone') throw httpErrors.previousImageGone(key.name, outcome.previous.imageId);
           const refused = refusalOf(outcome.report, key.name);

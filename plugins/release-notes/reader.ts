@@ -27,6 +27,12 @@ const VERSION_MAX = 128;
 const VERSION_LABEL = 'org.opencontainers.image.version';
 const VERSION_POLICIES = new Set(['patch', 'minor', 'major']);
 const ROUTE = 'GET /repos/{owner}/{repo}/releases';
+/**
+ * A repository GitHub answers 404 for (gone, renamed away, private to the token) is not asked again for an
+ * hour: a 404 carries no ETag, so asking at every check would spend one request of the rate limit each time.
+ */
+export const MISSING_REPO_TTL_MS = 60 * 60 * 1000;
+const MISSING_REPO_ENTRIES = 2000;
 
 interface Release extends ReleaseNote {
   readonly tag: string;
@@ -112,9 +118,13 @@ export function versionsOf(staleness: Staleness, target: Target): Versions {
 
 export class ReleaseNotesReader {
   readonly #api: () => GitHubApi | undefined;
+  readonly #now: () => number;
+  /** `owner/name` (lower case) → until when its 404 stands; oldest first out. */
+  readonly #missing = new Map<string, number>();
 
-  constructor(api: () => GitHubApi | undefined) {
+  constructor(api: () => GitHubApi | undefined, now: () => number = Date.now) {
     this.#api = api;
+    this.#now = now;
   }
 
   async review(staleness: Staleness, target: Target, ctx: RunContext): Promise<Staleness> {
@@ -143,14 +153,27 @@ export class ReleaseNotesReader {
   /** Pages until the running version is among the releases read (or there are no more, or MAX_PAGES). */
   async #notes(api: GitHubApi, repo: GitHubRepo, versions: Versions, ctx: RunContext): Promise<Release[]> {
     const releases: Release[] = [];
+    const repoKey = `${repo.owner}/${repo.name}`.toLowerCase();
+    const missingUntil = this.#missing.get(repoKey);
+    if (missingUntil !== undefined && missingUntil > this.#now()) return [];
+    this.#missing.delete(repoKey);
     for (let page = 1; page <= MAX_PAGES; page++) {
       const key = `release-notes:${repo.owner}/${repo.name}:${page}`;
       const params = { owner: repo.owner, repo: repo.name, per_page: PER_PAGE, page };
-      const batch = await ctx.memo(key, async () => (await api.get(ROUTE, params, pageOf, ctx.signal)) ?? LAST_PAGE);
+      const batch = await ctx.memo(key, async () => {
+        const found = await api.get(ROUTE, params, pageOf, ctx.signal);
+        if (found === undefined && page === 1) this.#rememberMissing(repoKey);
+        return found ?? LAST_PAGE;
+      });
       releases.push(...batch.releases);
       const seen = versions.current === undefined || releases.some((r) => names(r, versions.current as string));
       if (seen || !batch.more) break;
     }
     return between(releases, versions);
+  }
+
+  #rememberMissing(repoKey: string): void {
+    this.#missing.set(repoKey, this.#now() + MISSING_REPO_TTL_MS);
+    if (this.#missing.size > MISSING_REPO_ENTRIES) this.#missing.delete(this.#missing.keys().next().value as string);
   }
 }

@@ -20,6 +20,9 @@ import { rememberOutcome } from './failed-candidates.js';
 import type { SeenStaleness } from './hold-gate.js';
 import type { RollbackRuns } from './rollback.js';
 
+/** The label an image's version is read from (docs/versions.md). */
+const VERSION_LABEL = 'org.opencontainers.image.version';
+
 /** After every other cleanup tap (the runtimes' are at the default stage). */
 const AFTER_RUNTIMES = 1000;
 
@@ -33,7 +36,11 @@ function recordOf(
   const { target } = result;
   const key = target.id;
   const base = { container: target.name, ...(target.host ? { host: target.host } : {}), trigger: ctx.trigger, run_id: ctx.runId };
-  const from: AuditImage = { image: target.image, digest: repoDigest(target, staleness), image_id: result.oldImageId ?? target.imageId };
+  const running = target.imageLabels[VERSION_LABEL]?.trim();
+  const from: AuditImage = {
+    image: target.image, digest: repoDigest(target, staleness), image_id: result.oldImageId ?? target.imageId,
+    ...(running ? { version: running } : {}),
+  };
   const previous = rollbacks.rollbackOf(ctx.runId, key);
   const error = result.error === undefined ? {} : { error: result.error };
   // What became of a Compose file, say (docs/compose.md#rollback-and-compose).
@@ -45,14 +52,15 @@ function recordOf(
         // Held: no run puts it back on the image it was rolled back from (hold-gate.ts).
         store.setHold(key, { imageId: from.image_id, digest: from.digest, image: target.image, since: now });
         store.setPreviousImage(key, undefined);
-        const to = { image: previous.image, digest: previous.digest, image_id: result.newImageId ?? previous.imageId };
+        const to = { image: previous.image, digest: previous.digest, image_id: result.newImageId ?? previous.imageId, ...(previous.version ? { version: previous.version } : {}) };
         return { ...base, action: 'rollback', from, to, outcome: 'rolled_back', ...note };
       }
-      store.setPreviousImage(key, { image: target.image, imageId: from.image_id, digest: from.digest, replacedAt: now });
+      store.setPreviousImage(key, { image: target.image, imageId: from.image_id, digest: from.digest, ...(from.version ? { version: from.version } : {}), replacedAt: now });
       store.setHold(key, undefined);
       const digest = staleness.latestDigest ? bareDigest(staleness.latestDigest) : '';
       // A tag update runs another reference than the one it replaced (`newImage`).
-      const to = { image: result.newImage ?? target.image, digest, image_id: result.newImageId ?? '' };
+      // The version the check named (the candidate's label, or the newer tag under a tag policy).
+      const to = { image: result.newImage ?? target.image, digest, image_id: result.newImageId ?? '', ...(staleness.latestVersion ? { version: staleness.latestVersion } : {}) };
       return { ...base, action: 'update', from, to, outcome: 'updated', ...note };
     }
     case 'restarted':

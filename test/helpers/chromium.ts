@@ -91,3 +91,33 @@ export async function untilInPage(page: Page, expression: string, timeout = 30_0
 export function untilText(page: Page, selector: string, text: string, timeout = 30_000): Promise<void> {
   return untilInPage(page, `document.querySelector(${JSON.stringify(selector)})?.textContent?.includes(${JSON.stringify(text)})`, timeout);
 }
+
+/** How a panel fits the screen: its edges, the screen's width, sideways overflow, and its parts drawn outside it. */
+export interface PanelFit {
+  readonly panel: { readonly left: number; readonly right: number };
+  readonly width: number;
+  /** Pixels the scroller (the panel's table wrapper) or the page would scroll sideways. */
+  readonly sideways: number;
+  readonly page: number;
+  /** How many of `parts` reach outside the panel. */
+  readonly outside: number;
+}
+
+/** Measures the panel around `scroller` (its closest `section`) and `parts` inside it (docs/dashboard.md). */
+export function panelFit(page: Page, scroller: string, parts: string): Promise<PanelFit> {
+  return inPage<PanelFit>(
+    page,
+    `(() => {
+      const wrap = document.querySelector(${JSON.stringify(scroller)}).parentElement;
+      const panel = wrap.closest('section').getBoundingClientRect();
+      const boxes = [...document.querySelectorAll(${JSON.stringify(parts)})].map((c) => c.getBoundingClientRect());
+      return {
+        panel: { left: panel.left, right: panel.right },
+        width: innerWidth,
+        sideways: wrap.scrollWidth - wrap.clientWidth,
+        page: document.documentElement.scrollWidth - innerWidth,
+        outside: boxes.filter((c) => c.left < panel.left - 0.5 || c.right > panel.right + 0.5).length,
+      };
+    })()`,
+  );
+}

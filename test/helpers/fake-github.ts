@@ -6,7 +6,7 @@
 //   GET /repos/{owner}/{repo}/releases      "List releases": newest first, `per_page` (default 30, at most
 //                                           100) and `page`, a `Link` header with rel="next"/"last"
 // Every response carries the `x-ratelimit-*` headers; ETags are sent and a matching If-None-Match
-// answers 304, which, like GitHub, costs nothing; only 200s spend the budget. When the budget is
+// answers 304, which, like GitHub, costs nothing; every other answer (200, 404, 422) spends the budget. When the budget is
 // spent the answer is 403 (or 429) with `x-ratelimit-remaining: 0`. Every request is recorded.
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -183,6 +183,8 @@ export class FakeGitHub {
     if (parts[0] !== 'repos' || parts.length < 3) return send(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
     const repo = this.#repos.get(`${parts[1]}/${parts[2]}`.toLowerCase());
     if (!repo || (repo.private && authorized !== true)) {
+      // GitHub counts a 404 like any answer but a 304: asking again for a missing repository spends the limit.
+      this.#remaining -= 1;
       return send(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
     }
     if (parts.length === 3) {
@@ -201,7 +203,10 @@ export class FakeGitHub {
     if (parts[3] !== 'commits' || parts.length < 5) return send(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
     const ref = parts.slice(4).join('/');
     const sha = resolve(repo, ref);
-    if (!sha) return send(422, { message: `No commit found for SHA: ${ref}`, documentation_url: DOCS, status: '422' });
+    if (!sha) {
+      this.#remaining -= 1;
+      return send(422, { message: `No commit found for SHA: ${ref}`, documentation_url: DOCS, status: '422' });
+    }
     const accept = (req.headers.accept ?? '').split(',').map((a) => a.split(';')[0]?.trim() ?? '');
     if (accept.some((a) => SHA_TYPES.has(a))) {
       // GitHub documents the sha media type's ETag as the SHA itself, so a client may send its own.

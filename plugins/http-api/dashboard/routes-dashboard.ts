@@ -2,7 +2,7 @@
 // build step: plain HTML, CSS and an ES module in ./assets) and loads without a token, like Swagger; it
 // calls the API's own routes from the browser with the tokens a person enters, so it adds no second way to
 // change anything. A strict Content-Security-Policy allows only this origin's scripts, styles and requests.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { FastifyPluginAsync } from 'fastify';
 
 const CSP = [
@@ -16,17 +16,22 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const FILES = {
-  'index.html': 'text/html; charset=utf-8',
-  'app.js': 'text/javascript; charset=utf-8',
-  'markdown.js': 'text/javascript; charset=utf-8',
-  'app.css': 'text/css; charset=utf-8',
-} as const;
+/** Content types by extension; the page is HTML, CSS and ES modules of one concern each (app.js imports the rest). */
+const TYPES: Readonly<Record<string, string>> = {
+  html: 'text/html; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+};
 
 /** The assets, read once: copied next to the compiled module by the build (scripts/copy-assets.mjs). */
-function loadAssets(): Map<string, Buffer> {
+function loadAssets(): Map<string, { type: string; body: Buffer }> {
   const dir = new URL('./assets/', import.meta.url);
-  return new Map(Object.keys(FILES).map((name) => [name, readFileSync(new URL(name, dir))]));
+  const assets = new Map<string, { type: string; body: Buffer }>();
+  for (const name of readdirSync(dir).sort()) {
+    const type = TYPES[name.slice(name.lastIndexOf('.') + 1)];
+    if (type) assets.set(name, { type, body: readFileSync(new URL(name, dir)) });
+  }
+  return assets;
 }
 
 export function dashboardRoutes(): FastifyPluginAsync {
@@ -34,7 +39,7 @@ export function dashboardRoutes(): FastifyPluginAsync {
   return async (app) => {
     const hidden = { schema: { hide: true } };
     for (const url of ['/', '/ui']) app.get(url, hidden, async (_request, reply) => reply.redirect('/ui/', 302));
-    for (const [name, type] of Object.entries(FILES)) {
+    for (const [name, { type, body }] of assets) {
       const url = name === 'index.html' ? '/ui/' : `/ui/${name}`;
       app.get(url, hidden, async (_request, reply) =>
         reply
@@ -43,7 +48,7 @@ export function dashboardRoutes(): FastifyPluginAsync {
           .header('x-content-type-options', 'nosniff')
           .header('referrer-policy', 'no-referrer')
           .header('cache-control', 'no-cache')
-          .send(assets.get(name)),
+          .send(body),
       );
     }
   };

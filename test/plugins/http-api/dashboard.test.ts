@@ -1,10 +1,13 @@
 // The dashboard endpoint over HTTP (docs/dashboard.md): served under /ui/ without a token, / and /ui
 // redirect there, a strict Content-Security-Policy on every file, nothing served when the endpoint is
 // off, no dashboard route in the API description, and the first load within its 150 KB budget.
+import { readdirSync } from 'node:fs';
 import t from 'tap';
 import { startApi, target } from './helpers/harness.js';
 
 const FIRST_LOAD_BUDGET = 150 * 1024;
+/** The page's ES modules (app.js imports the others): each is part of the first load. */
+const MODULES = readdirSync(new URL('../../../plugins/http-api/dashboard/assets/', import.meta.url)).filter((f) => f.endsWith('.js'));
 
 t.test('served under /ui/ with a strict CSP, no token needed', async (t) => {
   const h = await startApi({}, { targets: [target('web')] });
@@ -13,9 +16,9 @@ t.test('served under /ui/ with a strict CSP, no token needed', async (t) => {
   let total = 0;
   for (const [path, type] of [
     ['/ui/', /^text\/html/],
-    ['/ui/app.js', /^text\/javascript/],
     ['/ui/app.css', /^text\/css/],
-  ] as const) {
+    ...MODULES.map((m) => [`/ui/${m}`, /^text\/javascript/] as const),
+  ]) {
     const res = await fetch(`${h.url}${path}`);
     t.equal(res.status, 200, `${path} loads without a token`);
     t.match(res.headers.get('content-type'), type, `${path} content type`);
@@ -56,10 +59,12 @@ t.test('not served when the endpoint is off', async (t) => {
   }
 });
 
-t.test('the script keeps the main token out of addresses and storage other than the session', async (t) => {
+t.test('the scripts keep the main token out of addresses and storage other than the session', async (t) => {
   const h = await startApi({}, { targets: [target('web')] });
   t.teardown(() => h.close());
-  const script = await (await fetch(`${h.url}/ui/app.js`)).text();
+  // Every module of the page, as served (app.js imports the others).
+  t.ok(MODULES.length > 1, 'the page is split into modules');
+  const script = (await Promise.all(MODULES.map(async (m) => (await fetch(`${h.url}/ui/${m}`)).text()))).join('\n');
   t.notMatch(script, /localStorage/, 'never localStorage');
   t.match(script, /sessionStorage/);
   // The only token put in an address is the events token (EventSource cannot send headers).

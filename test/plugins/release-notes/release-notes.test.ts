@@ -98,6 +98,22 @@ t.test('the releases after the running version up to the latest; a second check 
   t.ok(gh.requests[0]?.ifNoneMatch, 'still conditional');
 });
 
+t.test('a repository GitHub answers 404 for is not asked again at the next check (a 404 has no ETag to be conditional on)', async (t) => {
+  const gone = app('gone', '1.0.0', { imageLabels: { [SOURCE]: 'https://github.com/acme/gone', [VERSION]: '1.0.0' } });
+  const { gh, check } = await setup(t, [gone, app('web', '1.0.0')], { gone: '1.1.0', web: '1.1.0' });
+  gh.setReleases('acme', 'app', [release('1.1.0'), release('1.0.0')]);
+  const first = await check();
+  const seen = (): string[] => gh.requests.map((r) => `${r.path} ${r.status}${r.ifNoneMatch ? ' conditional' : ''}`).sort();
+  t.same(seen(), ['/repos/acme/app/releases 200', '/repos/acme/gone/releases 404'], 'the first check asks both');
+  t.same(first.get('gone')?.releaseNotes, { url: 'https://github.com/acme/gone/releases', entries: [] }, 'the location is kept');
+  gh.resetRequests();
+  const spent = gh.remaining;
+  const second = await check();
+  t.same(second.get('gone')?.releaseNotes, first.get('gone')?.releaseNotes, 'the same answer');
+  t.same(seen(), ['/repos/acme/app/releases 304 conditional'], 'only the existing repository is asked, conditionally');
+  t.equal(gh.remaining, spent, 'the second check cost no rate limit');
+});
+
 t.test('pages until the running version, at most 10 entries of at most 4 KiB', async (t) => {
   const { gh, check } = await setup(t, [app('web', '1.0.0')], { web: '1.40.0' });
   const huge = `# Big\n${'é'.repeat(5000)}`;

@@ -1,0 +1,92 @@
+// What a person's buttons do (docs/dashboard.md): check, update (one or all stale), rollback and release,
+// each behind a confirmation where it changes a container.
+import { api, errorText } from './api.js';
+import { $, confirmDialog, setStatus, short, showMessage } from './dom.js';
+import { state } from './state.js';
+import { loadDetails, refreshContainers, render } from './table.js';
+import { loadTimeline } from './timeline.js';
+
+// A check the user asked for clears the message line; one the page makes on its own (after a run started
+// elsewhere) leaves it: the answer to the user's last action (a rollback's) stays readable.
+export async function check(name, { keepMessage = false } = {}) {
+  if (!keepMessage) showMessage('');
+  const button = name ? null : $('check-all');
+  if (button) button.disabled = true;
+  setStatus(name ? `checking ${name}…` : 'checking…');
+  const res = await api('POST', name ? `/v1/check?container=${encodeURIComponent(name)}` : '/v1/check');
+  if (button) button.disabled = false;
+  if (res.status !== 200) {
+    showMessage(errorText(res));
+    render();
+    return;
+  }
+  for (const record of res.body.containers) state.checks.set(record.name, { record, at: record.timestamp });
+  render();
+  // The versions and release notes this check found are in /details (the check record has no such fields).
+  await loadDetails();
+}
+
+export async function update(name) {
+  const r = state.checks.get(name)?.record;
+  const to =
+    r?.update_source === 'git'
+      ? `commit ${short(r.git_commit)}`
+      : r?.latest_tag
+        ? `${r.latest_tag}${r.update_kind ? ` (${r.update_kind})` : ''}`
+        : `digest ${short(r?.latest_digest)}`;
+  if (!(await confirmDialog(`Update ${name} to ${to}?`, 'Update'))) return;
+  showMessage('');
+  state.updating.add(name);
+  state.ownRun = true;
+  render();
+  const res = await api('POST', `/v1/update?container=${encodeURIComponent(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)}`);
+  state.updating.delete(name);
+  state.ownRun = false;
+  await refreshContainers();
+  await check(name);
+  if (res.status !== 200) showMessage(errorText(res));
+}
+
+export async function updateAll() {
+  const stale = state.containers.filter((c) => state.checks.get(c.name)?.record.update_available);
+  if (stale.length === 0) {
+    showMessage('Nothing to update: run "Check now" first.');
+    return;
+  }
+  if (!(await confirmDialog(`Update all ${stale.length} stale containers?`, `Update ${stale.length}`))) return;
+  showMessage('');
+  for (const c of stale) state.updating.add(c.name);
+  state.ownRun = true;
+  render();
+  const res = await api('POST', '/v1/update');
+  state.updating.clear();
+  state.ownRun = false;
+  await refreshContainers();
+  await check();
+  // After the re-check, which clears the message line: a refusal (say the 429 of a run in progress) stays.
+  if (res.status !== 200) showMessage(errorText(res));
+}
+
+export async function rollback(name) {
+  if (!(await confirmDialog(`Roll ${name} back to the image it ran before its last update?`, 'Rollback'))) return;
+  showMessage('');
+  state.updating.add(name);
+  state.ownRun = true;
+  render();
+  const res = await api('POST', `/v1/rollback?container=${encodeURIComponent(name)}`);
+  state.updating.delete(name);
+  state.ownRun = false;
+  await refreshContainers();
+  render();
+  if (res.status !== 200) showMessage(errorText(res));
+  else if (res.body.summary.failed > 0) showMessage(`The previous image of ${name} did not start: the current one still runs.`);
+  else showMessage(`${name} rolled back to ${res.body.to.image || short(res.body.to.digest) || short(res.body.to.image_id)}; it is held until released.`, 'ok');
+  if (state.timeline === name) void loadTimeline(name);
+}
+
+export async function release(name) {
+  const res = await api('POST', `/v1/release?container=${encodeURIComponent(name)}`);
+  if (res.status !== 200) showMessage(errorText(res));
+  await refreshContainers();
+  render();
+}

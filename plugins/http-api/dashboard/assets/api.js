@@ -1,0 +1,22 @@
+// The page's calls to the HTTP API (docs/dashboard.md): the main token, kept in sessionStorage only, goes
+// in the Authorization header; the events token is the one the API takes in a query (EventSource cannot
+// set headers), which is why it is a separate token.
+export const store = window.sessionStorage;
+
+/** An API call with the main token; resolves to { status, body } and never throws for an HTTP status. */
+export async function api(method, path) {
+  const res = await fetch(path, { method, headers: { authorization: `Bearer ${store.getItem('tw-token') ?? ''}` } });
+  let body = null;
+  try {
+    body = await res.json();
+  } catch {
+    body = null;
+  }
+  return { status: res.status, body };
+}
+
+export function errorText(res) {
+  if (res.status === 401) return 'The API token was refused: sign in again.';
+  if (res.status === 429 && !res.body) return 'Too many requests: wait a moment.';
+  return res.body?.error ?? `The API answered ${res.status}.`;
+}

@@ -1,0 +1,39 @@
+// Waiting for you (docs/policies.md#approvals): pending and deferred approvals, and a person's decision.
+import { api, errorText } from './api.js';
+import { $, confirmDialog, esc, short, showMessage } from './dom.js';
+import { refreshContainers, render } from './table.js';
+
+const DECISION_TEXT = { approve: 'Approve', reject: 'Reject', defer: 'Defer 24 h' };
+
+/** Pending and deferred approvals, with the versions; hidden when there are none or the endpoint is off. */
+export async function loadApprovals() {
+  const res = await api('GET', '/v1/approvals');
+  const panel = $('approvals-panel');
+  const open = res.status === 200 ? res.body.approvals.filter((a) => a.state === 'pending' || a.state === 'deferred') : [];
+  panel.hidden = open.length === 0;
+  $('approvals').innerHTML = open
+    .map((a) => {
+      const to = a.latest_tag ?? `digest ${short(a.latest_digest)}`;
+      const from = a.current_tag ? `${esc(a.current_tag)} → ` : '';
+      const kind = a.update_kind ? ` <span class="kind kind-${esc(a.update_kind)}">${esc(a.update_kind)}</span>` : '';
+      const deferred = a.state === 'deferred' ? ` <small>deferred until ${esc(new Date(a.deferred_until).toLocaleString())}</small>` : '';
+      const buttons = Object.entries(DECISION_TEXT)
+        .map(([d, label]) => `<button type="button" data-decide="${esc(d)}" data-approval="${esc(a.id)}">${label}</button>`)
+        .join(' ');
+      return `<li data-approval-row="${esc(a.container)}"><strong>${esc(a.container)}</strong> <span class="change">${from}${esc(to)}</span>${kind} <span class="image">${esc(a.image)}</span>${deferred} <small>asked ${esc(new Date(a.requested_at).toLocaleString())}</small> ${buttons}</li>`;
+    })
+    .join('');
+}
+
+export async function decide(id, decision) {
+  const entry = [...$('approvals').querySelectorAll('li')].find((li) => li.querySelector(`[data-approval="${CSS.escape(id)}"]`));
+  const name = entry?.dataset.approvalRow ?? 'this container';
+  const question = { approve: `Approve the update of ${name}? It is applied in its update window.`, reject: `Reject this update of ${name}? It will not be asked again; a newer version asks anew.`, defer: `Ask again about ${name} in 24 hours?` }[decision];
+  if (!(await confirmDialog(question, DECISION_TEXT[decision]))) return;
+  showMessage('');
+  const res = await api('POST', `/v1/approvals/${encodeURIComponent(id)}/${decision}?by=dashboard`);
+  if (res.status !== 202) showMessage(errorText(res));
+  else showMessage(`${name}: ${res.body.state}${res.body.run_id ? ', updating now' : ''}.`, 'ok');
+  await refreshContainers();
+  render();
+}
