@@ -136,9 +136,12 @@ t.test('a fork compose file with the four filters and a mirrored Hub image: the 
     }
     return out
   }
-  // Owner, mode and content, read by the engine's own CLI on the second engine.
-  const configFile = async (id: string) =>
-    (await run('docker', ['exec', id, 'sh', '-c', `stat -c '%u:%g:%a' ${target} && cat ${target}`], { env: engineEnv, timeout: 60_000 })).stdout
+  // Owner, mode and content, read by the engine's own CLI on the second engine; a missing file reads as stat's error.
+  const configFile = (id: string) =>
+    run('docker', ['exec', id, 'sh', '-c', `stat -c '%u:%g:%a' ${target} && cat ${target}`], { env: engineEnv, timeout: 60_000 }).then(
+      (out) => out.stdout,
+      (err: { stderr?: string }) => `failed: ${err.stderr ?? String(err)}`,
+    )
   const before = await containers()
   const injected = await configFile(before.picked.id)
   t.equal(injected, `${uid}:${gid}:${mode.toString(8)}\n${COPY_FILE.content}`, 'Compose v2 wrote the config into picked')
