@@ -700,10 +700,10 @@ docker28_json() {
 # ---------------------------------------------------------------- Compose v2
 
 # Debian trixie's docker-compose 2.x (a Go binary, Docker's CLI plugin, run standalone): bookworm's
-# docker-compose 1.29 has no `configs: content:`, which the copy-file test needs (docs/watchtower-fork.md).
-# Fetched and unpacked like trixie's Docker 26 (debian_fetch), once per machine, never installed; only that
-# test uses it (env.json's "compose2"), every other Compose test runs bookworm's. Not with
-# TIDEWATCH_ENV_PACKAGES=engine. A failure is logged: the test then fails under CI=true and skips otherwise.
+# docker-compose 1.29 has no `configs: content:`, which the copy-file test and the fork compose-file test need
+# (docs/watchtower-fork.md). Fetched and unpacked like trixie's Docker 26 (debian_fetch), once per machine, never
+# installed; only those two use it (env.json's "compose2"), every other Compose test runs bookworm's. Not with
+# TIDEWATCH_ENV_PACKAGES=engine. A failure is logged: those tests then fail under CI=true and skip otherwise.
 COMPOSE2_CACHE="$(realpath -m "${TIDEWATCH_COMPOSE2_CACHE:-/var/cache/tidewatch-test/compose2}")"
 COMPOSE2_BIN="$COMPOSE2_CACHE/root/usr/libexec/docker/cli-plugins/docker-compose"
 compose2_unpacked() { [ -x "$COMPOSE2_BIN" ] && "$COMPOSE2_BIN" version >/dev/null 2>&1; }
