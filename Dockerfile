@@ -65,7 +65,6 @@ HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
 # Node is PID 1 on purpose: the service handles SIGTERM itself (docs/stopping.md) and starts no
 # child processes that would need reaping.
 STOPSIGNAL SIGTERM
-# --max-semi-space-size=2: V8's young generation stays at 2 MB a half instead of 16, which keeps an idle
-# process and one after a check of 1000 containers within their memory budgets; --optimize-for-size did
-# the same but made a check twice as expensive in CPU (docs/performance.md#memory).
-ENTRYPOINT ["node", "--max-semi-space-size=2", "/app/bin/tidewatch.js"]
+# No V8 flags here: bin/tidewatch.js sets them itself, the same for every way of starting it
+# (docs/performance.md#v8-settings).
+ENTRYPOINT ["node", "/app/bin/tidewatch.js"]

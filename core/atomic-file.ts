@@ -5,10 +5,12 @@
 import { close, fsync, open, write } from 'node:fs';
 import { mkdir, open as openFile, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { promisify } from 'node:util';
 import { errorMessage } from './errors.js';
 import type { Logger } from './types.js';
 
+// Not an ES import of node:util: building its namespace reads every lazy export, which loads
+// worker_threads, parseArgs and the diff code into every process (docs/performance.md#memory).
+const { promisify } = process.getBuiltinModule('node:util');
 const fsyncAsync = promisify(fsync);
 const openAsync = promisify(open);
 const closeAsync = promisify(close);

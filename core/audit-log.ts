@@ -2,7 +2,6 @@
 // flushed to disk before it resolves. It is never held in memory: start-up only counts the lines and cuts a
 // torn last line (a process killed in the middle of an append), and `GET /v1/audit` reads the file. Past
 // `capacity` entries by a tenth, the newest `capacity` are rewritten atomically (atomic-file.ts).
-import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readFile, stat, truncate } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -10,6 +9,8 @@ import { appendDurable, writeFileAtomic } from './atomic-file.js';
 import { errorMessage } from './errors.js';
 import type { AuditEntry, AuditQuery, AuditRecord } from './state.js';
 import type { Logger } from './types.js';
+// node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
 export const AUDIT_CAPACITY = 10_000;
 
@@ -32,7 +33,7 @@ function isEntry(value: unknown): value is AuditEntry {
 
 export function newEntry(record: AuditRecord): AuditEntry {
   const { time, ...rest } = record;
-  return { id: randomUUID(), time: time ?? new Date().toISOString(), ...rest };
+  return { id: nodeCrypto().randomUUID(), time: time ?? new Date().toISOString(), ...rest };
 }
 
 /** Lines in the file and where the last complete one ends, read in small chunks (no copy of the file). */

@@ -1,8 +1,9 @@
 // Builds the RunContext every tap of one run shares.
-import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { isTargeted, splitFilterValues } from './request-filter.js';
 import type { ContextKind, Logger, RunContext, RunFilters, RunRequest, Target } from './types.js';
+// node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
 type AnnounceSink = (targets: readonly Target[]) => void;
 const sinks = new WeakMap<RunContext, AnnounceSink>();
@@ -27,7 +28,7 @@ export function createRunContext(
   logger: Logger,
   stopping: AbortSignal = new AbortController().signal,
 ): RunContext {
-  const runId = request.runId ?? randomUUID();
+  const runId = request.runId ?? nodeCrypto().randomUUID();
   const filters = normaliseFilters(request.filters);
   const memo = new Map<string, Promise<unknown>>();
   const signal = request.signal ?? new AbortController().signal;

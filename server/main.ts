@@ -24,6 +24,12 @@ export interface MainIo {
   readonly cwd: string;
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
+  /**
+   * Called once, when start-up is over: the plugins are started and the first discovery succeeded (or,
+   * with --run-once, the run is about to begin). bin/tidewatch.js turns V8's optimizing compilers back on
+   * here (docs/performance.md#v8-settings).
+   */
+  readonly onStarted?: () => void;
 }
 
 const FIRST_DISCOVERY_RETRY_MS = 5000;
@@ -54,24 +60,31 @@ async function scheduleOf(resolved: ResolvedConfig): Promise<ScheduleSpec> {
   }
 }
 
-/** Discovery must succeed once before /startupz says ok; keep trying in the background until it does. */
-function markStartedAfterFirstDiscovery(tw: Tidewatch): () => void {
+/**
+ * Discovery must succeed once before /startupz says ok; keep trying in the background until it does.
+ * `started` settles then: the modules the first discovery needed are loaded.
+ */
+function markStartedAfterFirstDiscovery(tw: Tidewatch): { stop: () => void; started: Promise<void> } {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  let discovered = () => {};
+  const started = new Promise<void>((resolve) => (discovered = resolve));
   const attempt = async () => {
     try {
       await tw.targets({ trigger: 'startup' });
       tw.health.markStarted();
+      discovered();
     } catch (err) {
       tw.logger.warn({ err: errorMessage(err) }, 'first discovery failed; retrying');
       if (!stopped) timer = setTimeout(() => void attempt(), FIRST_DISCOVERY_RETRY_MS);
     }
   };
   void attempt();
-  return () => {
+  const stop = () => {
     stopped = true;
     clearTimeout(timer);
   };
+  return { stop, started };
 }
 
 async function scheduledRun(tw: Tidewatch, trigger: string): Promise<void> {
@@ -178,6 +191,7 @@ async function serve(io: MainIo, resolved: ResolvedConfig, schedule: ScheduleSpe
   }
 
   if (config.runOnce) {
+    io.onStarted?.();
     try {
       const report = await tw.update({ trigger: 'run-once' });
       logger.info(report.summary, 'run-once finished');
@@ -201,7 +215,7 @@ async function serve(io: MainIo, resolved: ResolvedConfig, schedule: ScheduleSpe
       'Tidewatch started',
     );
   }
-  const stopStartup = markStartedAfterFirstDiscovery(tw);
+  const startup = markStartedAfterFirstDiscovery(tw);
   const stopHeartbeat = config.heartbeatFile === '' ? undefined : (await import('./heartbeat.js')).startHeartbeat(tw, config.heartbeatFile);
   // A plugin that starts update runs itself (the HTTP API's update endpoint, unless periodic polls are
   // asked for: Watchtower's rule, docs/http-api-contract.md §1) turns the schedule off.
@@ -214,10 +228,12 @@ async function serve(io: MainIo, resolved: ResolvedConfig, schedule: ScheduleSpe
   } else {
     logger.info('the update endpoint is enabled: periodic updates are off (--http-api-periodic-polls turns them on)');
   }
+  // Start-up is over once the schedule is set up and the first discovery succeeded.
+  void startup.started.then(() => io.onStarted?.());
 
   await shutdown.requested;
   timer?.stop();
-  stopStartup();
+  startup.stop();
   // The run in progress was cancelled between targets; its replacement under way finishes or rolls back
   // before the process leaves. Holding the lock while closing keeps new runs from starting on the way out.
   const release = await tw.lock.acquire();

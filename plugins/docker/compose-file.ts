@@ -3,12 +3,13 @@
 // compose-rewrite.ts, and replace the file atomically: a temporary file in the same directory with the
 // same mode and owner, fsync'ed, renamed over the original, the directory fsync'ed. A file that changed
 // while we worked is left alone.
-import { randomBytes } from 'node:crypto';
 import { chown, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { errorMessage, syncDirectory } from '../../core/index.js';
 import type { ComposeOrigin } from './compose-note.js';
 import { rewriteServiceImage, type RewriteOutcome } from './compose-rewrite.js';
+// node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
 export type FileOutcome =
   | (RewriteOutcome & { readonly file: string })
@@ -21,7 +22,7 @@ async function writeAtomically(named: string, text: string, expected: string): P
   // A symlinked file is replaced where it really lives; the link stays a link.
   const file = await realpath(named);
   const info = await stat(file);
-  const temp = join(dirname(file), `.${basename(file)}.tidewatch-${randomBytes(4).toString('hex')}`);
+  const temp = join(dirname(file), `.${basename(file)}.tidewatch-${nodeCrypto().randomBytes(4).toString('hex')}`);
   try {
     const handle = await open(temp, 'wx', info.mode & 0o7777);
     try {

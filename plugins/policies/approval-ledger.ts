@@ -2,8 +2,9 @@
 // about, saved in the state store's snapshot (written atomically), so a pending question survives a restart
 // or a crash. A container has at most one open entry (pending or deferred): a newer candidate supersedes it.
 // Decided entries are kept for the dashboard and the API, the oldest dropped past a bound.
-import { randomBytes } from 'node:crypto';
 import { containerKey, type ApprovalEntry, type ApprovalState, type ContainerKey, type StateStore } from '../../core/index.js';
+// node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
 export const LEDGER_EXTENSION = 'approvals';
 /** Entries kept in all; open ones are never dropped (one per container at most). */
@@ -65,7 +66,7 @@ export class ApprovalLedger {
     const key = { name: fields.container, ...(fields.host ? { host: fields.host } : {}) };
     const open = this.openFor(key);
     const superseded = open ? this.#replace(open.id, { state: 'superseded', decided_at: now.toISOString() }) : undefined;
-    const entry: ApprovalEntry = { ...fields, id: randomBytes(6).toString('hex'), state: 'pending', requested_at: now.toISOString() };
+    const entry: ApprovalEntry = { ...fields, id: nodeCrypto().randomBytes(6).toString('hex'), state: 'pending', requested_at: now.toISOString() };
     this.#entries.push(entry);
     this.#trim();
     this.#save();

@@ -3,7 +3,6 @@
 // call after the first finds it no longer open and gets 409), is written to the audit trail, and an approval
 // starts its targeted update run without waiting for it (202): the entry turns `applied` when the run has
 // replaced the container, and GET /v1/approvals or the event stream say so.
-import { randomUUID } from 'node:crypto';
 import {
   errorMessage,
   exactNamePattern,
@@ -24,6 +23,8 @@ import { isOpen, type ApprovalLedger } from './approval-ledger.js';
 import type { ApprovalRuns } from './approval-runs.js';
 import { APPROVAL_TRIGGER } from './run-kind.js';
 import type { WindowBook } from './window-gate.js';
+// node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
 export const DEFAULT_DEFER_MS = 24 * 3_600_000;
 
@@ -107,7 +108,7 @@ export class Policies implements UpdatePolicies {
     const window = this.deps.windows.stateOf(target, decidedAt);
     const windowOpen = !(window instanceof Error) && window.open;
     if (!options.now && !windowOpen) return { status: 'decided', entry: decided };
-    const runId = options.runId ?? randomUUID();
+    const runId = options.runId ?? nodeCrypto().randomUUID();
     this.#apply(decided, runId, options.now === true);
     return { status: 'decided', entry: decided, runId };
   }

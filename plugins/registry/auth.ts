@@ -3,12 +3,13 @@
 // request, a Bearer challenge means a token from its realm for the repository's scope. A 401 on a
 // real request carries a fresh challenge; `reauthorize` answers it once.
 import { TidewatchError } from '../../core/index.js';
-import { createHash } from 'node:crypto';
 import { parseChallenge, type Challenge } from './challenge.js';
 import type { CredentialStore, Credentials } from './credentials.js';
 import { mayCarryCredentials, type RegistryEndpoint } from './endpoint.js';
 import { TokenCache, type IssuedToken } from './token-cache.js';
 import { RegistryError, type RegistryReply, type RegistryTransport } from './transport.js';
+// node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
 export type BearerChallenge = Extract<Challenge, { scheme: 'bearer' }>;
 
@@ -23,7 +24,7 @@ export class RegistryAuthError extends TidewatchError {
 function credentialId(credentials: Credentials | undefined): string {
   if (!credentials) return 'anonymous';
   const secret = `${credentials.username ?? ''}\u0000${credentials.password ?? ''}\u0000${credentials.identityToken ?? ''}`;
-  return createHash('sha256').update(secret).digest('hex').slice(0, 32);
+  return nodeCrypto().createHash('sha256').update(secret).digest('hex').slice(0, 32);
 }
 
 function basicValue(credentials: Credentials): string | undefined {

@@ -1,11 +1,12 @@
 // The registry's v2 API as the staleness source and the cooldown need it: a manifest's digest (HEAD,
 // GET as fallback), a manifest's body, a blob. Authorization is added per request and a 401 is
 // answered once with the challenge it carries.
-import { createHash } from 'node:crypto';
 import type { ImageReference } from '../../core/index.js';
 import { pullScope, type Authorizer } from './auth.js';
 import { registryEndpoint, type RegistryEndpoint } from './endpoint.js';
 import { MANIFEST_MAX_BYTES, RegistryError, header, type RegistryReply, type RegistryTransport } from './transport.js';
+// node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
 export const MEDIA_TYPES = Object.freeze({
   dockerManifestList: 'application/vnd.docker.distribution.manifest.list.v2+json',
@@ -48,7 +49,7 @@ function validDigest(value: string | undefined): string | undefined {
 }
 
 function sha256(body: Buffer): string {
-  return `sha256:${createHash('sha256').update(body).digest('hex')}`;
+  return `sha256:${nodeCrypto().createHash('sha256').update(body).digest('hex')}`;
 }
 
 /** `tag` or `sha256:…`, whichever names the manifest. */

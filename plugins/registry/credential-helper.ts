@@ -2,7 +2,6 @@
 // `{"ServerURL","Username","Secret"}` on stdout. A Username of `<token>` means Secret is an identity
 // (refresh) token. "credentials not found" is an answer, not a failure.
 import { TidewatchError } from '../../core/index.js';
-import { spawn } from 'node:child_process';
 
 export interface HelperCredentials {
   readonly username?: string;
@@ -29,7 +28,8 @@ export function runCredentialHelper(
   // The name comes from config.json; keep it a plain file name so it can only select a helper on PATH.
   if (!HELPER_NAME.test(helper)) return Promise.reject(new CredentialHelperError(helper, 'invalid helper name'));
   return new Promise((resolve, reject) => {
-    const child = spawn(`docker-credential-${helper}`, ['get'], {
+    // node:child_process loads with the first helper asked, not with the service (docs/performance.md#footprint).
+    const child = process.getBuiltinModule('node:child_process').spawn(`docker-credential-${helper}`, ['get'], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: options.env ?? process.env,
       timeout: options.timeoutMs ?? 10_000,

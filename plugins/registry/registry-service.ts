@@ -2,7 +2,6 @@
 // docs/signatures.md) through this plugin's client, so they share its connections, credentials, bound on
 // requests in flight and 429 handling (docs/plugins.md#services). A registry's answers are untrusted: every
 // body is bounded in bytes and a read by digest is checked against that digest.
-import { createHash } from 'node:crypto';
 import {
   parseImageReference,
   type ImageReference,
@@ -12,6 +11,8 @@ import {
 } from '../../core/index.js';
 import { RegistryError, type RegistryClient } from './client.js';
 import { MANIFEST_MAX_BYTES, header, type RegistryReply } from './transport.js';
+// node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
 /** A blob read through the service is never larger than this, whatever the caller asks. */
 export const SERVICE_BLOB_MAX_BYTES = 4 * MANIFEST_MAX_BYTES;
@@ -25,7 +26,7 @@ function repositoryOf(image: string): ImageReference {
 }
 
 function sha256(body: Buffer): string {
-  return `sha256:${createHash('sha256').update(body).digest('hex')}`;
+  return `sha256:${nodeCrypto().createHash('sha256').update(body).digest('hex')}`;
 }
 
 function bound(options: RegistryReadOptions | undefined, ceiling: number): number {

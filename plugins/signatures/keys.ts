@@ -1,9 +1,11 @@
 // Public keys for key-based verification (docs/signatures.md#options): PEM given inline or read from a
 // file, restricted to what cosign signs with: ECDSA P-256 (or P-384), Ed25519 and RSA (2048 bits or more).
-import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { errorMessage } from '../../core/index.js';
 import { signatureErrors } from './errors.js';
+// node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
 export interface CosignKey {
   readonly key: KeyObject;
@@ -47,9 +49,9 @@ export function loadKey(value: string): CosignKey {
       if (data.length > MAX_KEY_FILE_BYTES) throw new Error(`larger than ${MAX_KEY_FILE_BYTES} bytes`);
       pem = data.toString('utf8');
     }
-    const key = createPublicKey({ key: pem, format: 'pem' });
+    const key = nodeCrypto().createPublicKey({ key: pem, format: 'pem' });
     const kind = describe(key);
-    const id = createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('hex');
+    const id = nodeCrypto().createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('hex');
     return { key, kind, id };
   } catch (err) {
     throw signatureErrors.badKey(inline ? 'given inline' : which, errorMessage(err));
@@ -63,7 +65,7 @@ export function loadKey(value: string): CosignKey {
 export function verifiesWith(key: CosignKey, data: Buffer, signature: Buffer): boolean {
   try {
     const algorithm = key.kind === 'ed25519' ? null : 'sha256';
-    return verify(algorithm, data, key.key, signature);
+    return nodeCrypto().verify(algorithm, data, key.key, signature);
   } catch {
     return false;
   }

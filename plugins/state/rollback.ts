@@ -4,7 +4,6 @@
 // previous image that fails to start is rolled back like any failed update, leaving the current one running.
 // The previous image belongs to the container Tidewatch updated (docs/state.md#identity): the name a person
 // gives is looked up among the running targets, and only that container's own state is used.
-import { randomUUID } from 'node:crypto';
 import {
   LOCAL_IMAGES,
   STAGES,
@@ -19,6 +18,8 @@ import {
   type Target,
   type TidewatchCore,
 } from '../../core/index.js';
+// node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
 interface PendingRollback {
   /** The runtime id of the container (or service) this run puts back. */
@@ -82,7 +83,7 @@ export class RollbackRuns implements Rollbacks {
       const local = await this.core.services.get(LOCAL_IMAGES)?.inspectImage(previous.imageId, options.signal, target.host);
       if (!local) return { status: 'gone', previous };
     }
-    const runId = options.runId ?? randomUUID();
+    const runId = options.runId ?? nodeCrypto().randomUUID();
     this.#pending.set(runId, { id: target.id, previous });
     try {
       const report = await this.core.update({

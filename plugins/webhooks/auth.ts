@@ -2,29 +2,30 @@
 // `Authorization: Bearer <token>` or the path segment of `/v1/hooks/{receiver}/{token}`, and/or its HMAC
 // secret over the raw body (`X-Hub-Signature-256: sha256=<hex>`, GitHub's scheme). Both comparisons are
 // constant-time: tokens as SHA-256 digests (equal lengths whatever was sent), signatures as 32-byte digests.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { bearerToken } from '../../core/index.js';
 import type { WebhookReceiver } from './receivers.js';
+// node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
-const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+const digest = (value: string): Buffer => nodeCrypto().createHash('sha256').update(value, 'utf8').digest();
 
 export function tokenMatches(expected: string, candidate: string | undefined): boolean {
   // Hash even when nothing was sent, so a missing token costs what a wrong one costs.
-  const equal = timingSafeEqual(digest(candidate ?? ''), digest(expected));
+  const equal = nodeCrypto().timingSafeEqual(digest(candidate ?? ''), digest(expected));
   return candidate !== undefined && equal;
 }
 
 /** `sha256=<hex>` of HMAC-SHA256(secret, body), as GitHub computes it over the raw bytes. */
 export function signBody(secret: string, body: Buffer | string): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+  return `sha256=${nodeCrypto().createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
 export function signatureMatches(secret: string, body: Buffer, header: string | undefined): boolean {
-  const expected = createHmac('sha256', secret).update(body).digest();
+  const expected = nodeCrypto().createHmac('sha256', secret).update(body).digest();
   const match = /^sha256=([0-9a-fA-F]{64})$/.exec(header?.trim() ?? '');
   // A malformed header is compared as zeros: same work, never equal to a real HMAC by construction below.
   const given = match ? Buffer.from(match[1] as string, 'hex') : Buffer.alloc(expected.length);
-  return timingSafeEqual(given, expected) && match !== null;
+  return nodeCrypto().timingSafeEqual(given, expected) && match !== null;
 }
 
 export type AuthFailure = 'missing token' | 'invalid token' | 'missing signature' | 'invalid signature';

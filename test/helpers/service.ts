@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = fileURLToPath(new URL('../../bin/tidewatch.js', import.meta.url));
 /** Node's flags as the image's entry point passes them (Dockerfile, docs/performance.md#memory). */
-export const IMAGE_NODE_FLAGS = ['--max-semi-space-size=2'];
+export const IMAGE_NODE_FLAGS: string[] = [];
 /** The flags tests and benchmarks start the binary with: the image's, unless TIDEWATCH_TEST_NODE_FLAGS says otherwise. */
 export const NODE_FLAGS = (process.env['TIDEWATCH_TEST_NODE_FLAGS'] ?? IMAGE_NODE_FLAGS.join(' ')).split(' ').filter(Boolean);
 
