@@ -5,7 +5,7 @@
 // with the same configuration, published ports included, proves it, and removes the old one, or restores
 // it. The helper removes itself when done (AutoRemove).
 import type Docker from 'dockerode';
-import { errorMessage, type ApplyResult, type Logger, type UpdatePlan } from '../../core/index.js';
+import { SELF_LABELS, errorMessage, type ApplyResult, type Logger, type UpdatePlan } from '../../core/index.js';
 import { inspectOrUndefined, removeContainer } from './container-ops.js';
 import { pullTargetOf, type PullTarget } from './pinned-pull.js';
 import type { DockerRuntime } from './runtime.js';
@@ -48,7 +48,9 @@ export function orchestratorCreateOptions(old: Docker.ContainerInspectInfo, imag
       `${ORCHESTRATOR_ENV.newImageId}=${newImageId}`,
       `${ORCHESTRATOR_ENV.newImage}=${image}`,
     ],
-    Labels: { ...ORCHESTRATOR_LABELS },
+    // The image marks Tidewatch's own container; the helper is not another Tidewatch instance (nor is the
+    // fork's helper a Watchtower one), so that label is overridden.
+    Labels: { ...Object.fromEntries(SELF_LABELS.map((key) => [key, 'false'])), ...ORCHESTRATOR_LABELS },
     ...(old.Config.User ? { User: old.Config.User } : {}),
     // The helper's own health does not matter: it lives for one replacement.
     Healthcheck: { Test: ['NONE'] },

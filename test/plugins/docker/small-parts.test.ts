@@ -93,6 +93,7 @@ t.test('the ephemeral self-update helper reaches the engine as the old container
     'TIDEWATCH_ORCHESTRATOR_NEW_IMAGE=reg/tidewatch:2',
   ]);
   t.equal(options.Labels?.['com.centurylinklabs.watchtower.ephemeral-orchestrator'], 'true', "the fork's label");
+  t.equal(options.Labels?.['tidewatch'], 'false', 'not marked as a Tidewatch instance, which the image label says');
   t.same(options.HostConfig, { AutoRemove: true, Binds: ['/var/run/docker.sock:/var/run/docker.sock:ro'], NetworkMode: 'proxy-net', GroupAdd: ['998'] }, 'no ports, no data volume');
   t.equal(options.User, '1000:1000');
 });
