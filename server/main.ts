@@ -14,6 +14,7 @@ import {
 } from '../core/index.js';
 import { readBootstrap, resolveConfig, servicePlugin, type ResolvedConfig } from './config/index.js';
 import { loadPlugin, PluginLoadError } from './plugin-loader.js';
+import { PLUGIN_NAME as DOCKER_PLUGIN, runSelfUpdateOrchestrator } from '../plugins/docker/index.js';
 import type { Schedule, ScheduleSpec } from './scheduler.js';
 import { Shutdown } from './shutdown.js';
 import { readPackageVersion } from './version.js';
@@ -104,6 +105,15 @@ async function loadThirdParty(specifiers: readonly string[], cwd: string): Promi
   return loaded;
 }
 
+/** The ephemeral self-update helper (docs/image.md#ephemeral-self-update): one replacement, no service. */
+async function orchestrate(io: MainIo, resolved: ResolvedConfig): Promise<number> {
+  const { config } = resolved;
+  const { createLogger } = await import('./logger.js');
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, debug: config.debug, trace: config.trace }, io.stdout);
+  const docker = resolved.plugins.find((use) => use.plugin.name === DOCKER_PLUGIN);
+  return runSelfUpdateOrchestrator(docker?.options ?? {}, io.env, logger);
+}
+
 export async function main(io: MainIo): Promise<number> {
   let resolved: ResolvedConfig;
   let schedule: ScheduleSpec;
@@ -136,6 +146,7 @@ export async function main(io: MainIo): Promise<number> {
       if (problem !== undefined) io.stderr.write(`tidewatch: unhealthy: ${problem}\n`);
       return problem === undefined ? 0 : 1;
     }
+    if (resolved.config['selfUpdateOrchestrator'] === true) return await orchestrate(io, resolved);
     schedule = await scheduleOf(resolved);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof PluginLoadError) {

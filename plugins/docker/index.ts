@@ -2,7 +2,8 @@
 // filters, and replaces stale containers without ever losing one (replace.ts). At start it repairs what
 // an interrupted replacement left behind (repair.ts) before any run can begin. This module holds only the
 // declaration: the runtime (dockerode and the rest) is imported when the plugin is applied.
-import { definePlugin, invalidOptions } from '../../core/index.js';
+import { definePlugin, invalidOptions, type Logger } from '../../core/index.js';
+import type { DockerOptionValues, DockerPluginOptions } from './options.js';
 import { dockerOptions } from './options.js';
 import { RUNTIME } from './target.js';
 
@@ -33,3 +34,12 @@ export const dockerPlugin = definePlugin({
   },
 });
 export default dockerPlugin;
+
+/**
+ * The ephemeral self-update helper's mode (--self-update-orchestrator, docs/image.md#ephemeral-self-update):
+ * the server runs it instead of the service. `options` are the plugin's resolved values; loaded only then.
+ */
+export async function runSelfUpdateOrchestrator(options: DockerPluginOptions, env: NodeJS.ProcessEnv, logger: Logger): Promise<number> {
+  const { runOrchestrator } = await import('./orchestrator.js');
+  return runOrchestrator(options as DockerOptionValues, env, logger);
+}

@@ -139,6 +139,16 @@ export const dockerOptions = {
     flag: 'self-update', default: true, env: null, hidden: true, group: behaviour,
     description: "Replace Tidewatch's own container when its image is stale (never in --run-once mode).",
   }),
+  // The Watchtower fork's ephemeral self-update (docs/image.md#ephemeral-self-update).
+  ephemeralSelfUpdate: option.boolean({
+    flag: 'ephemeral-self-update', group: behaviour,
+    description: "Replace Tidewatch's own container through a short-lived helper container on the new image (works with published ports).",
+  }),
+  // The helper's mode, as in the fork: internal, only the helper container is started with it.
+  selfUpdateOrchestrator: option.boolean({
+    flag: 'self-update-orchestrator', env: null, hidden: true, group: behaviour,
+    description: 'Internal: run as the ephemeral self-update helper (started by Tidewatch, never by hand).',
+  }),
 };
 
 /** What an embedder passes: any subset; the declarations' defaults fill the rest. */

@@ -23,8 +23,10 @@ export function hasPublishedPorts(container: Docker.ContainerInspectInfo): boole
 }
 
 /** Why the own container cannot be replaced now, or undefined when it can. */
-export async function selfUpdateBlocker(docker: EngineClient, target: Target, selfUpdate: boolean): Promise<string | undefined> {
+export async function selfUpdateBlocker(docker: EngineClient, target: Target, selfUpdate: boolean, ephemeral: boolean): Promise<string | undefined> {
   if (!selfUpdate) return 'self-update is disabled';
+  // The helper frees the ports before the replacement starts (ephemeral-self-update.ts).
+  if (ephemeral) return undefined;
   const info = await inspectOrUndefined(docker, target.id);
   // Watchtower's rule: the successor could not bind the ports while this instance still holds them.
   if (info && hasPublishedPorts(info)) return 'self-update is disabled: published ports';

@@ -7,6 +7,7 @@ import { restoreAll } from './aside.js';
 import { followCompose } from './compose-follow-up.js';
 import { inspectOrUndefined } from './container-ops.js';
 import { enforceRunning, type Violation } from './invariant.js';
+import { handOffToOrchestrator } from './ephemeral-self-update.js';
 import { removeReplacedImages } from './image-cleanup.js';
 import { retainImages } from './image-retention.js';
 import { runHook, type HookPhase } from './lifecycle-hooks.js';
@@ -49,7 +50,7 @@ async function applyDocker(
     return { target, outcome: 'skipped', reason: "cannot tell whether this is Tidewatch's own container" };
   }
   if (own === 'own') {
-    const blocker = await selfUpdateBlocker(rt.docker, target, rt.options.selfUpdate);
+    const blocker = await selfUpdateBlocker(rt.docker, target, rt.options.selfUpdate, rt.options.ephemeralSelfUpdate);
     if (blocker) {
       // Said every run the own image is stale, so a user wondering why it never updates sees why.
       ctx.logger.info({ container: target.name, reason: blocker }, `not updating Tidewatch's own container: ${blocker}`);
@@ -57,6 +58,11 @@ async function applyDocker(
     }
   }
   const pull = (image: PullTarget) => pullForRun(rt.docker, image, rt.options.authFor, ctx, slots);
+  if (own === 'own' && rt.options.ephemeralSelfUpdate) {
+    // The helper stops this container: the invariant must not start it (or its staged successor) again.
+    state.runningAtStart.delete(target.name);
+    return handOffToOrchestrator(rt, { plan, logger: ctx.logger, pull, handover });
+  }
   return replaceContainer(rt, { plan, state, isOwn: own === 'own', logger: ctx.logger, pull, signal: ctx.stopping, handover });
 }
 

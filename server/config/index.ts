@@ -1,7 +1,6 @@
 // Public surface of the configuration layer: the server imports from here only.
 export { ConfigError } from './errors.js';
 export { renderHelp } from './help.js';
-export { REFUSED_OPTIONS } from './refused-options.js';
 export { readBootstrap, resolveConfig, type Bootstrap, type ResolveInput, type ResolvedConfig, type ValueSource } from './resolve.js';
 export { LOG_FORMATS, LOG_LEVELS, SERVICE_OPTIONS, servicePlugin, type LogFormat, type LogLevel } from './service-options.js';
 export { buildTable, camelName, type OptionTable, type TableEntry, type TableSpec } from './table.js';

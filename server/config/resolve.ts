@@ -21,7 +21,6 @@ import { fileValues, readConfigDocument, type ConfigDocument, type FileValue } f
 import { quoteValue } from './errors.js';
 import { renderHelp } from './help.js';
 import { checkRules } from './rules.js';
-import { refuseUnsupported } from './refused-options.js';
 import { servicePlugin, SERVICE_OPTIONS, type ServiceValues } from './service-options.js';
 import { buildTable, type OptionTable, type TableSpec } from './table.js';
 
@@ -204,7 +203,6 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     const specs = plugin.options ?? {};
     plugin.check?.(options as object, (key) => (specs[key] ? optionLabel(specs[key]) : key));
   }
-  refuseUnsupported(cfg);
   const warnings = checkRules(cfg, sources, table, pluginUses);
   return {
     config: cfg,

@@ -1,7 +1,6 @@
 // The server's own options (scheduling, logging, plugin loading), declared like any plugin's, and the
 // `tidewatch` plugin that carries them so they show in `--help` and `/v1/config` beside the plugins'.
 import { definePlugin, option, type OptionValues, type Parser } from '../../core/index.js';
-import { REFUSED_OPTIONS } from './refused-options.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -79,9 +78,9 @@ export const SERVICE_OPTIONS = {
 
 export type ServiceValues = OptionValues<typeof SERVICE_OPTIONS>;
 
-/** Carries the server's options (and the Watchtower fork's refused ones, to refuse them); taps nothing. */
+/** Carries the server's options; taps nothing. */
 export const servicePlugin = definePlugin({
   name: 'tidewatch',
-  options: { ...SERVICE_OPTIONS, ...REFUSED_OPTIONS },
+  options: SERVICE_OPTIONS,
   apply() {},
 });

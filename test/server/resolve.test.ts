@@ -416,7 +416,7 @@ t.test('other option values', async (t) => {
   t.same(run(['--enable-containers-by-label', 'a=b c,d=']).config.enableContainersByLabel, ['a=b c', 'd=']);
 });
 
-t.test('the fork options: implemented ones read, refused ones exit 2 naming them, and warnings', async (t) => {
+t.test('the fork options: implemented ones read, and warnings', async (t) => {
   const r = run(['--no-startup-message', '-P', 'json', '--http-api-port', '9000', '--cpu-copy-mode', 'none'], {
     WATCHTOWER_WARN_ON_HEAD_FAILURE: 'never',
     WATCHTOWER_NOTIFICATION_MSTEAMS_HOOK_URL: 'https://teams.example/x',
@@ -424,8 +424,9 @@ t.test('the fork options: implemented ones read, refused ones exit 2 naming them
   });
   t.equal(r.config.warnOnHeadFailure, 'never');
   t.equal(r.config.cpuCopyMode, 'none');
-  t.match(configError(t, () => run([], { WATCHTOWER_EPHEMERAL_SELF_UPDATE: 'true' })).message, /--ephemeral-self-update .*not implemented/);
-  t.match(configError(t, () => run(['--self-update-orchestrator'])).message, /--self-update-orchestrator/);
+  t.equal(r.config.ephemeralSelfUpdate, false);
+  t.equal(run([], { WATCHTOWER_EPHEMERAL_SELF_UPDATE: 'true' }).config.ephemeralSelfUpdate, true, "the fork's ephemeral self-update is read");
+  t.equal(run(['--self-update-orchestrator']).config.selfUpdateOrchestrator, true, "the helper's internal flag is read");
   t.equal(r.config.notificationMsteamsHook, 'https://teams.example/x', "Watchtower's variable name for the legacy Teams hook");
   t.match(r.warnings.join('\n'), /options of the http-api plugin are set \(--http-api-port\) but the plugin is off/);
   t.equal(r.config.noStartupMessage, true);

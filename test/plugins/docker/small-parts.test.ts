@@ -71,3 +71,29 @@ t.test('status filters and defaults', async (t) => {
   t.same(resolvePluginOptions(dockerPlugin, { host: ['unix:///x.sock', 'tcp://127.0.0.1:2376'] }).host, ['unix:///x.sock', 'tcp://127.0.0.1:2376'], 'or several');
   t.throws(() => resolvePluginOptions(dockerPlugin, { authFor: 'nope' }), /unknown option "authFor"/, 'credentials come from a service, not an option');
 });
+
+t.test('the ephemeral self-update helper reaches the engine as the old container does, and nothing more', async (t) => {
+  const { orchestratorCreateOptions } = await import('../../../plugins/docker/ephemeral-self-update.js');
+  const old = {
+    Id: ID,
+    Config: { Env: ['DOCKER_HOST=tcp://proxy:2375', 'TIDEWATCH_ORCHESTRATOR_OLD_ID=stale'], User: '1000:1000' },
+    HostConfig: {
+      Binds: ['/var/run/docker.sock:/var/run/docker.sock:ro', 'data:/data'],
+      PortBindings: { '8080/tcp': [{ HostPort: '8080' }] },
+      NetworkMode: 'proxy-net',
+      GroupAdd: ['998'],
+    },
+  } as unknown as Parameters<typeof orchestratorCreateOptions>[0];
+  const options = orchestratorCreateOptions(old, 'reg/tidewatch:2', 'sha256:new');
+  t.same(options.Cmd, ['--self-update-orchestrator']);
+  t.same(options.Env, [
+    'DOCKER_HOST=tcp://proxy:2375',
+    `TIDEWATCH_ORCHESTRATOR_OLD_ID=${ID}`,
+    'TIDEWATCH_ORCHESTRATOR_NEW_IMAGE_ID=sha256:new',
+    'TIDEWATCH_ORCHESTRATOR_NEW_IMAGE=reg/tidewatch:2',
+  ]);
+  t.equal(options.Labels?.['com.centurylinklabs.watchtower.ephemeral-orchestrator'], 'true', "the fork's label");
+  t.equal(options.Labels?.['tidewatch'], 'false', 'not marked as a Tidewatch instance, which the image label says');
+  t.same(options.HostConfig, { AutoRemove: true, Binds: ['/var/run/docker.sock:/var/run/docker.sock:ro'], NetworkMode: 'proxy-net', GroupAdd: ['998'] }, 'no ports, no data volume');
+  t.equal(options.User, '1000:1000');
+});
