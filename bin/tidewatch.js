@@ -20,8 +20,22 @@ for (const [name, value] of Object.entries(settings)) if (!isGiven(name)) v8.set
 // first run, so a check's code is optimized as before.
 const offDuringStartup = ['maglev', 'turbofan'].filter((name) => !isGiven(name));
 for (const name of offDuringStartup) v8.setFlagsFromString(`--no-${name}`);
+// A few full collections once the service has gone idle after starting: start-up leaves garbage and the
+// bytecode of code that never runs again (option tables, plugin declarations, the module loader's work),
+// which V8 flushes only once it has aged through several full collections; left to the memory reducer,
+// that takes far longer than a check interval. About 3 MB less idle RSS (docs/performance.md#v8-settings).
+// `--expose-gc` must be set before the first context is made for `gc` to exist at all; it is reached
+// through a context of its own, never as a global of the service's.
+const SETTLE_AFTER_MS = 5_000;
+const SETTLE_COLLECTIONS = 8;
+if (!isGiven('expose-gc')) v8.setFlagsFromString('--expose-gc');
+const settle = () => {
+  const collect = process.getBuiltinModule('node:vm').runInNewContext('gc');
+  for (let i = 0; i < SETTLE_COLLECTIONS; i++) collect();
+};
 const afterStartup = () => {
   for (const name of offDuringStartup) v8.setFlagsFromString(`--${name}`);
+  setTimeout(settle, SETTLE_AFTER_MS).unref();
 };
 
 const { main } = await import('../dist/server/main.js');
