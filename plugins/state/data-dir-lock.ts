@@ -91,14 +91,23 @@ export function ownRecord(): LockRecord {
   };
 }
 
+/** Field 3 of /proc/<pid>/stat: R, S, D… while it lives; Z (zombie) and X (dead) once it has exited. */
+export function processState(pid: number): string | undefined {
+  const stat = readText(`/proc/${pid}/stat`);
+  return stat ? stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] : undefined;
+}
+
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     // EPERM: it exists, owned by someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  // kill(pid, 0) also succeeds on a zombie: a holder that exited but whose parent has not reaped it yet
+  // (a restart right after a stop, under load) is gone, and its lock is stale.
+  const state = processState(pid);
+  return state !== 'Z' && state !== 'X';
 }
 
 /** The nonces of the locks this process holds: two embedded cores on one directory are refused too. */

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { DATA_DIR_HANDOVER, createTidewatch } from '../../../core/index.js';
-import { LEASE_MS, LOCK_FILE, containerIdOf, holderAlive, ownRecord, startTicks, type LockRecord } from '../../../plugins/state/data-dir-lock.js';
+import { LEASE_MS, LOCK_FILE, containerIdOf, holderAlive, ownRecord, processState, startTicks, type LockRecord } from '../../../plugins/state/data-dir-lock.js';
 import { statePlugin } from '../../../plugins/state/index.js';
 import { runBinary, startService } from '../../helpers/service.js';
 
@@ -92,4 +92,28 @@ t.test('liveness: pid and start time in one PID namespace, a lease across namesp
     'its own container in another PID namespace (restarted after a crash): stale at once',
   );
   t.ok(holderAlive({ ...foreign, container: id }, now, { ...me, container: 'd'.repeat(64) }, now), 'another container sharing the volume: the lease decides');
+});
+
+t.test('liveness: a zombie holder (exited, not yet reaped) is gone, although kill(pid, 0) still succeeds', async (t) => {
+  const me = ownRecord();
+  if (me.boot === undefined || me.pid_ns === undefined) {
+    t.plan(0, 'no /proc: Linux only');
+    return;
+  }
+  // sh starts `true` in the background, prints its pid and becomes `sleep`, which never reaps it: once
+  // `true` exits it stays a zombie, a child of the sleep, until the sleep is killed.
+  const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 120'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  t.teardown(() => parent.kill('SIGKILL'));
+  const pid = await new Promise<number>((resolve, reject) => {
+    parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+    parent.once('error', reject);
+  });
+  const deadline = Date.now() + 60_000;
+  while (processState(pid) !== 'Z' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  t.equal(processState(pid), 'Z', 'the holder is a zombie');
+  t.doesNotThrow(() => process.kill(pid, 0), 'kill(pid, 0) succeeds on it');
+  const now = Date.now();
+  const record: LockRecord = { ...me, pid, start_ticks: startTicks(pid), nonce: 'zombie' };
+  t.notOk(holderAlive(record, now, me, now), 'its lock is stale at once');
+  t.ok(holderAlive({ ...record, pid: parent.pid as number, start_ticks: startTicks(parent.pid as number) }, now, me, now), 'its living parent is alive');
 });
