@@ -5,8 +5,7 @@ import type { ImageReference } from '../../core/index.js';
 import { pullScope, type Authorizer } from './auth.js';
 import { registryEndpoint, type RegistryEndpoint } from './endpoint.js';
 import { MANIFEST_MAX_BYTES, RegistryError, header, type RegistryReply, type RegistryTransport } from './transport.js';
-// node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
-const nodeCrypto = () => process.getBuiltinModule('node:crypto');
+import { sha256Digest } from './content-digest.js';
 
 export const MEDIA_TYPES = Object.freeze({
   dockerManifestList: 'application/vnd.docker.distribution.manifest.list.v2+json',
@@ -46,10 +45,6 @@ export interface RegistryClientOptions {
 
 function validDigest(value: string | undefined): string | undefined {
   return value !== undefined && DIGEST.test(value.trim()) ? value.trim() : undefined;
-}
-
-function sha256(body: Buffer): string {
-  return `sha256:${nodeCrypto().createHash('sha256').update(body).digest('hex')}`;
 }
 
 /** `tag` or `sha256:…`, whichever names the manifest. */
@@ -98,7 +93,7 @@ export class RegistryClient {
   async manifest(ref: ImageReference, name: string, signal?: AbortSignal, at?: RegistryEndpoint): Promise<Manifest> {
     const reply = await this.#request(ref, 'GET', `manifests/${name}`, MANIFEST_ACCEPT, signal, MANIFEST_MAX_BYTES, at);
     this.#throwUnlessOk(ref, reply, `manifest ${name}`, at);
-    const digest = validDigest(header(reply.headers, 'docker-content-digest')) ?? sha256(reply.body);
+    const digest = validDigest(header(reply.headers, 'docker-content-digest')) ?? sha256Digest(reply.body);
     let mediaType = (header(reply.headers, 'content-type') ?? '').split(';')[0]?.trim() ?? '';
     if (!mediaType || mediaType === 'application/json') {
       // Registries may label manifests loosely; the document says what it is.

@@ -11,8 +11,7 @@ import {
 } from '../../core/index.js';
 import { RegistryError, type RegistryClient } from './client.js';
 import { MANIFEST_MAX_BYTES, header, type RegistryReply } from './transport.js';
-// node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
-const nodeCrypto = () => process.getBuiltinModule('node:crypto');
+import { sha256Digest } from './content-digest.js';
 
 /** A blob read through the service is never larger than this, whatever the caller asks. */
 export const SERVICE_BLOB_MAX_BYTES = 4 * MANIFEST_MAX_BYTES;
@@ -23,10 +22,6 @@ const OCI_INDEX = 'application/vnd.oci.image.index.v1+json';
 function repositoryOf(image: string): ImageReference {
   const ref = parseImageReference(image);
   return { ...ref, tag: undefined, digest: undefined };
-}
-
-function sha256(body: Buffer): string {
-  return `sha256:${nodeCrypto().createHash('sha256').update(body).digest('hex')}`;
 }
 
 function bound(options: RegistryReadOptions | undefined, ceiling: number): number {
@@ -52,7 +47,7 @@ function fail(ref: ImageReference, what: string, reply: RegistryReply): never {
 }
 
 function checked(ref: ImageReference, what: string, expected: string, body: Buffer): void {
-  const actual = sha256(body);
+  const actual = sha256Digest(body);
   if (actual !== expected) throw new RegistryError(`${what} of ${ref.repository} on ${ref.registry} has digest ${actual}, not ${expected}`);
 }
 
@@ -66,7 +61,7 @@ export function registryClientService(client: RegistryClient): RegistryClientSer
       if (reply.status === 404) return undefined;
       if (reply.status < 200 || reply.status >= 300) fail(ref, `manifest ${reference}`, reply);
       if (byDigest) checked(ref, `manifest ${reference}`, reference, reply.body);
-      return { digest: sha256(reply.body), mediaType: mediaTypeOf(reply), body: reply.body };
+      return { digest: sha256Digest(reply.body), mediaType: mediaTypeOf(reply), body: reply.body };
     },
 
     async blob(image, digest, options): Promise<Buffer> {
@@ -86,7 +81,7 @@ export function registryClientService(client: RegistryClient): RegistryClientSer
       // No referrers API (Distribution 2.8, older registries): the caller reads the referrers tag instead.
       if (reply.status === 404) return undefined;
       if (reply.status < 200 || reply.status >= 300) fail(ref, `referrers of ${digest}`, reply);
-      return { digest: sha256(reply.body), mediaType: mediaTypeOf(reply), body: reply.body };
+      return { digest: sha256Digest(reply.body), mediaType: mediaTypeOf(reply), body: reply.body };
     },
   };
 }
