@@ -1,6 +1,7 @@
 // The `git` plugin: the staleness source of the `git` watch path (docs/interface.md §8–9), the containers
 // with a `git.repo` label. It answers only for them; every other target belongs to another path.
-import { GITHUB_API, GIT_PATH, SHARED_OPTIONS, STAGES, definePlugin, option, type OptionValues } from '../../core/index.js';
+import { GITHUB_API, GIT_PATH, SHARED_OPTIONS, STAGES, definePlugin, invalidOptions, option, type OptionValues } from '../../core/index.js';
+import { isCredentialSafeTransport, parseCredentialHost } from './credential-hosts.js';
 
 export const PLUGIN_NAME = 'git';
 const group = 'Registry and Git';
@@ -16,6 +17,15 @@ export const gitOptions = {
   password: option.string({
     flag: 'git-password', valueName: '<password|file>', secret: true, group,
     description: 'Basic-auth password for Git hosts other than github.com (default: the git token).',
+  }),
+  credentialHosts: option.list({
+    flag: 'git-credential-hosts', default: ['github.com'], split: 'comma', valueName: '<host[:port],…>', group,
+    item: (value) => {
+      parseCredentialHost(value);
+      return value.trim().toLowerCase();
+    },
+    description:
+      'Git hosts that may receive --git-token/--git-password over smart HTTP (https, or http to a loopback address); a repository elsewhere is read anonymously.',
   }),
   noPull: SHARED_OPTIONS.noPull,
   labelTakePrecedence: SHARED_OPTIONS.labelTakePrecedence,
@@ -34,6 +44,11 @@ export const gitPlugin = definePlugin({
   name: PLUGIN_NAME,
   options: gitOptions,
   apply(core, options) {
+    const github = new URL(options.githubApiUrl);
+    if ((options.token || options.password) && !isCredentialSafeTransport(github)) {
+      // The token would cross the network in clear text (docs/interface.md#git-credentials).
+      throw invalidOptions('git-github-api-url', `invalid value ${JSON.stringify(github.origin)} for --git-github-api-url: the git token goes only over https (plain http only to a loopback address)`);
+    }
     // Octokit and the Git clients load with the first Git-watched target, never for a fleet without
     // one (docs/performance.md#footprint).
     const load = async () => {
@@ -46,6 +61,7 @@ export const gitPlugin = definePlugin({
           noPull: options.noPull,
           labelTakePrecedence: options.labelTakePrecedence,
           githubApiUrl: options.githubApiUrl,
+          credentialHosts: options.credentialHosts,
           requestTimeoutMs: options.requestTimeoutMs,
         },
         core.logger,

@@ -3,6 +3,7 @@
 // commit the running image was built from. It never clones and never builds.
 import { OCI_REVISION, errorMessage, isGitWatched, labelOrGlobal, readLabel, sameCommit } from '../../core/index.js';
 import type { GitStaleness, Logger, RunContext, Staleness, Target } from '../../core/index.js';
+import { CredentialHosts, parseCredentialHost } from './credential-hosts.js';
 import { GitHubClient } from './github.js';
 import { selectRef } from './refs.js';
 import { parseRepoUrl, type GitHubRepo, type RepoLocation, type SmartHttpRepo } from './repo-url.js';
@@ -15,6 +16,8 @@ export interface GitSourceSettings {
   readonly noPull: boolean;
   readonly labelTakePrecedence: boolean;
   readonly githubApiUrl: string;
+  /** `--git-credential-hosts` (docs/interface.md#git-credentials); default `github.com`. */
+  readonly credentialHosts?: readonly string[];
   readonly requestTimeoutMs: number;
 }
 
@@ -58,6 +61,7 @@ export class GitSource {
     });
     this.#smartHttp = new SmartHttpClient({
       timeoutMs: settings.requestTimeoutMs,
+      credentialHosts: new CredentialHosts((settings.credentialHosts ?? ['github.com']).map(parseCredentialHost)),
       ...(settings.username !== undefined ? { username: settings.username } : {}),
       ...(settings.password !== undefined ? { password: settings.password } : {}),
       ...(settings.token ? { token: settings.token } : {}),

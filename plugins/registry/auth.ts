@@ -171,6 +171,7 @@ export class Authorizer {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: form.toString(),
+        carriesCredential: true,
         ...(signal ? { signal } : {}),
       });
     } else {
@@ -183,6 +184,7 @@ export class Authorizer {
         url,
         method: 'GET',
         headers: basic ? { authorization: basic } : {},
+        ...(basic ? { carriesCredential: true } : {}),
         ...(signal ? { signal } : {}),
       });
     }

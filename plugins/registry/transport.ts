@@ -1,6 +1,7 @@
 // Every HTTP exchange with registries and token servers goes through here: keep-alive agents shared
 // by the whole plugin, a global bound on requests in flight, a timeout per request, redirects followed
-// by hand (so credentials never leak to another origin), and one `registry_request` event per request
+// by hand (so credentials never leak to another origin: a request carrying one in its body or for its
+// origin alone is refused a cross-origin redirect, any other loses its Authorization there), and one `registry_request` event per request
 // for the metrics. It is Node's own http/https: undici closes its connection after every HEAD whose
 // answer does not say `Connection: keep-alive` (registries speaking HTTP/1.1 never do), so every check
 // connected again for each of its manifest requests (docs/performance.md).
@@ -20,6 +21,11 @@ export interface RegistryRequest {
   readonly method: 'GET' | 'HEAD' | 'POST';
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
+  /**
+   * The headers hold a credential meant for this origin alone (Basic credentials to a token server): a redirect
+   * to another origin is refused, as it always is for a request with a body (a refresh token travels there).
+   */
+  readonly carriesCredential?: boolean;
   readonly signal?: AbortSignal;
   /** Largest successful body accepted (default 1 MiB, a manifest's cap). */
   readonly maxBodyBytes?: number;
@@ -178,6 +184,14 @@ export class RegistryTransport {
       if (!REDIRECTS.has(reply.status) || !location) return reply;
       if (hop >= MAX_REDIRECTS) throw new RegistryError(`too many redirects from ${req.url.href}`, reply.status);
       const next = new URL(location, url);
+      if (next.origin !== url.origin && (body !== undefined || req.carriesCredential === true)) {
+        // A 307/308 re-sends the body and a credential meant for one origin would reach another
+        // (docs/security.md#threat-model): refused, never followed.
+        throw new RegistryError(
+          `refused a redirect from ${url.origin} to ${next.origin}: the request carries credentials for ${url.origin} only`,
+          reply.status,
+        );
+      }
       if (next.origin !== url.origin) {
         // Blob downloads are redirected to storage hosts: they must not see the registry's credentials.
         const { authorization: _dropped, ...rest } = headers;

@@ -18,6 +18,8 @@ export interface Captured {
 export interface Answer {
   readonly status?: number;
   readonly body?: string | object;
+  /** Extra response headers (a redirect's `location`, a challenge's `www-authenticate`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export class CaptureServer extends LoopbackHttpServer {
@@ -53,7 +55,7 @@ export class CaptureServer extends LoopbackHttpServer {
       this.requests.push(captured);
       const a = this.answer(captured);
       const isJson = typeof a.body === 'object';
-      res.writeHead(a.status ?? 200, { 'content-type': isJson ? 'application/json' : 'text/plain' });
+      res.writeHead(a.status ?? 200, { 'content-type': isJson ? 'application/json' : 'text/plain', ...a.headers });
       res.end(a.body === undefined ? '' : isJson ? JSON.stringify(a.body) : a.body);
     });
   }

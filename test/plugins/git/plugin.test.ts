@@ -1,6 +1,6 @@
 // The plugin's shape: its options schema, and its place before the real no-pull source.
 import t from 'tap';
-import { LOCAL_IMAGES, createTidewatch, isTidewatchError, errors, usePlugin } from '../../../core/index.js';
+import { ConfigError, LOCAL_IMAGES, createTidewatch, isTidewatchError, errors, usePlugin } from '../../../core/index.js';
 import { resolvePluginOptions as validatePluginOptions } from '../../../core/plugin.js';
 import type { TidewatchPlugin } from '../../../core/index.js';
 import { gitPlugin } from '../../../plugins/git/index.js';
@@ -13,6 +13,7 @@ t.test('options: defaults filled, unknown or mistyped options refused', async (t
     token: '',
     username: '',
     password: '',
+    credentialHosts: ['github.com'],
     noPull: false,
     labelTakePrecedence: false,
     githubApiUrl: 'https://api.github.com',
@@ -31,6 +32,19 @@ t.test('options: defaults filled, unknown or mistyped options refused', async (t
     t.ok(isTidewatchError(err, errors.pluginOptions), JSON.stringify(bad));
   }
   t.equal(gitPlugin.name, 'git');
+});
+
+t.test('the git token never crosses plain http to a non-loopback GitHub API root (exit 2 naming the option)', async (t) => {
+  const err = await createTidewatch({ plugins: [usePlugin(gitPlugin, { token: 'ghp_secret', githubApiUrl: 'http://ghe.example/api/v3' })] }).then(
+    (tw) => tw.close().then(() => undefined),
+    (e: unknown) => e,
+  );
+  t.ok(err instanceof ConfigError, 'a configuration error');
+  t.match(String((err as Error).message), /--git-github-api-url/);
+  t.notMatch(String((err as Error).message), /ghp_secret/, 'the token is not echoed');
+  const loopback = await createTidewatch({ plugins: [usePlugin(gitPlugin, { token: 'ghp_secret', githubApiUrl: 'http://127.0.0.1:9/api' })] });
+  t.ok(loopback, 'http to a loopback address is allowed (tests, local fakes)');
+  await loopback.close();
 });
 
 t.test('the git source answers before the no-pull source, whatever the plugin order', async (t) => {
