@@ -30,6 +30,7 @@ import { auditRoutes } from './routes-audit.js';
 import { rollbackRoutes } from './routes-rollback.js';
 import { imageRoutes } from './routes-images.js';
 import { statusRoutes } from './routes-status.js';
+import { planRoutes } from './routes-plan.js';
 import { updateRoutes } from './routes-update.js';
 import { RunStarts } from './run-starts.js';
 import { rewriteSwaggerRoot } from './swagger-paths.js';
@@ -63,7 +64,8 @@ async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: Eve
     case 'check':
       return checkRoutes(ctx, consumers.known);
     case 'update':
-      return updateRoutes(ctx, consumers.starts as RunStarts);
+      // A plan is applied through /v1/update?plan=ID: the two come together (docs/plans.md).
+      return together(updateRoutes(ctx, consumers.starts as RunStarts), planRoutes(ctx));
     case 'events':
       return eventRoutes(ctx, consumers.hub as EventHub);
     case 'metrics':
