@@ -97,7 +97,7 @@ function nextImage(target: Target, staleness: Staleness): string {
 
 function stepOf(target: Target, staleness: Staleness, wave: number, restarts: string[]): PlanStep {
   const digest = staleness.latestDigest ?? staleness.targetImageId ?? staleness.latestImageId;
-  const tag = staleness.latestTag ?? staleness.currentTag;
+  const tag = staleness.latestTag ?? staleness.currentTag ?? tryParseImageReference(target.image)?.tag;
   return {
     container: target.name,
     ...(target.host ? { host: target.host } : {}),
