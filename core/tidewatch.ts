@@ -91,8 +91,9 @@ export interface TidewatchCore {
    */
   plan(request?: RunRequest): Promise<Plan>;
   /**
-   * Applies a plan exactly (those containers, those digests) as an update run under the update lock, waiting
-   * for it like a targeted run; `request` gives the run's id, trigger and signal (its filters are the plan's).
+   * Applies a plan exactly (those containers, those digests) as an update run under the update lock: like
+   * `update()` with the plan's filters, a full plan is refused with TW_ERR_BUSY while another run holds it, a
+   * targeted one waits. `request` gives the run's id, trigger and signal (its filters are the plan's).
    * Throws TW_ERR_PLAN_NOT_FOUND (unknown or expired) or TW_ERR_PLAN_APPLIED (applied already).
    */
   applyPlan(planId: string, request?: Omit<RunRequest, 'filters'>): Promise<AppliedPlan>;
@@ -249,13 +250,19 @@ class TidewatchEngine implements Tidewatch {
   async applyPlan(planId: string, request: Omit<RunRequest, 'filters'> = {}): Promise<AppliedPlan> {
     const decided = this.#plans.take(planId);
     const ctx = this.#context('update', { ...request, filters: decided.filters });
-    let release: Release;
+    let release: Release | undefined;
     try {
-      release = await this.lock.acquire(ctx.signal);
+      // As the run it previews: a full plan is refused while another update runs, a targeted one waits.
+      release = ctx.targeted ? await this.lock.acquire(ctx.signal) : this.lock.tryAcquire();
     } catch (err) {
       // Cancelled before it began: nothing of the plan was applied, it may be applied later.
       this.#plans.giveBack(planId);
       throw err;
+    }
+    if (!release) {
+      this.#plans.giveBack(planId);
+      this.emit('scan_skipped', { kind: 'update', trigger: ctx.trigger });
+      throw errors.busy();
     }
     try {
       return await this.#observed(ctx, 'update', async () => {

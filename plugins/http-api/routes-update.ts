@@ -35,7 +35,7 @@ const schema = (maximum: string) => ({
   description:
     'Runs an update: with neither image nor container a full update (refused with 429 while another update runs), ' +
     'otherwise a targeted one (waits for the running update to finish). With plan=ID (POST /v1/plan), exactly that plan: ' +
-    'its containers, its digests, its order (waits like a targeted one).',
+    'its containers, its digests, its order (a full plan is refused while another update runs, as a full update is).',
   tags: ['updates'],
   security: MAIN_SECURITY,
   querystring: {

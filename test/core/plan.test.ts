@@ -152,10 +152,10 @@ t.test('a plan is applied once; an unknown or expired plan is not found', async 
   t.same(w.applied.map((a) => a.name), ['db'], 'the expired plan applied nothing');
 });
 
-t.test('a plan cancelled while it waits for the update lock may be applied later', async (t) => {
+t.test('a targeted plan cancelled while it waits for the update lock may be applied later', async (t) => {
   const w = world([fakeTarget('db')], { db: 2 });
   const tw = await createTidewatch({ plugins: [stubs(w)] });
-  const plan = await tw.plan();
+  const plan = await tw.plan({ filters: { containers: ['db'] } });
   const release = tw.lock.tryAcquire();
   const controller = new AbortController();
   const waiting = tw.applyPlan(plan.planId, { signal: controller.signal });
@@ -164,6 +164,16 @@ t.test('a plan cancelled while it waits for the update lock may be applied later
   release?.();
   const applied = await tw.applyPlan(plan.planId);
   t.equal(applied.steps[0]?.outcome, 'updated');
+});
+
+t.test('a full plan is refused while another update runs, and may be applied afterwards', async (t) => {
+  const w = world([fakeTarget('db')], { db: 2 });
+  const tw = await createTidewatch({ plugins: [stubs(w)] });
+  const plan = await tw.plan();
+  const release = tw.lock.tryAcquire();
+  t.equal(await codeOf(tw.applyPlan(plan.planId)), errors.busy.code);
+  release?.();
+  t.equal((await tw.applyPlan(plan.planId)).steps[0]?.outcome, 'updated');
 });
 
 t.test('filters narrow a plan as they narrow an update run', async (t) => {
