@@ -74,6 +74,9 @@ export const errors = Object.freeze({
       `plugin ${plugin} needs the ${service} service, which no loaded plugin provides`,
     500,
   ),
+  // An exact plan (docs/plans.md): the id is not echoed, only what became of it.
+  planNotFound: createError('TW_ERR_PLAN_NOT_FOUND', () => 'unknown or expired plan', 404),
+  planApplied: createError('TW_ERR_PLAN_APPLIED', () => 'this plan has been applied already', 409),
   noApplier: createError(
     'TW_ERR_NO_APPLIER',
     (target: string, runtime: string) => `no plugin applies updates to ${target} (runtime ${runtime})`,

@@ -30,6 +30,7 @@ export type {
   UpdateSummary,
 } from './types.js';
 export type { HistoryEntry } from './history.js';
+export type { AppliedPlan, Plan } from './plan.js';
 export type { Hooks } from './hooks.js';
 
 // Declaring plugins and their options

@@ -14,8 +14,11 @@ import { resolvePluginOptions, type PluginUse, type TidewatchPlugin } from './pl
 import { ServiceRegistry, type Services } from './services.js';
 import { WatchSplit, type WatchClaim } from './watch-split.js';
 import { createRunContext } from './run-context.js';
+import { decidePlan, type AppliedPlan, type Plan } from './plan.js';
+import { applyDecidedPlan, tapPlannedAnswers } from './plan-apply.js';
+import { PlanStore } from './plan-store.js';
 import type { CheckReport, ContextKind, Logger, RunContext, RunKind, RunRequest, Target, UpdateReport } from './types.js';
-import { runUpdate } from './update-run.js';
+import { runUpdate, type UpdateRunDeps } from './update-run.js';
 
 export interface TidewatchOptions {
   /** Plugins in tap order: bare plugins or `{ plugin, options }`. */
@@ -28,6 +31,8 @@ export interface TidewatchOptions {
    * behaviour). Targets that share a chain are always replaced one by one in dependency order.
    */
   readonly updateConcurrency?: number;
+  /** How long a decided plan may be applied, in milliseconds (default 15 minutes, `--plan-ttl`; docs/plans.md). */
+  readonly planTtlMs?: number;
   /** Run summaries kept for history (default 500). */
   readonly historySize?: number;
   /** `once` when the process runs one update and exits (`--run-once`): runtimes skip self-update then. */
@@ -37,6 +42,8 @@ export interface TidewatchOptions {
 }
 
 export type RunMode = 'service' | 'once';
+
+const DEFAULT_PLAN_TTL_MS = 15 * 60_000;
 
 /** One plugin's declarations and the values it was applied with (what `/v1/config` shows). */
 export interface AppliedOptions {
@@ -78,6 +85,18 @@ export interface TidewatchCore {
    * holds it; a targeted run waits (abortable through `request.signal`).
    */
   update(request?: RunRequest): Promise<UpdateReport>;
+  /**
+   * Decides what an update run with these filters would do now — every stage and gate, dependency order —
+   * and keeps it as a plan, applying nothing (docs/plans.md). Takes no lock.
+   */
+  plan(request?: RunRequest): Promise<Plan>;
+  /**
+   * Applies a plan exactly (those containers, those digests) as an update run under the update lock: like
+   * `update()` with the plan's filters, a full plan is refused with TW_ERR_BUSY while another run holds it, a
+   * targeted one waits. `request` gives the run's id, trigger and signal (its filters are the plan's).
+   * Throws TW_ERR_PLAN_NOT_FOUND (unknown or expired) or TW_ERR_PLAN_APPLIED (applied already).
+   */
+  applyPlan(planId: string, request?: Omit<RunRequest, 'filters'>): Promise<AppliedPlan>;
   /** Registers work to do on `close()` (servers, timers), run in reverse order. */
   onClose(handler: () => Promise<void> | void): void;
 }
@@ -122,6 +141,7 @@ class TidewatchEngine implements Tidewatch {
   readonly #concurrency: number;
   readonly #updateConcurrency: number;
   readonly #closers: (() => Promise<void> | void)[] = [];
+  readonly #plans: PlanStore;
 
   constructor(options: TidewatchOptions) {
     this.logger = options.logger ?? silentLogger;
@@ -131,6 +151,8 @@ class TidewatchEngine implements Tidewatch {
     this.#updateConcurrency = options.updateConcurrency ?? 1;
     this.mode = options.mode ?? 'service';
     this.#label = options.optionLabel ?? ((spec) => optionLabel(spec, ''));
+    this.#plans = new PlanStore(options.planTtlMs ?? DEFAULT_PLAN_TTL_MS);
+    tapPlannedAnswers(this.hooks);
   }
 
   claimWatchPath(path: string, claims: WatchClaim): void {
@@ -209,20 +231,58 @@ class TidewatchEngine implements Tidewatch {
     }
     try {
       return await this.#observed(ctx, 'update', async () => {
-        const deps = {
-          hooks: this.hooks,
-          split: this.#split,
-          concurrency: this.#concurrency,
-          updateConcurrency: this.#updateConcurrency,
-          emit: this.emit.bind(this),
-        };
-        const report = await runUpdate(deps, ctx);
+        const report = await runUpdate(this.#runDeps(), ctx);
         this.emit('run_report', { run_id: ctx.runId, trigger: ctx.trigger, kind: 'update', report });
         return { report, summary: report.summary };
       });
     } finally {
       release();
     }
+  }
+
+  async plan(request: RunRequest = {}): Promise<Plan> {
+    const ctx = this.#context('update', request);
+    const decided = await decidePlan(this.#runDeps(), ctx, this.#plans.expiry());
+    this.#plans.add(decided);
+    return decided.plan;
+  }
+
+  async applyPlan(planId: string, request: Omit<RunRequest, 'filters'> = {}): Promise<AppliedPlan> {
+    const decided = this.#plans.take(planId);
+    const ctx = this.#context('update', { ...request, filters: decided.filters });
+    let release: Release | undefined;
+    try {
+      // As the run it previews: a full plan is refused while another update runs, a targeted one waits.
+      release = ctx.targeted ? await this.lock.acquire(ctx.signal) : this.lock.tryAcquire();
+    } catch (err) {
+      // Cancelled before it began: nothing of the plan was applied, it may be applied later.
+      this.#plans.giveBack(planId);
+      throw err;
+    }
+    if (!release) {
+      this.#plans.giveBack(planId);
+      this.emit('scan_skipped', { kind: 'update', trigger: ctx.trigger });
+      throw errors.busy();
+    }
+    try {
+      return await this.#observed(ctx, 'update', async () => {
+        const report = await applyDecidedPlan(this.#runDeps(), decided, ctx);
+        this.emit('run_report', { run_id: ctx.runId, trigger: ctx.trigger, kind: 'update', report });
+        return { report, summary: report.summary };
+      });
+    } finally {
+      release();
+    }
+  }
+
+  #runDeps(): UpdateRunDeps {
+    return {
+      hooks: this.hooks,
+      split: this.#split,
+      concurrency: this.#concurrency,
+      updateConcurrency: this.#updateConcurrency,
+      emit: this.emit.bind(this),
+    };
   }
 
   /** Wraps a run with its scan events, its history entry and its log lines. */

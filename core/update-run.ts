@@ -39,13 +39,13 @@ export interface UpdateRunDeps {
   emit<K extends EventType>(type: K, data: EventPayloads[K]): void;
 }
 
-interface Candidate {
+export interface Candidate {
   readonly target: Target;
   readonly staleness: Staleness;
   readonly restartOnly: boolean;
 }
 
-interface Triage {
+export interface Triage {
   readonly candidates: Candidate[];
   readonly skipped: { target: Target; reason: string; candidatesTried?: number }[];
   readonly failed: ApplyResult[];
@@ -72,8 +72,11 @@ function reportSkip(deps: UpdateRunDeps, target: Target, skip: Skip, ctx: RunCon
   });
 }
 
-/** Sorts checked targets into: to update, deferred or report-only, and failed checks. */
-async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContext): Promise<Triage> {
+/**
+ * Sorts checked targets into: to update, deferred or report-only, and failed checks. A plan's decision
+ * (plan.ts) sorts alike but `quiet`: it applies nothing, so it announces no skipped update.
+ */
+export async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContext, quiet = false): Promise<Triage> {
   const result: Triage = { candidates: [], skipped: [], failed: [], chosen: new Map() };
   const stale = new Set<string>();
   const byKey = new Map(checks.map((c) => [targetKey(c.target), c]));
@@ -97,7 +100,7 @@ async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContex
         const tried = decision.tried > 1 ? { candidatesTried: decision.tried } : {};
         if (!skip.reportOnly) {
           result.skipped.push({ target, reason: skip.reason, ...tried });
-          reportSkip(deps, target, skip, ctx);
+          if (!quiet) reportSkip(deps, target, skip, ctx);
         }
         continue;
       }
@@ -128,7 +131,7 @@ async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: RunContex
   return result;
 }
 
-function plansInOrder(candidates: Candidate[]): { plans: UpdatePlan[]; cyclic: Target[] } {
+export function plansInOrder(candidates: Candidate[]): { plans: UpdatePlan[]; cyclic: Target[] } {
   const byKey = new Map(candidates.map((c) => [targetKey(c.target), c]));
   const { ordered, cyclic } = orderByDependencies(candidates.map((c) => c.target));
   const position = new Map(ordered.map((t, i) => [targetKey(t), i]));
@@ -161,7 +164,7 @@ function chainsOf(plans: readonly UpdatePlan[], targets: readonly Target[]): { p
 }
 
 /** Applies the plans, chains side by side; appends each result to `results` in plan order, even when cancelled. */
-async function applyAll(
+export async function applyAll(
   deps: UpdateRunDeps,
   plans: readonly UpdatePlan[],
   targets: readonly Target[],
@@ -264,7 +267,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
   return result;
 }
 
-function tally(targets: number, results: readonly ApplyResult[], skipped: number): UpdateSummary {
+export function tally(targets: number, results: readonly ApplyResult[], skipped: number): UpdateSummary {
   const count = (outcome: ApplyResult['outcome']) => results.filter((r) => r.outcome === outcome).length;
   const skippedTotal = skipped + count('skipped');
   return {

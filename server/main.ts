@@ -181,6 +181,7 @@ async function serve(io: MainIo, resolved: ResolvedConfig, schedule: ScheduleSpe
       plugins: resolved.plugins,
       mode: config.runOnce ? 'once' : 'service',
       updateConcurrency: config.updateConcurrency,
+      planTtlMs: config.planTtl,
       optionLabel: (spec) => optionLabel(spec),
     });
   } catch (err) {

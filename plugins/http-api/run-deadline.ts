@@ -16,7 +16,7 @@ export class RunDeadline {
   #onClientClose: (() => void) | undefined;
   readonly #reply: FastifyReply;
 
-  constructor(kind: RunKind, timeout: RequestTimeout, reply: FastifyReply) {
+  constructor(kind: RunKind | 'plan', timeout: RequestTimeout, reply: FastifyReply) {
     this.#reply = reply;
     this.#ended = new Promise<never>((_, reject) => {
       this.#fail = reject;

@@ -4,11 +4,11 @@
 import type { TidewatchEvent } from '../../core/index.js';
 
 export class RunStarts {
-  readonly #waiting = new Map<string, () => void>();
+  readonly #waiting = new Map<string, (targeted: boolean) => void>();
 
-  /** Resolves when `scan_started` of `runId` is emitted; `cancel` forgets it. */
-  wait(runId: string): Promise<void> {
-    return new Promise<void>((resolve) => {
+  /** Resolves, with whether the run is targeted, when `scan_started` of `runId` is emitted; `cancel` forgets it. */
+  wait(runId: string): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
       this.#waiting.set(runId, resolve);
     });
   }
@@ -22,6 +22,6 @@ export class RunStarts {
     const resolve = this.#waiting.get(event.data.run_id);
     if (!resolve) return;
     this.#waiting.delete(event.data.run_id);
-    resolve();
+    resolve(event.data.targeted);
   }
 }

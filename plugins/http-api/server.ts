@@ -1,11 +1,10 @@
 // Builds the fastify instance: the global order of docs/http-api-contract.md §4 and §5.4 (rate limiter first, then CORS,
 // then per-route authentication), the 1 MiB body limit, the JSON error shape, and one encapsulated
 // plugin per enabled endpoint, so that a disabled endpoint has no route at all (and answers 404).
-import { TidewatchError } from '../../core/index.js';
+import { TidewatchError, STATE_STORE, UPDATE_POLICIES, type TidewatchCore } from '../../core/index.js';
 import { readFileSync } from 'node:fs';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
-import { STATE_STORE, UPDATE_POLICIES, type TidewatchCore } from '../../core/index.js';
 import { TokenGuard } from './guards/auth.js';
 import { ProxyTrust } from './guards/client-ip.js';
 import type { RouteContext } from './context.js';
@@ -31,6 +30,7 @@ import { rollbackRoutes } from './routes/rollback.js';
 import { imageRoutes } from './routes/images.js';
 import { statusRoutes } from './routes/status.js';
 import { updateRoutes } from './routes/update.js';
+import { planRoutes } from './routes-plan.js';
 import { RunStarts } from './run-starts.js';
 import { rewriteSwaggerRoot } from './swagger-paths.js';
 import { NODE_TIMEOUTS, timeoutOptions } from './guards/timeouts.js';
@@ -63,7 +63,8 @@ async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: Eve
     case 'check':
       return checkRoutes(ctx, consumers.known);
     case 'update':
-      return updateRoutes(ctx, consumers.starts as RunStarts);
+      // A plan is applied through /v1/update?plan=ID: the two come together (docs/plans.md).
+      return together(updateRoutes(ctx, consumers.starts as RunStarts), planRoutes(ctx));
     case 'events':
       return eventRoutes(ctx, consumers.hub as EventHub);
     case 'metrics':

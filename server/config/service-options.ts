@@ -40,6 +40,10 @@ export const SERVICE_OPTIONS = {
     flag: 'update-concurrency', min: 1, max: 64, default: 1, watchtowerEnv: null, group: run,
     description: 'Containers that share no dependency chain replaced at once (default 1, one at a time as Watchtower).',
   }),
+  planTtl: option.duration({
+    flag: 'plan-ttl', default: 15 * MINUTE, positive: true, watchtowerEnv: null, group: run,
+    description: 'How long a plan (POST /v1/plan) may be applied after it was decided (Go duration, default 15m).',
+  }),
   healthCheck: option.boolean({
     flag: 'health-check', env: null, group: run,
     description:

@@ -34,7 +34,7 @@ export function routeOptions(help: string, secrets: { readonly hookToken: string
 
 export const ROUTES: readonly FuzzRoute[] = [
   { method: 'POST', path: '/v1/check', auth: 'main', query: ['container', 'image', 'host', 'timeout'] },
-  { method: 'POST', path: '/v1/update', auth: 'main', query: ['container', 'image', 'host', 'timeout', 'async'] },
+  { method: 'POST', path: '/v1/update', auth: 'main', query: ['container', 'image', 'host', 'timeout', 'async', 'plan'] },
   { method: 'GET', path: '/v1/events', auth: 'events', query: ['access_token', 'last_event_id'] },
   { method: 'GET', path: '/v1/metrics', auth: 'main' },
   { method: 'GET', path: '/v1/status', auth: 'main' },
@@ -63,6 +63,7 @@ export const ROUTES: readonly FuzzRoute[] = [
   { method: 'POST', path: '/v1/rollback', auth: 'main', query: ['container', 'image', 'host'], whenListed: '/v1/rollback' },
   { method: 'POST', path: '/v1/release', auth: 'main', query: ['container', 'image', 'host'], whenListed: '/v1/release' },
   { method: 'GET', path: '/v1/audit', auth: 'main', query: ['since', 'until', 'limit'], whenListed: '/v1/audit' },
+  { method: 'POST', path: '/v1/plan', auth: 'main', query: ['container', 'image', 'host', 'timeout'], whenListed: '/v1/plan' },
 ];
 
 /** The routes this service serves: the always-present ones and those its Swagger description lists. */

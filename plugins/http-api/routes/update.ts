@@ -4,13 +4,15 @@
 // timeout does, and the core honours that between containers, never in the middle of one.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { errorMessage, errors, formatGoDuration, isTargeted, isTidewatchError, type UpdateReport } from '../../../core/index.js';
+import { errorMessage, errors, formatGoDuration, isTargeted, isTidewatchError, type UpdateReport, type AppliedPlan } from '../../../core/index.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from '../context.js';
 import { envelope, envelopeProperties, errorResponse, sendError } from '../envelope.js';
-import { filterQuerySchema, parseAsync, parseTimeout, runFilters, timeoutQuerySchema, type Query } from '../query.js';
+import { filterQuerySchema, parseAsync, parseTimeout, runFilters, timeoutQuerySchema, type Query, querySingle } from '../query.js';
 import { compileContainerPatterns } from '../pattern-filters.js';
 import { RunDeadline } from '../run-deadline.js';
 import type { RunStarts } from '../run-starts.js';
+import { httpErrors } from '../errors.js';
+import { appliedJson, appliedStepsSchema } from '../plan-json.js';
 
 export const RETRY_AFTER_BUSY_SECONDS = 30;
 
@@ -32,7 +34,8 @@ const schema = (maximum: string) => ({
   summary: 'Update containers',
   description:
     'Runs an update: with neither image nor container a full update (refused with 429 while another update runs), ' +
-    'otherwise a targeted one (waits for the running update to finish).',
+    'otherwise a targeted one (waits for the running update to finish). With plan=ID (POST /v1/plan), exactly that plan: ' +
+    'its containers, its digests, its order (a full plan is refused while another update runs, as a full update is).',
   tags: ['updates'],
   security: MAIN_SECURITY,
   querystring: {
@@ -41,6 +44,7 @@ const schema = (maximum: string) => ({
       ...filterQuerySchema,
       timeout: timeoutQuerySchema(maximum),
       async: { type: 'string', enum: ['true', 'false', '1', '0'], description: 'Run in the background and answer 202 at once' },
+      plan: { type: 'string', maxLength: 64, description: 'Apply exactly this plan (POST /v1/plan); no filter with it' },
     },
   },
   response: {
@@ -59,6 +63,8 @@ const schema = (maximum: string) => ({
             properties: { container: { type: 'string' }, host: { type: 'string' }, reason: { type: 'string' } },
           },
         },
+        plan_id: { type: 'string', description: 'With plan=ID: the plan applied' },
+        steps: appliedStepsSchema,
         timing: {
           type: 'object',
           required: ['duration_ms', 'duration'],
@@ -83,6 +89,8 @@ const schema = (maximum: string) => ({
     },
     400: errorResponse('Bad query value'),
     401: errorResponse('Missing or invalid token'),
+    404: errorResponse('plan=ID names no plan: unknown or expired'),
+    409: errorResponse('plan=ID names a plan applied already'),
     413: errorResponse('Request body above 1 MiB'),
     429: {
       ...errorResponse('A full update was requested while another update runs (per-IP rate limiting answers 429 too, with no body)'),
@@ -108,23 +116,31 @@ export function updateRoutes(ctx: RouteContext, starts: RunStarts): FastifyPlugi
       const filters = runFilters(query);
       const background = parseAsync(query);
       const timeout = parseTimeout(query, options.updateTimeoutMs);
+      const planId = querySingle(query, 'plan');
+      // A plan carries the filters it was decided with: others beside it would say something it ignores.
+      if (planId !== undefined && isTargeted(filters)) throw httpErrors.badQuery('plan', 'cannot be combined with image, container or host');
       await compileContainerPatterns(filters);
       const runId = randomUUID();
       const begun = process.hrtime.bigint();
       const deadline = new RunDeadline('update', timeout, reply);
       const started = starts.wait(runId);
-      const run: Promise<UpdateReport> = core.update({ filters, signal: deadline.signal, runId, trigger: 'api' });
+      const run: Promise<UpdateReport | AppliedPlan> =
+        planId === undefined
+          ? core.update({ filters, signal: deadline.signal, runId, trigger: 'api' })
+          : core.applyPlan(planId, { signal: deadline.signal, runId, trigger: 'api' });
       let detached = false;
       try {
         // Phase 1: until the lock is held and the run has begun, a hang-up or the timeout cancels it.
-        await deadline.race(Promise.race([started, run]));
+        const begin = await deadline.race(Promise.race([started, run]));
         deadline.detachClient();
         if (background) {
           detached = true;
           run
             .catch((err: unknown) => logger.warn({ run_id: runId, err: errorMessage(err) }, 'background update ended with an error'))
             .finally(() => deadline.dispose());
-          return reply.code(202).send(envelope({ status: 'accepted', run_id: runId, targeted: isTargeted(filters) }));
+          // A plan's run is as targeted as the request that decided it: the run says so when it starts.
+          const targeted = typeof begin === 'boolean' ? begin : begin.targeted;
+          return reply.code(202).send(envelope({ status: 'accepted', run_id: runId, targeted }));
         }
         // Phase 2: the response is held until the run ends or the timeout cancels it.
         const report = await deadline.race(run);
@@ -137,6 +153,7 @@ export function updateRoutes(ctx: RouteContext, starts: RunStarts): FastifyPlugi
         return envelope({
           summary: report.summary,
           ...(skipped.length > 0 ? { skipped } : {}),
+          ...('planId' in report ? appliedJson(report) : {}),
           timing: { duration_ms: Number(ns / 1_000_000n), duration: formatGoDuration(Number(ns) / 1e6) },
         });
       } catch (err) {

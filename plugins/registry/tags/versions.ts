@@ -8,8 +8,7 @@
 // that must never change (`-alpine`), and pre-release words in any position (`-rc1-alpine`); semver would
 // refuse most of them or coerce them into something else (`semver.coerce('1.25.3-alpine')` is `1.25.3`,
 // which is the What's Up Docker -alpine → -perl mistake).
-import { isArtifactTag } from '../../../core/index.js';
-import { compareDigits, compareVersions, isArtifactTag, parseTag, sameShape, type TagVersion } from '../../../core/index.js';
+import { isArtifactTag, compareDigits, compareVersions, parseTag, sameShape, type TagVersion } from '../../../core/index.js';
 
 export const TAG_POLICIES = ['digest', 'patch', 'minor', 'major', 'pin'] as const;
 export type TagPolicy = (typeof TAG_POLICIES)[number];

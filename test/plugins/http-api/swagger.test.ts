@@ -55,6 +55,7 @@ t.test('every enabled route, its parameters, responses and both security schemes
     '/v1/history',
     '/v1/images',
     '/v1/metrics',
+    '/v1/plan',
     '/v1/release',
     '/v1/rollback',
     '/v1/status',
@@ -66,9 +67,14 @@ t.test('every enabled route, its parameters, responses and both security schemes
   });
   const update = doc.paths['/v1/update']?.post;
   t.same(update?.security, [{ BearerAuth: [] }]);
-  t.same(update?.parameters?.map((p) => p.name).sort(), ['async', 'container', 'host', 'image', 'timeout']);
+  t.same(update?.parameters?.map((p) => p.name).sort(), ['async', 'container', 'host', 'image', 'plan', 'timeout']);
   t.equal(update?.parameters?.find((p) => p.name === 'image')?.collectionFormat, 'multi', 'repeatable filters');
-  t.same(Object.keys(update?.responses ?? {}).sort(), ['200', '202', '400', '401', '413', '429', '500', '503']);
+  t.same(Object.keys(update?.responses ?? {}).sort(), ['200', '202', '400', '401', '404', '409', '413', '429', '500', '503']);
+  // The exact plan (docs/plans.md): decided by POST /v1/plan, applied by POST /v1/update?plan=ID.
+  const plan = doc.paths['/v1/plan']?.post;
+  t.same(plan?.security, [{ BearerAuth: [] }]);
+  t.same(plan?.parameters?.map((p) => p.name).sort(), ['container', 'host', 'image', 'timeout']);
+  t.same(Object.keys(plan?.responses ?? {}).sort(), ['201', '400', '401', '413', '500', '503']);
   t.match(update?.responses['429'], { headers: { 'Retry-After': { type: 'integer' } } });
   const check = doc.paths['/v1/check']?.post;
   t.same(check?.parameters?.map((p) => p.name).sort(), ['container', 'host', 'image', 'timeout']);

@@ -4,6 +4,7 @@ import { api, errorText } from './api.js';
 import { $, confirmDialog, setStatus, short, showMessage } from './dom.js';
 import { state } from './state.js';
 import { loadDetails, refreshContainers, render } from './table.js';
+import { missedText, planDetail } from './plan.js';
 import { loadTimeline } from './timeline.js';
 
 // A check the user asked for clears the message line; one the page makes on its own (after a run started
@@ -47,24 +48,36 @@ export async function update(name) {
   if (res.status !== 200) showMessage(errorText(res));
 }
 
+// The plan first (plan.js): what is shown is exactly what is applied, even if the registry moves meanwhile.
 export async function updateAll() {
-  const stale = state.containers.filter((c) => state.checks.get(c.name)?.record.update_available);
-  if (stale.length === 0) {
-    showMessage('Nothing to update: run "Check now" first.');
+  showMessage('');
+  const button = $('update-all');
+  button.disabled = true;
+  const planned = await api('POST', '/v1/plan');
+  button.disabled = false;
+  if (planned.status !== 201) {
+    showMessage(errorText(planned));
     return;
   }
-  if (!(await confirmDialog(`Update all ${stale.length} stale containers?`, `Update ${stale.length}`))) return;
-  showMessage('');
-  for (const c of stale) state.updating.add(c.name);
+  const plan = planned.body;
+  if (plan.steps.length === 0) {
+    const why = plan.skipped.map((s) => `${s.container}: ${s.reason}`).join('; ');
+    showMessage(why ? `Nothing to update now. ${why}` : 'Nothing to update: every container is up to date.', why ? 'error' : 'ok');
+    return;
+  }
+  const count = plan.steps.length;
+  if (!(await confirmDialog(`Update all ${count} stale containers?`, `Update ${count}`, planDetail(plan)))) return;
+  for (const step of plan.steps) state.updating.add(step.container);
   state.ownRun = true;
   render();
-  const res = await api('POST', '/v1/update');
+  const res = await api('POST', `/v1/update?plan=${encodeURIComponent(plan.plan_id)}`);
   state.updating.clear();
   state.ownRun = false;
   await refreshContainers();
   await check();
   // After the re-check, which clears the message line: a refusal (say the 429 of a run in progress) stays.
   if (res.status !== 200) showMessage(errorText(res));
+  else if (missedText(res.body.steps)) showMessage(missedText(res.body.steps));
 }
 
 export async function rollback(name) {

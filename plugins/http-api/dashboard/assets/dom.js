@@ -30,10 +30,12 @@ export function tagOf(image) {
   return colon > name.lastIndexOf('/') ? name.slice(colon + 1) : '';
 }
 
-export function confirmDialog(text, ok) {
+/** Asks; `detail` (a node) is shown under the question, e.g. the plan behind "Update all". */
+export function confirmDialog(text, ok, detail) {
   return new Promise((resolve) => {
     const dialog = $('confirm');
     $('confirm-text').textContent = text;
+    $('confirm-detail').replaceChildren(...(detail ? [detail] : []));
     $('confirm-ok').textContent = ok;
     dialog.returnValue = '';
     dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
