@@ -1,7 +1,7 @@
 // The small rules around the store (docs/state.md): when a hold still holds, which retained images are due
 // for removal, and how a start-up repair is written to the audit trail.
 import t from 'tap';
-import { openStateStore } from '../../core/index.js';
+import { openStateStore } from '../../plugins/state/store.js';
 import { auditRepair } from '../../plugins/docker/repair-audit.js';
 import { retainImages } from '../../plugins/docker/image-retention.js';
 import { holdReason, isHeldImage } from '../../plugins/state/hold-gate.js';
