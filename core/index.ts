@@ -65,8 +65,7 @@ export type {
 } from './services.js';
 export { DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE } from './services.js';
 export type { DataDirHandover, Rollbacks } from './services.js';
-export { openStateStore, containerKey, lastCheckOf, targetKey } from './state-store.js';
-export type { StateStoreOptions } from './state-store.js';
+export { containerKey, lastCheckOf, targetKey } from './state-store.js';
 export { writeFileAtomic, readJsonFile, syncDirectory } from './atomic-file.js';
 export { bareDigest, repoDigest } from './repo-digest.js';
 export type {
@@ -77,8 +76,12 @@ export type {
   AuditRecord,
   ContainerKey,
   FailedCandidate,
+  HistoryQuery,
   Hold,
+  KeyedRecord,
   LastCheck,
+  Page,
+  PageQuery,
   PreviousImage,
   RetainedImage,
   RollbackOutcome,

@@ -49,6 +49,35 @@ export interface AuditQuery {
   readonly limit?: number;
 }
 
+/**
+ * One page of a list that grows (docs/state.md#pages): pages run from the newest entries to the oldest;
+ * `cursor` is the previous page's `next`, opaque to the caller.
+ */
+export interface PageQuery {
+  /** Entries in the page, at least 1. */
+  readonly limit: number;
+  readonly cursor?: string;
+}
+
+export interface Page<T> {
+  /** Oldest first within the page (newest last). */
+  readonly entries: T[];
+  /** The following (older) page's cursor; absent on the last page. */
+  readonly next?: string;
+}
+
+/** A run summary query: `since` and `until` bound the run's start (epoch ms, inclusive). */
+export interface HistoryQuery {
+  readonly since?: number;
+  readonly until?: number;
+}
+
+/** One record of a plugin's keyed collection (`setRecord`). */
+export interface KeyedRecord {
+  readonly key: string;
+  readonly value: unknown;
+}
+
 /** A container's last check, whichever run made it. */
 export interface LastCheck {
   readonly name: string;
@@ -147,20 +176,33 @@ export interface StateStore {
   followReplacement(oldId: string, newId: string): void;
   retainedImages(): readonly RetainedImage[];
   setRetainedImages(images: readonly RetainedImage[]): void;
-  /** Run summaries as last saved, oldest first. */
+  /** The newest run summaries saved (at most the core's history of 500), oldest first. */
   history(): readonly HistoryEntry[];
+  /** A page of run summaries, filters applied before paging (docs/state.md#pages). */
+  historyPage(query: HistoryQuery & PageQuery): Promise<Page<HistoryEntry>>;
   recordHistory(entry: HistoryEntry): void;
   /** Appends to the audit trail (durably when on disk); the oldest entries go past the bound. */
   appendAudit(record: AuditRecord): Promise<AuditEntry>;
   /** Matching audit entries, oldest first. */
   audit(query?: AuditQuery): Promise<AuditEntry[]>;
+  /** A page of matching audit entries, filters applied before paging; `limit` is the page's size. */
+  auditPage(query: Omit<AuditQuery, 'limit'> & PageQuery): Promise<Page<AuditEntry>>;
   /**
-   * A plugin's own record, kept in the same snapshot (JSON values only): the policies plugin's approvals
+   * A plugin's own record, kept in the same store (JSON values only): the policies plugin's approvals
    * (docs/policies.md). Undefined until set.
    */
   extension(name: string): unknown;
-  /** Replaces a plugin's record (undefined removes it); written with the next snapshot. */
+  /** Replaces a plugin's record (undefined removes it); written with the next commit. */
   setExtension(name: string, value: unknown): void;
+  /**
+   * One record of a plugin's keyed collection (JSON values only; collections are named by the plugin, e.g.
+   * `people.tokens`): for state that grows, where `extension` would rewrite the whole record on each change.
+   */
+  record(collection: string, key: string): unknown;
+  /** Sets (undefined removes) one record; a set record moves to the newest end of its collection. */
+  setRecord(collection: string, key: string, value: unknown): void;
+  /** A page of a collection, most recently set first across pages (oldest first within one). */
+  recordsPage(collection: string, query: PageQuery): Page<KeyedRecord>;
   /** Resolves once everything recorded so far is on disk. */
   flush(): Promise<void>;
 }

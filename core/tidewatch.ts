@@ -17,6 +17,7 @@ import { createRunContext } from './run-context.js';
 import { decidePlan, type AppliedPlan, type Plan } from './plan.js';
 import { applyDecidedPlan, tapPlannedAnswers } from './plan-apply.js';
 import { PlanStore } from './plan-store.js';
+import { linkedSignal } from './linked-signal.js';
 import type { CheckReport, ContextKind, Logger, RunContext, RunKind, RunRequest, Target, UpdateReport } from './types.js';
 import { runUpdate, type UpdateRunDeps } from './update-run.js';
 
@@ -167,11 +168,15 @@ class TidewatchEngine implements Tidewatch {
     if (!this.#stopping.signal.aborted) this.#stopping.abort(errors.aborted(reason));
   }
 
-  /** A run's context; its signal is the request's and the engine's stop together. */
-  #context(kind: ContextKind, request: RunRequest): RunContext {
+  /**
+   * A run's context; its signal is the request's and the engine's stop together (linked-signal.ts says why
+   * not `AbortSignal.any`). `done` must run when the run ends: it lets go of the sources.
+   */
+  #context(kind: ContextKind, request: RunRequest): { ctx: RunContext; done: () => void } {
     const stop = this.#stopping.signal;
-    const signal = request.signal ? AbortSignal.any([request.signal, stop]) : stop;
-    return createRunContext(kind, { ...request, signal }, this.logger, stop);
+    const linked = request.signal ? linkedSignal([request.signal, stop]) : undefined;
+    const ctx = createRunContext(kind, { ...request, signal: linked?.signal ?? stop }, this.logger, stop);
+    return { ctx, done: linked ? linked.unlink : () => undefined };
   }
 
   takeOverScheduling(by: string): void {
@@ -197,11 +202,24 @@ class TidewatchEngine implements Tidewatch {
   }
 
   async targets(request: RunRequest = {}): Promise<Target[]> {
-    return discoverAndSelect(this.hooks, this.#context('list', request));
+    const { ctx, done } = this.#context('list', request);
+    try {
+      return await discoverAndSelect(this.hooks, ctx);
+    } finally {
+      done();
+    }
   }
 
   async check(request: RunRequest = {}): Promise<CheckReport> {
-    const ctx = this.#context('check', request);
+    const { ctx, done } = this.#context('check', request);
+    try {
+      return await this.#checkRun(ctx);
+    } finally {
+      done();
+    }
+  }
+
+  #checkRun(ctx: RunContext): Promise<CheckReport> {
     return this.#observed(ctx, 'check', async () => {
       const { results } = await discoverAndCheck(this.hooks, this.#split, ctx, this.#concurrency);
       const report: CheckReport = { runId: ctx.runId, results, startedAt: ctx.startedAt, finishedAt: new Date() };
@@ -218,7 +236,15 @@ class TidewatchEngine implements Tidewatch {
   }
 
   async update(request: RunRequest = {}): Promise<UpdateReport> {
-    const ctx = this.#context('update', request);
+    const { ctx, done } = this.#context('update', request);
+    try {
+      return await this.#updateRun(ctx);
+    } finally {
+      done();
+    }
+  }
+
+  async #updateRun(ctx: RunContext): Promise<UpdateReport> {
     let release: Release | undefined;
     if (ctx.targeted) {
       release = await this.lock.acquire(ctx.signal);
@@ -241,15 +267,27 @@ class TidewatchEngine implements Tidewatch {
   }
 
   async plan(request: RunRequest = {}): Promise<Plan> {
-    const ctx = this.#context('update', request);
-    const decided = await decidePlan(this.#runDeps(), ctx, this.#plans.expiry());
-    this.#plans.add(decided);
-    return decided.plan;
+    const { ctx, done } = this.#context('update', request);
+    try {
+      const decided = await decidePlan(this.#runDeps(), ctx, this.#plans.expiry());
+      this.#plans.add(decided);
+      return decided.plan;
+    } finally {
+      done();
+    }
   }
 
   async applyPlan(planId: string, request: Omit<RunRequest, 'filters'> = {}): Promise<AppliedPlan> {
     const decided = this.#plans.take(planId);
-    const ctx = this.#context('update', { ...request, filters: decided.filters });
+    const { ctx, done } = this.#context('update', { ...request, filters: decided.filters });
+    try {
+      return await this.#applyPlanRun(planId, decided, ctx);
+    } finally {
+      done();
+    }
+  }
+
+  async #applyPlanRun(planId: string, decided: ReturnType<PlanStore['take']>, ctx: RunContext): Promise<AppliedPlan> {
     let release: Release | undefined;
     try {
       // As the run it previews: a full plan is refused while another update runs, a targeted one waits.

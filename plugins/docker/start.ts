@@ -8,7 +8,6 @@ import {
   REGISTRY_MIRRORS,
   STAGES,
   STATE_STORE,
-  errorMessage,
   type LocalImages,
   type RegistryMirrors,
   type RunContext,
@@ -20,6 +19,7 @@ import { createEngine, discoverAll, type Engine } from './engine/engines.js';
 import { engineSpecs } from './engine/hosts.js';
 import { localImages } from './image/local-images.js';
 import { auditRepair } from './replace/repair-audit.js';
+import { repairAtStart } from './startup-repairs.js';
 import type { DockerOptionValues, ResolvedDockerOptions } from './options.js';
 import { detectOwnContainerId } from './self/container.js';
 import { effectiveScope, selectDockerTargets } from './selection.js';
@@ -131,11 +131,6 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
   tapComposeNotes(core, options.composeRewrite);
   for (const engine of engines) tapUpdates(core, engine.runtime, engine.host);
 
-  await Promise.all(
-    engines.map((engine) =>
-      engine.repair().catch((err: unknown) => {
-        engine.runtime.logger.warn({ err: errorMessage(err) }, 'engine not reachable at start; repair deferred to the first run');
-      }),
-    ),
-  );
+  // Bounded, and a slow engine delays nobody's start (startup-repairs.ts).
+  await repairAtStart(engines);
 }

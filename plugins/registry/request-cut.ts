@@ -27,29 +27,49 @@ export class RequestCut {
   }
 }
 
-const inFlight = new WeakMap<AbortSignal, Set<RequestCut>>();
+interface Following {
+  readonly cuts: Set<RequestCut>;
+  readonly onAbort: () => void;
+}
 
-/** Cuts `cut` when `signal` aborts (at once if it has); the returned function stops following it. */
+const inFlight = new WeakMap<AbortSignal, Following>();
+
+/**
+ * The one listener on `signal` while requests on it are in flight. Made here, apart from `cutOnAbort`, so
+ * that its closure reaches the set only, never the request that happened to come first: a listener left on
+ * a long-lived signal kept that request, its answer and its buffers alive (docs/performance.md#memory).
+ */
+function follow(signal: AbortSignal): Following {
+  const cuts = new Set<RequestCut>();
+  const onAbort = () => {
+    inFlight.delete(signal);
+    for (const each of cuts) each.cut('cancelled');
+    cuts.clear();
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  return { cuts, onAbort };
+}
+
+/**
+ * Cuts `cut` when `signal` aborts (at once if it has); the returned function stops following it. The
+ * listener goes when the last request on the signal ends, so nothing stays behind on a signal that
+ * outlives its requests (the engine's stop).
+ */
 export function cutOnAbort(signal: AbortSignal, cut: RequestCut): () => void {
   if (signal.aborted) {
     cut.cut('cancelled');
     return () => undefined;
   }
-  let cuts = inFlight.get(signal);
-  if (!cuts) {
-    const following = new Set<RequestCut>();
+  let following = inFlight.get(signal);
+  if (!following) {
+    following = follow(signal);
     inFlight.set(signal, following);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const each of following) each.cut('cancelled');
-        following.clear();
-      },
-      { once: true },
-    );
-    cuts = following;
   }
-  const set = cuts;
-  set.add(cut);
-  return () => set.delete(cut);
+  const { cuts, onAbort } = following;
+  cuts.add(cut);
+  return () => {
+    if (!cuts.delete(cut) || cuts.size > 0) return;
+    signal.removeEventListener('abort', onAbort);
+    if (inFlight.get(signal)?.cuts === cuts) inFlight.delete(signal);
+  };
 }

@@ -2,13 +2,14 @@
 // and tap the runs: checks as each run reports them, changes once a run's cleanup is done, holds at the
 // gate, rollbacks at the staleness check.
 import { mkdir } from 'node:fs/promises';
-import { DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE, openStateStore, type TidewatchCore } from '../../core/index.js';
+import { DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE, type TidewatchCore } from '../../core/index.js';
 import { tapAudit } from './audit-taps.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { recordChecks } from './check-state.js';
 import { tapFailedCandidateGate } from './failed-candidates.js';
 import { tapHoldGate } from './hold-gate.js';
 import { RollbackRuns } from './rollback.js';
+import { openStateStore } from './store.js';
 
 export async function applyState(core: TidewatchCore, dataDir: string): Promise<void> {
   const logger = core.logger.child({ plugin: 'state' });
@@ -25,6 +26,8 @@ export async function applyState(core: TidewatchCore, dataDir: string): Promise<
     const held = lock;
     core.services.provide(DATA_DIR_HANDOVER, {
       async handOver() {
+        // Committed, and left open: SQLite lets the successor open the same file, and a successor that fails
+        // hands the directory back (takeBack) to a process whose store still works.
         await store.flush();
         await held.release();
         logger.info({ dir: dataDir }, 'data directory handed over to the successor');
@@ -46,7 +49,7 @@ export async function applyState(core: TidewatchCore, dataDir: string): Promise<
   core.onClose(async () => {
     // After a self-update's hand-over the data directory is the successor's: nothing more is written to it.
     if (lock && !lock.held) return;
-    await store.flush();
+    await store.close();
     await lock?.release();
   });
   if (store.dir) logger.info({ dir: store.dir }, 'state kept in the data directory');

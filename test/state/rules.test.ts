@@ -1,9 +1,9 @@
 // The small rules around the store (docs/state.md): when a hold still holds, which retained images are due
 // for removal, and how a start-up repair is written to the audit trail.
 import t from 'tap';
-import { openStateStore } from '../../core/index.js';
 import { auditRepair } from '../../plugins/docker/replace/repair-audit.js';
 import { retainImages } from '../../plugins/docker/image/retention.js';
+import { openStateStore } from '../../plugins/state/store.js';
 import { holdReason, isHeldImage } from '../../plugins/state/hold-gate.js';
 import { memoryLogger } from '../helpers/memory-logger.js';
 

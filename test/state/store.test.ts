@@ -1,10 +1,11 @@
-// The state store on disk (docs/state.md): a reopened store reads what was saved, a corrupt snapshot is
-// moved aside with one warning, a torn audit line is cut, and the audit trail stays bounded.
-import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+// The state store on disk (docs/state.md): a reopened store reads what was saved, the JSON files of the
+// release before the database (a version-1 snapshot by name, a corrupt one, a torn audit line) are migrated
+// once, and the audit trail stays bounded.
+import { appendFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { openStateStore } from '../../core/index.js';
+import { openStateStore } from '../../plugins/state/store.js';
 import { memoryLogger } from '../helpers/memory-logger.js';
 
 async function tempDir(t: { teardown(fn: () => unknown): void }): Promise<string> {
@@ -64,10 +65,10 @@ t.test('a version-1 snapshot (by name) goes to the container of that name checke
   t.match(store.hold('newer'), { imageId: 'sha256:h' });
   t.equal(store.previousImage('older'), undefined);
   t.equal(store.previousImage('other'), undefined, 'a name on another engine is another container');
-  await store.flush();
-  const saved = JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')) as { version: number; previous: object };
-  t.equal(saved.version, 2, 'written back by id');
-  t.same(Object.keys(saved.previous), ['newer']);
+  await store.close();
+  const again = await openStateStore({ dir });
+  t.match(again.previousImage('newer'), { imageId: 'sha256:p' }, 'kept by id in the database');
+  t.same(await readdir(dir).then((f) => f.filter((n) => n.startsWith('state.json'))), ['state.json.migrated'], 'the file is kept aside, renamed');
 });
 
 t.test('a corrupt snapshot is moved aside with one warning; the store starts empty', async (t) => {
@@ -81,15 +82,15 @@ t.test('a corrupt snapshot is moved aside with one warning; the store starts emp
   t.equal(logger.lines.filter((l) => l.level === 'warn').length, 1, 'one warning');
 });
 
-t.test('a torn last audit line is cut; the entries before it stay', async (t) => {
+t.test('a torn last audit line is left out of the migration; the entries before it stay', async (t) => {
   const dir = await tempDir(t);
-  const store = await openStateStore({ dir });
-  await store.appendAudit({ action: 'update', container: 'a', trigger: 'api', run_id: 'r', outcome: 'updated' });
+  const entry = { id: 'a1', time: '2026-01-01T00:00:00.000Z', action: 'update', container: 'a', trigger: 'api', run_id: 'r', outcome: 'updated' };
+  await writeFile(join(dir, 'audit.jsonl'), `${JSON.stringify(entry)}\n`);
   await appendFile(join(dir, 'audit.jsonl'), '{"id":"x","time":"2026');
   const again = await openStateStore({ dir });
   await again.appendAudit({ action: 'restart', container: 'b', trigger: 'api', run_id: 'r', outcome: 'restarted' });
   t.same((await again.audit()).map((e) => e.container), ['a', 'b']);
-  t.notOk((await readFile(join(dir, 'audit.jsonl'), 'utf8')).includes('"x"'), 'the torn entry is gone');
+  t.notOk((await again.audit()).some((e) => e.id === 'x'), 'the torn entry is not there');
 });
 
 t.test('the audit trail keeps the newest entries past its bound; queries filter and limit', async (t) => {
@@ -103,8 +104,8 @@ t.test('the audit trail keeps the newest entries past its bound; queries filter 
   t.equal(all.at(-1)?.run_id, '24', 'newest last');
   t.same((await store.audit({ container: 'c0', limit: 2 })).map((e) => e.run_id), ['22', '24']);
   t.same((await store.audit({ since: Date.UTC(2026, 0, 1, 0, 23) })).map((e) => e.run_id), ['23', '24']);
-  const lines = (await readFile(join(dir, 'audit.jsonl'), 'utf8')).split('\n').filter(Boolean);
-  t.equal(lines.length, all.length, 'the file itself was trimmed');
+  const { n } = store.db.prepare('SELECT count(*) AS n FROM audit').get() as { n: number };
+  t.equal(n, all.length, 'the table itself was trimmed');
 });
 
 t.test('without a data directory nothing is written', async (t) => {
@@ -114,4 +115,5 @@ t.test('without a data directory nothing is written', async (t) => {
   await store.appendAudit({ action: 'update', container: 'a', trigger: 'api', run_id: 'r', outcome: 'updated' });
   t.same(store.lastCheck('id'), check);
   t.equal((await store.audit()).length, 1);
+  t.equal(store.db.location(), null, 'an in-memory database');
 });

@@ -1,13 +1,15 @@
 // GET /v1/audit (docs/http-api.md#get-v1audit, docs/state.md#the-audit-trail): every replacement, rollback,
-// dependent restart and start-up repair, oldest first (newest last). `container` filters exactly, `since`
-// and `until` (RFC 3339, inclusive) bound the entry's time, `limit` keeps the newest N; a bad value is 400.
+// dependent restart and start-up repair, in pages (paging.ts): the newest page first, newest last within a
+// page. `container` filters exactly, `since` and `until` (RFC 3339, inclusive) bound the entry's time, before
+// paging; a bad value is 400.
 import type { FastifyPluginAsync } from 'fastify';
 import { STATE_STORE, type AuditEntry } from '../../../core/index.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from '../context.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import { httpErrors } from '../errors.js';
 import { querySingle, type Query } from '../query.js';
-import { parseWindow } from './history.js';
+import { parseTimes } from './history.js';
+import { nextProperty, pageQueryProperties, parsePage } from '../paging.js';
 
 export const imageSchema = {
   type: 'object',
@@ -49,7 +51,8 @@ export function auditRoutes(ctx: RouteContext): FastifyPluginAsync {
         onRequest: guard.hook,
         schema: {
           summary: 'Audit trail',
-          description: 'Every replacement, rollback, dependent restart and start-up repair, newest last (the last 10,000).',
+          description:
+            'Every replacement, rollback, dependent restart and start-up repair (the last 100,000), in pages: the newest page first, newest last within a page; `next` is the cursor of the older page.',
           tags: ['history'],
           security: MAIN_SECURITY,
           querystring: {
@@ -58,17 +61,17 @@ export function auditRoutes(ctx: RouteContext): FastifyPluginAsync {
               container: { type: 'string', description: 'Exact container name' },
               since: { type: 'string', description: 'Entries at or after (RFC 3339)' },
               until: { type: 'string', description: 'Entries at or before (RFC 3339)' },
-              limit: { type: 'string', description: 'Keep the newest N (N >= 0)' },
+              ...pageQueryProperties,
             },
           },
           response: {
             200: {
-              description: 'Audit entries, newest last',
+              description: 'A page of audit entries, newest last',
               type: 'object',
               required: ['entries', 'count', 'api_version', 'timestamp'],
-              properties: { entries: { type: 'array', items: auditEntrySchema }, count: { type: 'integer' }, ...envelopeProperties },
+              properties: { entries: { type: 'array', items: auditEntrySchema }, count: { type: 'integer' }, ...nextProperty, ...envelopeProperties },
             },
-            400: errorResponse('Bad container, since, until or limit'),
+            400: errorResponse('Bad container, since, until, limit or cursor'),
             401: errorResponse('Missing or invalid token'),
           },
         },
@@ -77,17 +80,18 @@ export function auditRoutes(ctx: RouteContext): FastifyPluginAsync {
         const query = request.query as Query;
         const container = querySingle(query, 'container');
         if (container === '') throw httpErrors.badQuery('container', 'empty value');
-        const { since, until, limit } = parseWindow(query);
+        const { since, until } = parseTimes(query);
+        const page = parsePage(query);
         const store = core.services.get(STATE_STORE);
-        const entries: AuditEntry[] = store
-          ? await store.audit({
+        const { entries, next }: { entries: AuditEntry[]; next?: string } = store
+          ? await store.auditPage({
+              ...page,
               ...(container === undefined ? {} : { container }),
               ...(since === undefined ? {} : { since }),
               ...(until === undefined ? {} : { until }),
-              ...(limit === undefined ? {} : { limit }),
             })
-          : [];
-        return envelope({ entries, count: entries.length });
+          : { entries: [] };
+        return envelope({ entries, count: entries.length, ...(next === undefined ? {} : { next }) });
       },
     );
   };

@@ -1,13 +1,15 @@
-// GET /v1/history (docs/interface.md §4): the core's last run summaries, oldest first. `since` and
-// `until` (RFC 3339, inclusive) bound a run's start; `limit` keeps the most recent N. A bad value is
+// GET /v1/history (docs/http-api.md#get-v1history): run summaries in pages (paging.ts), the newest page
+// first and oldest first within a page, from the state store (the last 10,000) or, without one, the core's
+// last 500. `since` and `until` (RFC 3339, inclusive) bound a run's start, before paging. A bad value is
 // 400 rather than ignored: a monitoring script that typed a date wrong should hear about it.
 import type { FastifyPluginAsync } from 'fastify';
-import type { HistoryEntry } from '../../../core/index.js';
 import { requireMainGuard, MAIN_SECURITY, type RouteContext } from '../context.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import { httpErrors } from '../errors.js';
 import { querySingle, type Query } from '../query.js';
 import { summarySchema } from './update.js';
+import { STATE_STORE, type HistoryEntry } from '../../../core/index.js';
+import { nextProperty, pageOfList, pageQueryProperties, parsePage } from '../paging.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 
@@ -20,20 +22,12 @@ export function parseTime(query: Query, name: string): number | undefined {
   return ms;
 }
 
-export function parseLimit(query: Query): number | undefined {
-  const value = querySingle(query, 'limit');
-  if (value === undefined) return undefined;
-  if (!/^\d{1,9}$/.test(value)) throw httpErrors.badQuery('limit', `expected a non-negative integer, got ${JSON.stringify(value)}`);
-  return Number(value);
-}
-
-/** `since`, `until` and `limit` of a time-bounded list (history, audit); a range that ends before it starts is 400. */
-export function parseWindow(query: Query): { since?: number; until?: number; limit?: number } {
+/** `since` and `until` of a time-bounded list (history, audit); a range that ends before it starts is 400. */
+export function parseTimes(query: Query): { since?: number; until?: number } {
   const since = parseTime(query, 'since');
   const until = parseTime(query, 'until');
-  const limit = parseLimit(query);
   if (since !== undefined && until !== undefined && since > until) throw httpErrors.badRange();
-  return { since, until, limit };
+  return { since, until };
 }
 
 export interface HistoryView {
@@ -86,7 +80,8 @@ export function historyRoutes(ctx: RouteContext): FastifyPluginAsync {
         onRequest: guard.hook,
         schema: {
           summary: 'Run history',
-          description: 'The last 500 update and check runs, oldest first.',
+          description:
+            'Update and check runs (the last 10,000 with a data directory), in pages: the newest page first, oldest first within a page; `next` is the cursor of the older page.',
           tags: ['history'],
           security: MAIN_SECURITY,
           querystring: {
@@ -94,30 +89,37 @@ export function historyRoutes(ctx: RouteContext): FastifyPluginAsync {
             properties: {
               since: { type: 'string', description: 'Runs started at or after (RFC 3339)' },
               until: { type: 'string', description: 'Runs started at or before (RFC 3339)' },
-              limit: { type: 'string', description: 'Keep the most recent N (N >= 0)' },
+              ...pageQueryProperties,
             },
           },
           response: {
             200: {
-              description: 'Run summaries, oldest first',
+              description: 'A page of run summaries, oldest first',
               type: 'object',
               required: ['entries', 'count', 'api_version', 'timestamp'],
-              properties: { entries: { type: 'array', items: entrySchema }, count: { type: 'integer' }, ...envelopeProperties },
+              properties: { entries: { type: 'array', items: entrySchema }, count: { type: 'integer' }, ...nextProperty, ...envelopeProperties },
             },
-            400: errorResponse('Bad since, until or limit'),
+            400: errorResponse('Bad since, until, limit or cursor'),
             401: errorResponse('Missing or invalid token'),
           },
         },
       },
       async (request) => {
-        const { since, until, limit } = parseWindow(request.query as Query);
-        let entries = core.history.entries().filter((e) => {
-          const at = e.startedAt.getTime();
-          return (since === undefined || at >= since) && (until === undefined || at <= until);
-        });
-        if (limit !== undefined) entries = limit === 0 ? [] : entries.slice(-limit);
+        const query = request.query as Query;
+        const { since, until } = parseTimes(query);
+        const page = parsePage(query);
+        const store = core.services.get(STATE_STORE);
+        const { entries, next } = store
+          ? await store.historyPage({ ...page, ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) })
+          : pageOfList(
+              core.history.entries().filter((e) => {
+                const at = e.startedAt.getTime();
+                return (since === undefined || at >= since) && (until === undefined || at <= until);
+              }),
+              page,
+            );
         const views = entries.map(view);
-        return envelope({ entries: views, count: views.length });
+        return envelope({ entries: views, count: views.length, ...(next === undefined ? {} : { next }) });
       },
     );
   };

@@ -1,31 +1,45 @@
 // A container's timeline (docs/dashboard.md#timeline): its audit trail, newest first, in words: the versions
 // (the image's version, else its tag) a change moved between, digests folded behind a toggle, and the
-// outcome as a person says it ("rolled back", not `rolled_back`).
+// outcome as a person says it ("rolled back", not `rolled_back`). It reads 50 changes at a time: the API pages
+// the audit trail (docs/http-api.md#pages), and "Older changes" follows the page's `next`.
 import { api, errorText } from './api.js';
 import { $, esc, short, tagOf } from './dom.js';
 import { state } from './state.js';
+
+const PAGE = 50;
 
 /** The audit trail of one container, newest first (docs/state.md#the-audit-trail). */
 export async function loadTimeline(name) {
   state.timeline = name;
   $('timeline-title').textContent = `Timeline of ${name}`;
-  const res = await api('GET', `/v1/audit?container=${encodeURIComponent(name)}&limit=50`);
+  $('timeline').innerHTML = '';
+  await loadPage(name, undefined);
+}
+
+/** One page of the timeline, added below what is shown; the page's `next` becomes the "Older changes" button. */
+async function loadPage(name, cursor) {
   const list = $('timeline');
+  const query = `container=${encodeURIComponent(name)}&limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+  const res = await api('GET', `/v1/audit?${query}`);
+  if (state.timeline !== name) return; // another container's timeline was opened meanwhile
+  list.querySelector('li.older')?.remove();
   if (res.status !== 200) {
-    list.innerHTML = `<li>${esc(errorText(res))}</li>`;
+    list.insertAdjacentHTML('beforeend', `<li>${esc(errorText(res))}</li>`);
     return;
   }
-  list.innerHTML =
-    res.body.entries
-      .slice()
-      .reverse()
-      .map((e) => {
-        const moved = e.from ? `${versionOf(e.from)}${e.to ? ` → ${versionOf(e.to)}` : ''}` : '';
-        const digests = [e.from, e.to].filter(Boolean).map((i) => short(i.digest) || short(i.image_id)).filter(Boolean);
-        const folded = digests.length ? ` <details class="digests"><summary>digest</summary><span class="digest">${esc(digests.join(' → '))}</span></details>` : '';
-        return `<li class="audit-${esc(e.action)} audit-${esc(e.outcome)}"><span class="type">${esc(ACTIONS[e.action] ?? e.action)}</span> ${esc(outcomeWords(e.outcome))}${moved ? ` <span class="change">${moved}</span>` : ''}${folded} <small>${esc(new Date(e.time).toLocaleString())} · ${esc(e.trigger)}</small>${e.error ? ` <span class="err">${esc(e.error)}</span>` : ''}</li>`;
-      })
-      .join('') || '<li>No changes recorded yet.</li>';
+  const items = res.body.entries.slice().reverse().map(item).join('');
+  list.insertAdjacentHTML('beforeend', items || (cursor ? '' : '<li>No changes recorded yet.</li>'));
+  if (res.body.next) {
+    list.insertAdjacentHTML('beforeend', '<li class="older"><button type="button">Older changes</button></li>');
+    list.querySelector('li.older button').addEventListener('click', () => void loadPage(name, res.body.next), { once: true });
+  }
+}
+
+function item(e) {
+  const moved = e.from ? `${versionOf(e.from)}${e.to ? ` → ${versionOf(e.to)}` : ''}` : '';
+  const digests = [e.from, e.to].filter(Boolean).map((i) => short(i.digest) || short(i.image_id)).filter(Boolean);
+  const folded = digests.length ? ` <details class="digests"><summary>digest</summary><span class="digest">${esc(digests.join(' → '))}</span></details>` : '';
+  return `<li class="audit-${esc(e.action)} audit-${esc(e.outcome)}"><span class="type">${esc(ACTIONS[e.action] ?? e.action)}</span> ${esc(outcomeWords(e.outcome))}${moved ? ` <span class="change">${moved}</span>` : ''}${folded} <small>${esc(new Date(e.time).toLocaleString())} · ${esc(e.trigger)}</small>${e.error ? ` <span class="err">${esc(e.error)}</span>` : ''}</li>`;
 }
 
 const ACTIONS = { update: 'Update', rollback: 'Rollback', restart: 'Restart', repair: 'Repair', approve: 'Approval', reject: 'Rejection', defer: 'Deferral' };

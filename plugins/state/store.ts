@@ -1,0 +1,287 @@
+// The state store (docs/state.md): one SQLite database, `state.db` in the data directory (store-schema.ts),
+// or the same tables in memory without one. Every change is a row written in the tick's transaction
+// (transactions.ts), so what a change writes is bounded by what changed, not by the size of the state; reads
+// go to the database by key or by index. A check that finds a container as it was keeps only the time in
+// memory (written at flush and shutdown): a repeated check of an unchanged fleet writes nothing.
+import { join } from 'node:path';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import {
+  type AuditEntry,
+  type AuditQuery,
+  type AuditRecord,
+  type FailedCandidate,
+  type HistoryEntry,
+  type HistoryQuery,
+  type Hold,
+  type KeyedRecord,
+  type LastCheck,
+  type Logger,
+  type Page,
+  type PageQuery,
+  type PreviousImage,
+  type RetainedImage,
+  type StateStore,
+} from '../../core/index.js';
+import { AuditTable } from './audit-table.js';
+import { migrateJsonState } from './migrate-json.js';
+import { decodeCursor, pageOf } from './pages.js';
+import { RunsTable } from './runs-table.js';
+import { CONTAINER_TABLES, DATABASE_FILE, openDatabase, type ContainerTable } from './store-schema.js';
+import { Transactions } from './transactions.js';
+
+/**
+ * Containers whose state is kept. The JSON snapshot held 10,000 in memory and rewrote them all with each
+ * change; rows cost nothing until read, so the bound is only against ids of containers long gone.
+ */
+export const CONTAINER_CAPACITY = 200_000;
+
+const noop = () => undefined;
+const silentLogger: Logger = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, child: () => silentLogger };
+
+export interface StateStoreOptions {
+  /** The data directory; without it the database lives in memory. */
+  readonly dir?: string;
+  readonly logger?: Logger;
+  readonly auditCapacity?: number;
+}
+
+interface KeyedStatements {
+  readonly get: StatementSync;
+  readonly put: StatementSync;
+  readonly remove: StatementSync;
+  readonly move: StatementSync;
+}
+
+function statements(db: DatabaseSync, table: string): KeyedStatements {
+  return {
+    get: db.prepare(`SELECT body FROM ${table} WHERE id = ?`),
+    put: db.prepare(`INSERT INTO ${table} (id, written, body) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET written = excluded.written, body = excluded.body`),
+    remove: db.prepare(`DELETE FROM ${table} WHERE id = ?`),
+    move: db.prepare(`UPDATE OR REPLACE ${table} SET id = ? WHERE id = ?`),
+  };
+}
+
+/** A last check without its time: what a repeated check compares. */
+function content(check: LastCheck): string {
+  return JSON.stringify({ ...check, checkedAt: '' });
+}
+
+export class SqliteStateStore implements StateStore {
+  readonly #tx: Transactions;
+  readonly #checks: KeyedStatements;
+  readonly #tables: Record<ContainerTable, KeyedStatements>;
+  readonly #audit: AuditTable;
+  readonly #runs: RunsTable;
+  readonly #extensions = new Map<string, unknown>();
+  /** Times of checks that changed nothing, by container id, until flush writes them. */
+  readonly #checkedAt = new Map<string, string>();
+  #writes = 0;
+
+  constructor(
+    readonly dir: string | undefined,
+    readonly db: DatabaseSync,
+    readonly logger: Logger,
+    auditCapacity?: number,
+  ) {
+    this.#tx = new Transactions(db, logger);
+    this.#checks = statements(db, 'last_checks');
+    this.#tables = Object.fromEntries(CONTAINER_TABLES.map((t) => [t, statements(db, t)])) as Record<ContainerTable, KeyedStatements>;
+    this.#audit = new AuditTable(db, this.#tx, auditCapacity);
+    this.#runs = new RunsTable(db, this.#tx);
+    this.reloadExtensions();
+  }
+
+  /** Plugins' records are read whole by `extension`: held in memory, read once at open (and after a migration). */
+  reloadExtensions(): void {
+    this.#extensions.clear();
+    for (const row of this.db.prepare('SELECT name, body FROM extensions').all() as { name: string; body: string }[]) {
+      this.#extensions.set(row.name, JSON.parse(row.body));
+    }
+  }
+
+  /** The tables the JSON migration fills (migrate-json.ts), inside its one transaction. */
+  get tables(): { audit: AuditTable; runs: RunsTable } {
+    return { audit: this.#audit, runs: this.#runs };
+  }
+
+  #get<T>(statements: KeyedStatements, id: string): T | undefined {
+    const row = statements.get.get(id) as { body: string } | undefined;
+    return row ? (JSON.parse(row.body) as T) : undefined;
+  }
+
+  #put(statements: KeyedStatements, id: string, value: unknown): void {
+    this.#tx.write(() => {
+      statements.put.run(id, Date.now(), JSON.stringify(value));
+      if (++this.#writes % 1000 === 0) this.#bound();
+    });
+  }
+
+  /** Past the bound, the rows written longest ago go (ids of containers long gone). */
+  #bound(): void {
+    for (const table of ['last_checks', ...CONTAINER_TABLES]) {
+      const { n } = this.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number };
+      if (n > CONTAINER_CAPACITY) {
+        this.db.prepare(`DELETE FROM ${table} WHERE id IN (SELECT id FROM ${table} ORDER BY written LIMIT ?)`).run(n - CONTAINER_CAPACITY);
+      }
+    }
+  }
+
+  lastCheck(id: string): LastCheck | undefined {
+    const check = this.#get<LastCheck>(this.#checks, id);
+    const at = this.#checkedAt.get(id);
+    return check && at ? { ...check, checkedAt: at } : check;
+  }
+
+  recordCheck(id: string, check: LastCheck): void {
+    const stored = this.#get<LastCheck>(this.#checks, id);
+    if (stored && content(stored) === content(check)) {
+      this.#checkedAt.set(id, check.checkedAt);
+      return;
+    }
+    this.#checkedAt.delete(id);
+    this.#put(this.#checks, id, check);
+  }
+
+  previousImage(id: string): PreviousImage | undefined {
+    return this.#get(this.#tables.previous_images, id);
+  }
+
+  setPreviousImage(id: string, previous: PreviousImage | undefined): void {
+    this.#set('previous_images', id, previous);
+  }
+
+  hold(id: string): Hold | undefined {
+    return this.#get(this.#tables.holds, id);
+  }
+
+  setHold(id: string, hold: Hold | undefined): void {
+    this.#set('holds', id, hold);
+  }
+
+  failedCandidate(id: string): FailedCandidate | undefined {
+    return this.#get(this.#tables.failed_candidates, id);
+  }
+
+  setFailedCandidate(id: string, failed: FailedCandidate | undefined): void {
+    this.#set('failed_candidates', id, failed);
+  }
+
+  #set(table: ContainerTable, id: string, value: unknown): void {
+    const statements = this.#tables[table];
+    if (value !== undefined) this.#put(statements, id, value);
+    else this.#tx.write(() => statements.remove.run(id));
+  }
+
+  followReplacement(oldId: string, newId: string): void {
+    if (oldId === newId) return;
+    // The new container takes what the old one had; what the old one lacked, the new one keeps.
+    this.#tx.write(() => {
+      for (const table of CONTAINER_TABLES) this.#tables[table].move.run(newId, oldId);
+    });
+  }
+
+  retainedImages(): readonly RetainedImage[] {
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'retained_images'").get() as { value: string } | undefined;
+    return row ? (JSON.parse(row.value) as RetainedImage[]) : [];
+  }
+
+  setRetainedImages(images: readonly RetainedImage[]): void {
+    this.#tx.write(() =>
+      this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('retained_images', ?)").run(JSON.stringify(images)),
+    );
+  }
+
+  history(): readonly HistoryEntry[] {
+    return this.#runs.newest();
+  }
+
+  async historyPage(query: HistoryQuery & PageQuery): Promise<Page<HistoryEntry>> {
+    return this.#runs.page(query);
+  }
+
+  recordHistory(entry: HistoryEntry): void {
+    this.#runs.append(entry);
+  }
+
+  async appendAudit(record: AuditRecord): Promise<AuditEntry> {
+    return this.#audit.append(record);
+  }
+
+  async audit(query: AuditQuery = {}): Promise<AuditEntry[]> {
+    return this.#audit.query(query);
+  }
+
+  async auditPage(query: Omit<AuditQuery, 'limit'> & PageQuery): Promise<Page<AuditEntry>> {
+    return this.#audit.page(query);
+  }
+
+  extension(name: string): unknown {
+    return this.#extensions.get(name);
+  }
+
+  setExtension(name: string, value: unknown): void {
+    if (value === undefined) {
+      if (!this.#extensions.delete(name)) return;
+      this.#tx.write(() => this.db.prepare('DELETE FROM extensions WHERE name = ?').run(name));
+      return;
+    }
+    this.#extensions.set(name, value);
+    this.#tx.write(() => this.db.prepare('INSERT OR REPLACE INTO extensions (name, body) VALUES (?, ?)').run(name, JSON.stringify(value)));
+  }
+
+  record(collection: string, key: string): unknown {
+    const row = this.db.prepare('SELECT body FROM records WHERE collection = ? AND key = ?').get(collection, key) as { body: string } | undefined;
+    return row ? JSON.parse(row.body) : undefined;
+  }
+
+  setRecord(collection: string, key: string, value: unknown): void {
+    this.#tx.write(() => {
+      this.db.prepare('DELETE FROM records WHERE collection = ? AND key = ?').run(collection, key);
+      if (value !== undefined) {
+        this.db.prepare('INSERT INTO records (collection, key, body) VALUES (?, ?, ?)').run(collection, key, JSON.stringify(value));
+      }
+    });
+  }
+
+  recordsPage(collection: string, query: PageQuery): Page<KeyedRecord> {
+    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 1);
+    const rows = this.db
+      .prepare(`SELECT seq, key, body FROM records WHERE collection = ?${cursor ? ' AND seq < ?' : ''} ORDER BY seq DESC LIMIT ?`)
+      .all(...(cursor ? [collection, cursor[0] as number, query.limit + 1] : [collection, query.limit + 1])) as {
+      seq: number;
+      key: string;
+      body: string;
+    }[];
+    return pageOf(rows, query.limit, (row) => [row.seq], (row) => ({ key: row.key, value: JSON.parse(row.body) as unknown }));
+  }
+
+  async flush(): Promise<void> {
+    if (this.#checkedAt.size > 0) {
+      this.#tx.write(() => {
+        for (const [id, at] of this.#checkedAt) {
+          const check = this.#get<LastCheck>(this.#checks, id);
+          if (check) this.#checks.put.run(id, Date.now(), JSON.stringify({ ...check, checkedAt: at }));
+        }
+      });
+      this.#checkedAt.clear();
+    }
+    this.#tx.commitNow();
+  }
+
+  /** Commits and closes; the store is not used after. */
+  async close(): Promise<void> {
+    await this.flush();
+    if (this.dir) this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    this.db.close();
+  }
+}
+
+/** Opens the store under `dir` (created by the caller), migrating its JSON files once, or an in-memory one. */
+export async function openStateStore(options: StateStoreOptions = {}): Promise<SqliteStateStore> {
+  const logger = options.logger ?? silentLogger;
+  const { dir } = options;
+  const db = openDatabase(dir ? join(dir, DATABASE_FILE) : ':memory:');
+  const store = new SqliteStateStore(dir, db, logger, options.auditCapacity);
+  if (dir) await migrateJsonState(dir, store, logger);
+  return store;
+}
