@@ -6,6 +6,7 @@ import {
   createTidewatch,
   errorMessage,
   errors,
+  formatGoDuration,
   isTidewatchError,
   optionLabel,
   parseGoDuration,
@@ -237,7 +238,12 @@ async function serve(io: MainIo, resolved: ResolvedConfig, schedule: ScheduleSpe
     timer = startSchedule(schedule, () => scheduledRun(tw, 'schedule'));
     logger.info({ next_run: timer.next()?.toISOString() }, 'scheduled updates enabled');
   } else {
-    logger.info('the update endpoint is enabled: periodic updates are off (--http-api-periodic-polls turns them on)');
+    // A warning, once: the user who enabled the dashboard or the API rarely meant to stop the schedule
+    // (docs/dashboard.md#keeping-the-schedule).
+    logger.warn(
+      { schedule: config.schedule !== '' ? config.schedule : `every ${formatGoDuration(config.interval)}`, option: '--http-api-periodic-polls' },
+      'periodic updates are off because the HTTP API\'s update endpoint is enabled: add --http-api-periodic-polls (TIDEWATCH_HTTP_API_PERIODIC_POLLS=true) to keep the schedule',
+    );
   }
   // Start-up is over once the schedule is set up and the first discovery succeeded.
   void startup.started.then(() => io.onStarted?.());
