@@ -118,10 +118,12 @@ async function orchestrate(io: MainIo, resolved: ResolvedConfig): Promise<number
 export async function main(io: MainIo): Promise<number> {
   let resolved: ResolvedConfig;
   let schedule: ScheduleSpec;
+  const checkOnly = io.argv[0] === 'check-config';
   try {
-    // `notify-upgrade` is the fork's subcommand, never a container name (docs/watchtower-fork.md#notify-upgrade).
+    // `notify-upgrade` is the fork's subcommand, never a container name (docs/watchtower-fork.md#notify-upgrade);
+    // so is `check-config` (docs/configuration.md#checking-a-configuration).
     const upgrade = io.argv[0] === 'notify-upgrade';
-    const input = { argv: upgrade ? io.argv.slice(1) : io.argv, env: io.env, cwd: io.cwd };
+    const input = { argv: upgrade || checkOnly ? io.argv.slice(1) : io.argv, env: io.env, cwd: io.cwd };
     const thirdParty = await loadThirdParty(readBootstrap(input).specifiers, io.cwd);
     resolved = resolveConfig({ ...input, thirdParty });
     if (upgrade && resolved.help === undefined && !resolved.version) {
@@ -149,7 +151,17 @@ export async function main(io: MainIo): Promise<number> {
     }
     if (resolved.config['selfUpdateOrchestrator'] === true) return await orchestrate(io, resolved);
     schedule = await scheduleOf(resolved);
+    if (checkOnly) {
+      const { checkConfig } = await import('./check-config.js');
+      const described = resolved.config.schedule.trim() !== '' ? resolved.config.schedule : `every ${formatGoDuration(resolved.config.interval)}`;
+      return await checkConfig(io, resolved, described);
+    }
   } catch (err) {
+    // check-config's own checks are the plugins' (`validate`), whose messages may not name their option.
+    if (checkOnly && (err instanceof ConfigError || isTidewatchError(err, errors.pluginOptions))) {
+      io.stderr.write(`tidewatch: ${configErrorLine(err)}\n`);
+      return 2;
+    }
     if (err instanceof ConfigError || err instanceof PluginLoadError) {
       io.stderr.write(`tidewatch: ${err.message}\n`);
       return 2;
