@@ -7,6 +7,7 @@ import { createDockerClient } from './client.js';
 import { discoverContainers, type DiscoveryOptions, type ListedContainer } from './discovery.js';
 import type { EngineSpec } from './hosts.js';
 import { isSocketProxyRefusal } from './engine-transport.js';
+import { engineUnreachable, isConnectFailure } from './engine-unreachable.js';
 import { ImageFactsCache } from './image-facts-cache.js';
 import type { ResolvedDockerOptions } from './options.js';
 import { repairInterrupted, type RepairReport } from './repair.js';
@@ -149,6 +150,11 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
     if (ctx.kind !== 'list') targets.push(...engine.lastKnown);
   });
   // A cancelled run is not an engine failure; nor is every engine failing a partial answer.
-  if (down.size > 0 && (ctx.signal.aborted || down.size === engines.length)) throw firstError;
+  if (down.size > 0 && (ctx.signal.aborted || down.size === engines.length)) {
+    // No engine could even be reached: a 503 that says which and what to check (docs/troubleshooting.md).
+    const failures = results.map((r, i) => ({ host: (engines[i] as Engine).host, err: r.status === 'rejected' ? r.reason : undefined }));
+    if (!ctx.signal.aborted && failures.every((f) => isConnectFailure(f.err))) throw engineUnreachable(failures);
+    throw firstError;
+  }
   return { targets, down };
 }
