@@ -3,15 +3,16 @@
 // check-config` (docs/configuration.md#checking-a-configuration), which reads flags, variables and config
 // files as the service does and exits 2 with the one line the service would print. An example that would
 // not start fails here, naming the page and line.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { parse } from 'yaml';
 import t from 'tap';
 import { BUILTIN_SERVICES } from '../../plugins/notify/services/index.js';
 import { main } from '../../server/main.js';
 import { REPO_ROOT } from '../helpers/service.js';
-import { commandExamples, composeExamples, notificationUrlExamples, shellCommands, tidewatchInvocation, type Example, PLACEHOLDER } from './examples.js';
+import { commandExamples, composeExamples, composeService, notificationUrlExamples, shellCommands, tidewatchInvocation, type Example, PLACEHOLDER } from './examples.js';
 
 function sink(): { stream: Writable; text: () => string } {
   let text = '';
@@ -36,7 +37,8 @@ function mounted(value: string): string {
 async function checkConfig(example: Example): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = sink();
   const err = sink();
-  const argv = ['check-config', ...example.argv.map(mounted)];
+  const given = example.argv.map(mounted);
+  const argv = given[0] === 'check-config' ? given : ['check-config', ...given];
   const env = Object.fromEntries(Object.entries(example.env).map(([k, v]) => [k, mounted(v)]));
   const code = await main({ argv, env, cwd: REPO_ROOT, stdout: out.stream, stderr: err.stream });
   return { code, stdout: out.text(), stderr: err.text() };
@@ -65,12 +67,20 @@ t.test('check-config: exit 2 and the one line for a bad example, exit 0 and no s
   t.equal(report.schedule, 'every 6h0m0s');
 });
 
+type ComposeFile = { services: Record<string, Record<string, unknown>> };
+const EXAMPLE_FILES = ['examples/docker-compose.yml', 'examples/compose-tidewatch-native.yml'];
+const exampleFile = (path: string) => parse(readFileSync(join(REPO_ROOT, path), 'utf8')) as ComposeFile;
+const tidewatchService = (file: ComposeFile) => Object.values(file.services).find((s) => /tidewatch/.test(String(s['image'])))!;
+
 const commands = commandExamples(REPO_ROOT);
-const compose = composeExamples(REPO_ROOT);
+const compose = [
+  ...composeExamples(REPO_ROOT),
+  ...EXAMPLE_FILES.map((path) => ({ where: path, ...composeService(tidewatchService(exampleFile(path))) })),
+];
 const urls = notificationUrlExamples(REPO_ROOT, BUILTIN_SERVICES.flatMap((s) => s.schemes));
 
 t.test('the pages hold examples of each kind', async (t) => {
-  t.ok(commands.length >= 20, `${commands.length} command lines`);
+  t.ok(commands.length >= 15, `${commands.length} command lines`);
   t.ok(compose.length >= 3, `${compose.length} Compose services`);
   t.ok(urls.length >= 4, `${urls.length} notification URLs`);
   t.ok(commands.some((e) => e.where.startsWith('README.md')), 'README.md commands are among them');
@@ -84,3 +94,28 @@ for (const [kind, examples] of [['command line', commands], ['Compose service', 
     }
   });
 }
+
+t.test("the README's two commands, near the top, exactly as CI runs them", async (t) => {
+  const top = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8').split('\n').slice(0, 30).join('\n');
+  t.match(top, '```sh\nnpm ci && npm run demo\n```', 'try it');
+  t.match(top, '```sh\nnpm test\n```', 'run the tests');
+  t.match(readFileSync(join(REPO_ROOT, '.ci/run'), 'utf8'), /npm test/, ".ci/run runs the README's test command");
+});
+
+t.test('Tidewatch restarts and gets time to stop in every example that runs it long', async (t) => {
+  for (const path of EXAMPLE_FILES) {
+    const service = tidewatchService(exampleFile(path));
+    t.equal(service['restart'], 'unless-stopped', `${path}: a restart policy`);
+    t.ok(service['stop_grace_period'], `${path}: stop_grace_period (docs/stopping.md)`);
+  }
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const runs = commands.filter((e) => e.where.startsWith('README.md'));
+  t.ok(runs.length >= 4, 'the README runs the image');
+  for (const m of readme.matchAll(/^docker run -d (?:[^\n]*\\\n)*[^\n]*/gm)) {
+    const words = shellCommands(m[0].replace(/\\\n/g, ' '))[0] ?? [];
+    if (tidewatchInvocation(words)) t.match(m[0], '--restart unless-stopped', `README: ${m[0].slice(0, 60)}`);
+  }
+  const block = /```yaml\n(services:[\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  const service = (parse(block) as ComposeFile).services['tidewatch'];
+  t.match(service, { restart: 'unless-stopped', stop_grace_period: /./ }, "README's compose block");
+});

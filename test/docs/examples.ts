@@ -81,8 +81,9 @@ export function shellCommands(line: string): string[][] {
   return commands.filter((c) => c.length > 0);
 }
 
+/** `${X:-default}` is its default (what Compose and the shell give an unset X); any other reference, the stand-in. */
 function substitute(text: string): string {
-  return text.replace(/\$(\{[^}]*\}|\([^)]*\)|\w+)/g, PLACEHOLDER);
+  return text.replace(/\$(\{[^}]*\}|\([^)]*\)|\w+)/g, (ref) => /^\$\{\w+:?-(.*)\}$/.exec(ref)?.[1] ?? PLACEHOLDER);
 }
 
 /** `docker run` options that take a value (the rest are switches). */
