@@ -23,6 +23,13 @@ export interface TidewatchPlugin<Options extends object = Record<string, unknown
    * user wrote it (`--rolling-restart (TIDEWATCH_ROLLING_RESTART)`).
    */
   check?(options: Options, label: (key: string) => string): readonly string[] | void;
+  /**
+   * Checks that need the plugin's own modules but contact nothing and start nothing (parsing notification
+   * URLs, compiling a template): `tidewatch check-config` runs them for every enabled plugin
+   * (docs/configuration.md#checking-a-configuration). Throw as `check` does; return remarks as warnings.
+   * `apply` must reach the same verdict on the same options.
+   */
+  validate?(options: Options): Promise<readonly string[] | void>;
   /** Taps hooks; may be async (a runtime repairing an interrupted run before the first one). */
   apply(core: TidewatchCore, options: Options): void | Promise<void>;
 }
@@ -39,6 +46,7 @@ export interface PluginDefinition<S extends OptionSpecs> {
   readonly requires?: readonly Pick<ServiceKey<unknown>, 'name'>[];
   enabled?(options: OptionValues<S>): boolean;
   check?(options: OptionValues<S>, label: (key: keyof S & string) => string): readonly string[] | void;
+  validate?(options: OptionValues<S>): Promise<readonly string[] | void>;
   apply(core: TidewatchCore, options: OptionValues<S>): void | Promise<void>;
 }
 

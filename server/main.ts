@@ -6,6 +6,7 @@ import {
   createTidewatch,
   errorMessage,
   errors,
+  formatGoDuration,
   isTidewatchError,
   optionLabel,
   parseGoDuration,
@@ -117,10 +118,12 @@ async function orchestrate(io: MainIo, resolved: ResolvedConfig): Promise<number
 export async function main(io: MainIo): Promise<number> {
   let resolved: ResolvedConfig;
   let schedule: ScheduleSpec;
+  const checkOnly = io.argv[0] === 'check-config';
   try {
-    // `notify-upgrade` is the fork's subcommand, never a container name (docs/watchtower-fork.md#notify-upgrade).
+    // `notify-upgrade` is the fork's subcommand, never a container name (docs/watchtower-fork.md#notify-upgrade);
+    // so is `check-config` (docs/configuration.md#checking-a-configuration).
     const upgrade = io.argv[0] === 'notify-upgrade';
-    const input = { argv: upgrade ? io.argv.slice(1) : io.argv, env: io.env, cwd: io.cwd };
+    const input = { argv: upgrade || checkOnly ? io.argv.slice(1) : io.argv, env: io.env, cwd: io.cwd };
     const thirdParty = await loadThirdParty(readBootstrap(input).specifiers, io.cwd);
     resolved = resolveConfig({ ...input, thirdParty });
     if (upgrade && resolved.help === undefined && !resolved.version) {
@@ -148,7 +151,17 @@ export async function main(io: MainIo): Promise<number> {
     }
     if (resolved.config['selfUpdateOrchestrator'] === true) return await orchestrate(io, resolved);
     schedule = await scheduleOf(resolved);
+    if (checkOnly) {
+      const { checkConfig } = await import('./check-config.js');
+      const described = resolved.config.schedule.trim() !== '' ? resolved.config.schedule : `every ${formatGoDuration(resolved.config.interval)}`;
+      return await checkConfig(io, resolved, described);
+    }
   } catch (err) {
+    // check-config's own checks are the plugins' (`validate`), whose messages may not name their option.
+    if (checkOnly && (err instanceof ConfigError || isTidewatchError(err, errors.pluginOptions))) {
+      io.stderr.write(`tidewatch: ${configErrorLine(err)}\n`);
+      return 2;
+    }
     if (err instanceof ConfigError || err instanceof PluginLoadError) {
       io.stderr.write(`tidewatch: ${err.message}\n`);
       return 2;
@@ -238,7 +251,12 @@ async function serve(io: MainIo, resolved: ResolvedConfig, schedule: ScheduleSpe
     timer = startSchedule(schedule, () => scheduledRun(tw, 'schedule'));
     logger.info({ next_run: timer.next()?.toISOString() }, 'scheduled updates enabled');
   } else {
-    logger.info('the update endpoint is enabled: periodic updates are off (--http-api-periodic-polls turns them on)');
+    // A warning, once: the user who enabled the dashboard or the API rarely meant to stop the schedule
+    // (docs/dashboard.md#keeping-the-schedule).
+    logger.warn(
+      { schedule: config.schedule !== '' ? config.schedule : `every ${formatGoDuration(config.interval)}`, option: '--http-api-periodic-polls' },
+      'periodic updates are off because the HTTP API\'s update endpoint is enabled: add --http-api-periodic-polls (TIDEWATCH_HTTP_API_PERIODIC_POLLS=true) to keep the schedule',
+    );
   }
   // Start-up is over once the schedule is set up and the first discovery succeeded.
   void startup.started.then(() => io.onStarted?.());

@@ -3,7 +3,7 @@
 // method it does not serve is 405 with `Allow`; any other unknown route, including a disabled endpoint's, is
 // 404. Fastify itself only knows 404.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorMessage, isTidewatchError, type Logger } from '../../core/index.js';
+import { errorMessage, errors, isTidewatchError, type Logger } from '../../core/index.js';
 import { sendError } from './envelope.js';
 
 interface HttpishError {
@@ -107,12 +107,23 @@ export function pathOf(request: FastifyRequest): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
+/**
+ * The core names the plugin and hook an error came through (TW_ERR_PLUGIN, 500); a plugin's own coded error
+ * that is not a 500 (the engine that does not answer: 503, docs/errors.md) is what the client should see.
+ */
+export function shownError(err: unknown): unknown {
+  const cause = (err as { cause?: unknown } | null)?.cause;
+  if (isTidewatchError(err, errors.pluginFailed) && isTidewatchError(cause) && cause.statusCode !== 500) return cause;
+  return err;
+}
+
 export function installErrorHandling(app: FastifyInstance, routes: RouteTable, logger: Logger): void {
   app.addHook('onRoute', (route) => {
     routes.add(route.url, route.method);
   });
 
-  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler((thrown: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const err = shownError(thrown);
     const status = statusOf(err);
     if (status >= 500) {
       logger.error({ err: errorMessage(err), method: request.method, path: pathOf(request) }, 'HTTP API request failed');

@@ -14,6 +14,11 @@ export const notifyPlugin = definePlugin({
   name: PLUGIN_NAME,
   options: notifyOptions,
   enabled: notifyEnabled,
+  // The URLs and the template, as start-up reads them, without the announcements file or a sender.
+  async validate(options) {
+    const { validateNotify } = await import('./validate.js');
+    return validateNotify(options);
+  },
   async apply(core, options) {
     const { startNotify } = await import('./start.js');
     await startNotify(core, options);

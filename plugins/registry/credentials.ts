@@ -16,7 +16,7 @@ export interface Credentials {
 }
 
 export interface CredentialOptions {
-  /** Directory of config.json; default `DOCKER_CONFIG` or `~/.docker`. */
+  /** Directory of config.json; default `DOCKER_CONFIG`, else `/` when `/config.json` exists, else `~/.docker`. */
   readonly dockerConfigDir?: string;
   /** Fallback credentials for every registry (REPO_USER / REPO_PASS). */
   readonly repoUser?: string;

@@ -1,7 +1,8 @@
-// Reading `$DOCKER_CONFIG/config.json` the way the docker CLI writes it: `auths` (base64 `auth`,
+// Reading the Docker `config.json` (docs/private-registries.md) the way the docker CLI writes it: `auths` (base64 `auth`,
 // `identitytoken`, or the legacy `username`/`password`), `credsStore` and `credHelpers`. Keys may be
 // hostnames or URLs (`https://index.docker.io/v1/`), so lookups compare normalised hostnames.
 import { TidewatchError } from '../../core/index.js';
+import { statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -21,9 +22,29 @@ export interface DockerConfig {
 
 const EMPTY: DockerConfig = { auths: new Map(), credHelpers: new Map() };
 
-/** `DOCKER_CONFIG`, else `~/.docker`, as the docker CLI does. */
-export function defaultDockerConfigDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.DOCKER_CONFIG || join(homedir(), '.docker');
+/** Watchtower's default directory: its users mount `~/.docker/config.json:/config.json`. */
+export const WATCHTOWER_CONFIG_DIR = '/';
+
+/** Whether something is at the path (a directory counts: a bind mount of a missing host file makes one). */
+function present(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where config.json is looked for (docs/private-registries.md): `$DOCKER_CONFIG/config.json`; else
+ * `/config.json`, as Watchtower and its fork read it, so their compose files keep their credentials with
+ * only the image changed; else `~/.docker/config.json`, as the docker CLI reads it on a host. A directory
+ * at `/config.json` (Docker made one for a host file that did not exist) is chosen too, so the check names
+ * it rather than silently going anonymous.
+ */
+export function defaultDockerConfigDir(env: NodeJS.ProcessEnv = process.env, exists: (path: string) => boolean = present): string {
+  if (env.DOCKER_CONFIG) return env.DOCKER_CONFIG;
+  if (exists(join(WATCHTOWER_CONFIG_DIR, 'config.json'))) return WATCHTOWER_CONFIG_DIR;
+  return join(homedir(), '.docker');
 }
 
 /**

@@ -24,7 +24,7 @@ export const registryOptions = {
   }),
   dockerConfigDir: option.path({
     flag: 'docker-config', env: null, externalEnv: 'DOCKER_CONFIG', valueName: '<dir>', group,
-    description: 'Directory of the config.json holding registry credentials (default: ~/.docker).',
+    description: 'Directory of the config.json holding registry credentials (default: / when /config.json exists, as Watchtower reads it, else ~/.docker).',
   }),
   repoUser: option.string({
     flag: 'repo-user', env: null, externalEnv: 'REPO_USER', group,

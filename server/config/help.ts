@@ -37,7 +37,7 @@ const INTRO = [
 /**
  * The built-in groups in the order a user reads them; a third-party plugin's own groups come after them.
  */
-const GROUP_ORDER = [
+export const GROUP_ORDER = [
   'Scheduling and run mode',
   'Container selection',
   'Update behaviour',

@@ -5,7 +5,7 @@
 // failure is a ConfigError with a one-line message; secrets never appear in one (`<redacted>`). The rules
 // between one plugin's options are the plugin's own (`check`), run by the core before anything is applied.
 import { readFileSync, statSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
+import { isAbsolute, resolve as resolvePath } from 'node:path';
 import {
   ConfigError,
   defaultOf,
@@ -86,28 +86,43 @@ function fromEnv(spec: TableSpec, env: NodeJS.ProcessEnv): Candidate | undefined
   return undefined;
 }
 
-/** docs/interface.md §2: a secret naming an existing file is that file's content, trimmed. */
-function readSecret(spec: TableSpec, c: Candidate, cwd: string): string {
+/**
+ * docs/interface.md §2: a secret naming an existing file is that file's content, trimmed. Two slips the
+ * user would otherwise only see as a refused request (docs/troubleshooting.md#a-secret-file-that-is-not-there)
+ * become start-up warnings, naming the option and never the value: an absolute path with no file there (the
+ * path itself would be the secret) and an empty file.
+ */
+function readSecret(spec: TableSpec, c: Candidate, cwd: string, warnings: string[]): string {
   if (spec.secret !== true || c.raw.trim() === '') return c.raw;
-  const path = resolvePath(cwd, c.raw.trim());
-  let isFile = false;
+  const given = c.raw.trim();
+  const path = resolvePath(cwd, given);
+  let kind: 'file' | 'other' | 'none' = 'none';
   try {
-    isFile = statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+    const found = statSync(path, { throwIfNoEntry: false });
+    kind = found === undefined ? 'none' : found.isFile() ? 'file' : 'other';
   } catch {
-    isFile = false; // a value that is not a usable path (too long, NUL byte...) is the secret itself
+    kind = 'none'; // a value that is not a usable path (too long, NUL byte...) is the secret itself
   }
-  if (!isFile) return c.raw;
+  if (kind !== 'file') {
+    if (isAbsolute(given) && !/\s/.test(given)) {
+      const what = kind === 'none' ? 'no file is there' : 'it is not a regular file';
+      warnings.push(`${optionLabel(spec, c.where || undefined)} is an absolute path but ${what}: the path itself is used as the secret (mount the file, or give the secret itself)`);
+    }
+    return c.raw;
+  }
+  let content: string;
   try {
-    const content = readFileSync(path, 'utf8');
-    return spec.fromSecretFile ? spec.fromSecretFile(content) : content.trim();
+    content = readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new ConfigError(`cannot read the secret file given for ${optionLabel(spec, c.where)}: ${code}`, spec.name);
   }
+  if (content.trim() === '') warnings.push(`the secret file given for ${optionLabel(spec, c.where || undefined)} is empty`);
+  return spec.fromSecretFile ? spec.fromSecretFile(content) : content.trim();
 }
 
-function parseCandidate(spec: TableSpec, c: Candidate, cwd: string): unknown {
-  const raw = readSecret(spec, c, cwd);
+function parseCandidate(spec: TableSpec, c: Candidate, cwd: string, warnings: string[]): unknown {
+  const raw = readSecret(spec, c, cwd, warnings);
   try {
     return spec.parse(raw, { origin: c.source, cwd });
   } catch (err) {
@@ -170,6 +185,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   const config = defaults();
   const sources = allSources();
   const aliasesUsed: string[] = [];
+  const secretWarnings: string[] = [];
   for (const { spec } of table.entries) {
     let c = fromFlags(spec, flagValues.get(spec.name) ?? []) ?? fromEnv(spec, input.env);
     const file = fromFile.get(spec.name);
@@ -177,7 +193,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
       c = { raw: file.raw, source: 'file', where: `key ${JSON.stringify(file.key)} in ${document.path}` };
     }
     if (c === undefined) continue;
-    config[spec.key] = spec.name === 'config' ? (document?.path ?? '') : parseCandidate(spec, c, input.cwd);
+    config[spec.key] = spec.name === 'config' ? (document?.path ?? '') : parseCandidate(spec, c, input.cwd, secretWarnings);
     sources[spec.name] = c.source;
     if (c.alias !== undefined) aliasesUsed.push(c.alias);
   }
@@ -203,7 +219,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     const specs = plugin.options ?? {};
     plugin.check?.(options as object, (key) => (specs[key] ? optionLabel(specs[key]) : key));
   }
-  const warnings = checkRules(cfg, sources, table, pluginUses);
+  const warnings = [...secretWarnings, ...checkRules(cfg, sources, table, pluginUses)];
   return {
     config: cfg,
     names,

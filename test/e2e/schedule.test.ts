@@ -35,7 +35,9 @@ t.test('a schedule runs updates; the update endpoint turns them off unless perio
   const quiet = await startService([...common, '--http-api-endpoints', 'update', apiOnly.name]);
   await new Promise((r) => setTimeout(r, 3500));
   await quiet.stop();
-  t.ok(quiet.logs.some((l) => /periodic updates are off/.test(String(l['msg']))), 'the log says why');
+  const why = quiet.logs.filter((l) => /periodic updates are off/.test(String(l['msg'])));
+  t.equal(why.length, 1, 'one start-up line says why');
+  t.match(why[0], { level: 40, schedule: '* * * * * *', msg: /--http-api-periodic-polls/ }, 'a warning naming the option and the schedule it keeps');
   t.not(await runningImage(s, apiOnly.name), apiOnly.newConfigDigest, 'no periodic update while the API owns updates');
 
   const polled = await staleContainer(s, 'polled');

@@ -202,6 +202,28 @@ t.test('secrets from files', async (t) => {
   t.match(view, /"git_token":"<redacted>"/);
 });
 
+t.test('a secret path with no file, or an empty file: a warning naming the option, never the value', async (t) => {
+  const dir = t.testdir({ empty: '\n', token: `${SECRET}\n` });
+  const missing = join(dir, 'not-mounted-token');
+  let r = run(['--http-api-endpoints', 'update', '--http-api-token', missing], {}, dir);
+  t.equal(r.config.httpApiToken, missing, 'the path is the token, as the spec says');
+  const line = r.warnings.find((w) => w.includes('--http-api-token'));
+  t.match(line, /--http-api-token \(TIDEWATCH_HTTP_API_TOKEN\) is an absolute path but no file is there/);
+  t.notMatch(r.warnings.join('\n'), 'not-mounted-token', 'the value is never shown');
+
+  r = run(['--http-api-endpoints', 'events', '--http-api-token', SECRET], { TIDEWATCH_HTTP_API_EVENTS_TOKEN: dir }, dir);
+  t.match(r.warnings.join('\n'), /--http-api-events-token \(TIDEWATCH_HTTP_API_EVENTS_TOKEN\) is an absolute path but it is not a regular file/, 'a directory, named by its variable');
+
+  r = run(['--git-token', join(dir, 'empty')], {}, dir);
+  t.match(r.warnings, [/the secret file given for --git-token \(TIDEWATCH_GIT_TOKEN\) is empty/]);
+  t.notMatch(r.warnings.join('\n'), dir, 'no path in the warning');
+
+  r = run(['--http-api-endpoints', 'update', '--http-api-token', join(dir, 'token')], {}, dir);
+  t.same(r.warnings.filter((w) => /secret|absolute path/.test(w)), [], 'a good secret file: no warning');
+  r = run(['--http-api-endpoints', 'update', '--http-api-token', SECRET], {}, dir);
+  t.same(r.warnings.filter((w) => /secret|absolute path/.test(w)), [], 'a token given as itself: no warning');
+});
+
 t.test('secrets never appear in errors', async (t) => {
   const cases: Array<[string[], NodeJS.ProcessEnv]> = [
     [['--http-api-token', SECRET, '--http-api-port', '99999'], {}],

@@ -11,6 +11,7 @@ import { ImageFactsCache } from '../image/facts-cache.js';
 import type { ResolvedDockerOptions } from '../options.js';
 import { repairInterrupted, type RepairReport } from '../replace/repair.js';
 import { createRuntime, type DockerRuntime } from '../runtime.js';
+import { engineUnreachable, isConnectFailure } from '../engine-unreachable.js';
 
 export interface Engine {
   /** The engine's name in records, filters and /readyz: its --host entry without the TLS settings. */
@@ -149,6 +150,11 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
     if (ctx.kind !== 'list') targets.push(...engine.lastKnown);
   });
   // A cancelled run is not an engine failure; nor is every engine failing a partial answer.
-  if (down.size > 0 && (ctx.signal.aborted || down.size === engines.length)) throw firstError;
+  if (down.size > 0 && (ctx.signal.aborted || down.size === engines.length)) {
+    // No engine could even be reached: a 503 that says which and what to check (docs/troubleshooting.md).
+    const failures = results.map((r, i) => ({ host: (engines[i] as Engine).host, err: r.status === 'rejected' ? r.reason : undefined }));
+    if (!ctx.signal.aborted && failures.every((f) => isConnectFailure(f.err))) throw engineUnreachable(failures);
+    throw firstError;
+  }
   return { targets, down };
 }

@@ -48,7 +48,7 @@ export function checkRoutes(ctx: RouteContext, known?: KnownState): FastifyPlugi
             401: errorResponse('Missing or invalid token'),
             413: errorResponse('Request body above 1 MiB'),
             500: errorResponse('Internal error'),
-            503: errorResponse('Check timed out, or the client went away'),
+            503: errorResponse('Check timed out, the client went away, or no container engine answers (TW_ERR_ENGINE_UNREACHABLE)'),
           },
         },
       },

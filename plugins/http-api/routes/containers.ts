@@ -172,6 +172,7 @@ export function containerRoutes(ctx: RouteContext, known?: KnownState): FastifyP
             },
             401: errorResponse('Missing or invalid token'),
             500: errorResponse('Internal error'),
+            503: errorResponse('No container engine answers (TW_ERR_ENGINE_UNREACHABLE)'),
           },
         },
       },

@@ -2,7 +2,9 @@
 // scripts on PATH, REPO_USER/REPO_PASS, Docker Hub's keys, and registryAuthFor for the engine's pull.
 import t from 'tap';
 import { CredentialStore, registryAuthFor } from '../../../plugins/registry/credentials.js';
-import { normaliseRegistryKey, parseDockerConfig } from '../../../plugins/registry/docker-config.js';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { defaultDockerConfigDir, normaliseRegistryKey, parseDockerConfig } from '../../../plugins/registry/docker-config.js';
 import { basicAuth, configDir, installHelper } from './cred-fixtures.js';
 
 t.test('registry keys normalise like the docker CLI', async (t) => {
@@ -11,6 +13,14 @@ t.test('registry keys normalise like the docker CLI', async (t) => {
   }
   t.equal(normaliseRegistryKey('http://127.0.0.1:5102/v2/'), '127.0.0.1:5102');
   t.equal(normaliseRegistryKey('GHCR.io'), 'ghcr.io');
+});
+
+t.test('where config.json is read: $DOCKER_CONFIG, else /config.json as Watchtower, else ~/.docker', async (t) => {
+  const only = (...paths: string[]) => (path: string) => paths.includes(path);
+  t.equal(defaultDockerConfigDir({ DOCKER_CONFIG: '/etc/creds' }, only('/config.json')), '/etc/creds', 'DOCKER_CONFIG wins');
+  t.equal(defaultDockerConfigDir({}, only('/config.json')), '/', "Watchtower's mount at /config.json");
+  t.equal(defaultDockerConfigDir({ DOCKER_CONFIG: '' }, only('/config.json')), '/', 'an empty DOCKER_CONFIG is unset');
+  t.equal(defaultDockerConfigDir({}, only()), join(homedir(), '.docker'), 'the docker CLI default on a host');
 });
 
 t.test('config.json auths: base64 auth, identitytoken, legacy username/password, junk ignored', async (t) => {

@@ -3,7 +3,7 @@
 // and wires the page's controls to the modules of each part: the table (table.js), the buttons
 // (actions.js), the timeline, the live feed, the Runs panel and the approvals.
 import { check, release, rollback, update, updateAll } from './actions.js';
-import { api, errorText, store } from './api.js';
+import { api, ENGINE_UNREACHABLE, errorText, store } from './api.js';
 import { decide, loadApprovals } from './approvals.js';
 import { $ } from './dom.js';
 import { openFeed } from './feed.js';
@@ -16,7 +16,9 @@ async function signIn(token, eventsToken) {
   store.setItem('tw-token', token);
   store.setItem('tw-events-token', eventsToken);
   const res = await api('GET', '/v1/containers');
-  if (res.status !== 200) {
+  // The token was accepted but the engine does not answer: signed in, with the banner saying why (api.js).
+  const engineDown = res.status === 503 && res.body?.code === ENGINE_UNREACHABLE;
+  if (res.status !== 200 && !engineDown) {
     store.removeItem('tw-token');
     store.removeItem('tw-events-token');
     const error = $('login-error');
@@ -27,7 +29,7 @@ async function signIn(token, eventsToken) {
   $('login').hidden = true;
   $('app').hidden = false;
   $('logout').hidden = false;
-  state.containers = res.body.containers;
+  state.containers = engineDown ? [] : res.body.containers;
   seedChecks();
   fillScopes();
   render();
