@@ -3,7 +3,7 @@
 // and `until` (RFC 3339, inclusive) bound the entry's time, `limit` keeps the newest N; a bad value is 400.
 import type { FastifyPluginAsync } from 'fastify';
 import { STATE_STORE, type AuditEntry } from '../../core/index.js';
-import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
+import { requireAccess, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 import { httpErrors } from './errors.js';
 import { querySingle, type Query } from './query.js';
@@ -41,12 +41,13 @@ export const auditEntrySchema = {
 
 export function auditRoutes(ctx: RouteContext): FastifyPluginAsync {
   const { core } = ctx;
-  const guard = requireMainGuard(ctx);
+  const guard = requireAccess(ctx);
   return async (app) => {
     app.get(
       '/v1/audit',
       {
         onRequest: guard.hook,
+        config: { role: 'viewer' },
         schema: {
           summary: 'Audit trail',
           description: 'Every replacement, rollback, dependent restart and start-up repair, newest last (the last 10,000).',

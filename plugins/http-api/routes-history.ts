@@ -3,7 +3,7 @@
 // 400 rather than ignored: a monitoring script that typed a date wrong should hear about it.
 import type { FastifyPluginAsync } from 'fastify';
 import type { HistoryEntry } from '../../core/index.js';
-import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
+import { requireAccess, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 import { httpErrors } from './errors.js';
 import { querySingle, type Query } from './query.js';
@@ -78,12 +78,13 @@ const entrySchema = {
 
 export function historyRoutes(ctx: RouteContext): FastifyPluginAsync {
   const { core } = ctx;
-  const guard = requireMainGuard(ctx);
+  const guard = requireAccess(ctx);
   return async (app) => {
     app.get(
       '/v1/history',
       {
         onRequest: guard.hook,
+        config: { role: 'viewer' },
         schema: {
           summary: 'Run history',
           description: 'The last 500 update and check runs, oldest first.',

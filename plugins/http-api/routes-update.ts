@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { errorMessage, errors, formatGoDuration, isTargeted, isTidewatchError, type UpdateReport } from '../../core/index.js';
-import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
+import { actorOf } from './access.js';
+import { requireAccess, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse, sendError } from './envelope.js';
 import { filterQuerySchema, parseAsync, parseTimeout, runFilters, timeoutQuerySchema, type Query } from './query.js';
 import { compileContainerPatterns } from './pattern-filters.js';
@@ -100,10 +101,10 @@ function sendBusy(reply: FastifyReply, err: Error): FastifyReply {
 
 export function updateRoutes(ctx: RouteContext, starts: RunStarts): FastifyPluginAsync {
   const { core, options } = ctx;
-  const guard = requireMainGuard(ctx);
+  const guard = requireAccess(ctx);
   const logger = core.logger.child({ plugin: 'http-api' });
   return async (app) => {
-    app.post('/v1/update', { onRequest: guard.hook, schema: schema(formatGoDuration(options.updateTimeoutMs)) }, async (request, reply) => {
+    app.post('/v1/update', { onRequest: guard.hook, config: { role: 'operator' }, schema: schema(formatGoDuration(options.updateTimeoutMs)) }, async (request, reply) => {
       const query = request.query as Query;
       const filters = runFilters(query);
       const background = parseAsync(query);
@@ -113,7 +114,7 @@ export function updateRoutes(ctx: RouteContext, starts: RunStarts): FastifyPlugi
       const begun = process.hrtime.bigint();
       const deadline = new RunDeadline('update', timeout, reply);
       const started = starts.wait(runId);
-      const run: Promise<UpdateReport> = core.update({ filters, signal: deadline.signal, runId, trigger: 'api' });
+      const run: Promise<UpdateReport> = core.update({ filters, signal: deadline.signal, runId, trigger: 'api', ...actorOf(request) });
       let detached = false;
       try {
         // Phase 1: until the lock is held and the run has begun, a hang-up or the timeout cancels it.

@@ -5,8 +5,11 @@ import { TidewatchError } from '../../core/index.js';
 import { readFileSync } from 'node:fs';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
-import { STATE_STORE, UPDATE_POLICIES, type TidewatchCore } from '../../core/index.js';
+import { PEOPLE, STATE_STORE, UPDATE_POLICIES, type TidewatchCore } from '../../core/index.js';
+import { AccessGuard } from './access.js';
 import { TokenGuard } from './auth.js';
+import { meRoutes } from './routes-me.js';
+import { AccessTable } from './access-table.js';
 import { ProxyTrust } from './client-ip.js';
 import type { RouteContext } from './context.js';
 import { sendError } from './envelope.js';
@@ -83,9 +86,11 @@ async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: Eve
     case 'swagger':
       return (await import('./swagger.js')).swaggerRoutes(ctx.proxies, routes);
     case 'dashboard':
-      return (await import('./dashboard/routes-dashboard.js')).dashboardRoutes();
+      // Signing in is the dashboard's: "who am I" and, from the people plugin, single sign-on (docs/people.md).
+      return together((await import('./dashboard/routes-dashboard.js')).dashboardRoutes(), meRoutes(ctx), contributedRoutes(ctx, endpoint));
     case 'hooks':
     case 'approvals':
+    case 'tokens':
       return contributedRoutes(ctx, endpoint);
     case 'health':
       return undefined;
@@ -107,6 +112,8 @@ function tlsOptions(options: ResolvedHttpApiOptions): { cert: Buffer; key: Buffe
 export interface BuiltServer {
   readonly app: FastifyInstance;
   readonly routes: RouteTable;
+  /** Each route's declared role or access rule (docs/http-api.md#roles), as registered. */
+  readonly access: AccessTable;
   /** Stops timers the server owns; `app.close()` is registered by the caller. */
   readonly dispose: () => void;
 }
@@ -125,16 +132,20 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
   const proxies = new ProxyTrust(options.trustedProxies, options.proxyHeader);
   const logger = core.logger.child({ plugin: 'http-api' });
   const needsMain = options.endpoints.some((e) => PROTECTED_ENDPOINTS.includes(e));
+  const people = core.services.get(PEOPLE);
+  const origins = [...options.corsOrigins, ...(people?.publicOrigin ? [people.publicOrigin] : [])];
   const ctx: RouteContext = {
     core,
     options,
     proxies,
-    mainGuard: needsMain && options.token ? new TokenGuard(options.token, 'main', logger, proxies) : undefined,
+    access: needsMain && options.token ? new AccessGuard({ mainToken: options.token, people, logger, proxies, origins }) : undefined,
     eventsGuard:
       enabled.has('events') && options.eventsToken ? new TokenGuard(options.eventsToken, 'events', logger, proxies) : undefined,
   };
 
   installErrorHandling(app, routes, logger);
+  const access = new AccessTable();
+  app.addHook('onRoute', (route) => access.add(route));
 
   const consumers: EventConsumers = {
     hub: enabled.has('events') ? new EventHub({ logger, pingIntervalMs: options.eventsPingIntervalMs }) : undefined,
@@ -196,6 +207,7 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
   return {
     app,
     routes,
+    access,
     dispose: () => {
       closed = true;
       limiter?.close();

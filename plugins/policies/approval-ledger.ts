@@ -74,7 +74,7 @@ export class ApprovalLedger {
   }
 
   /** Sets an entry's state (and the fields that go with it); undefined when the id is unknown. */
-  update(id: string, state: ApprovalState, fields: Partial<Pick<ApprovalEntry, 'decided_at' | 'decided_by' | 'deferred_until'>> = {}): ApprovalEntry | undefined {
+  update(id: string, state: ApprovalState, fields: Partial<Pick<ApprovalEntry, 'decided_at' | 'decided_by' | 'deferred_until' | 'actor'>> = {}): ApprovalEntry | undefined {
     const entry = this.#replace(id, { state, ...fields });
     if (entry) this.#save();
     return entry;
