@@ -16,7 +16,8 @@ export async function loadApprovals() {
       const to = a.latest_tag ?? `digest ${short(a.latest_digest)}`;
       const from = a.current_tag ? `${esc(a.current_tag)} → ` : '';
       const kind = a.update_kind ? ` <span class="kind kind-${esc(a.update_kind)}">${esc(a.update_kind)}</span>` : '';
-      const deferred = a.state === 'deferred' ? ` <small>deferred until ${esc(new Date(a.deferred_until).toLocaleString())}</small>` : '';
+      const by = a.actor ? ` by <span class="actor">${esc(a.actor.name)}</span>` : '';
+      const deferred = a.state === 'deferred' ? ` <small>deferred${by} until ${esc(new Date(a.deferred_until).toLocaleString())}</small>` : '';
       const buttons = Object.entries(DECISION_TEXT)
         .map(([d, label]) => `<button type="button" data-decide="${esc(d)}" data-approval="${esc(a.id)}">${label}</button>`)
         .join(' ');
