@@ -32,7 +32,7 @@ t.test('every /v1 route has the documented role, declared where it is registered
     plugins: [
       { plugin: statePlugin, options: { dataDir: '' } },
       { plugin: policiesPlugin, options: {} },
-      { plugin: webhooksPlugin, options: { receivers: [{ name: 'ci', kind: 'generic', token: 'webhook-token-0123456789', action: 'check' }] } },
+      { plugin: webhooksPlugin, options: { receivers: [{ name: 'ci', kind: 'generic', token: 'webhook-token-0123456789', secret: '', action: 'check' }] } },
       {
         plugin: peoplePlugin,
         // Discovery happens at the first sign-in: no provider needs to run to register the routes.
