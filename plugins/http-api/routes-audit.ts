@@ -20,16 +20,24 @@ export const imageSchema = {
   },
 } as const;
 
+/** Who made a change or a decision (docs/people.md#a-name-on-every-decision). */
+export const actorSchema = {
+  type: 'object',
+  description: 'Who: a token by its name, a person signed in with SSO, mqtt, a webhook receiver, schedule or startup',
+  properties: { kind: { type: 'string', enum: ['token', 'oidc', 'mqtt', 'webhook', 'schedule', 'startup'] }, name: { type: 'string' } },
+} as const;
+
 export const auditEntrySchema = {
   type: 'object',
   required: ['id', 'time', 'action', 'container', 'trigger', 'run_id', 'outcome'],
   properties: {
     id: { type: 'string' },
     time: { type: 'string', format: 'date-time' },
-    action: { type: 'string', enum: ['update', 'rollback', 'restart', 'repair'] },
+    action: { type: 'string', enum: ['update', 'rollback', 'restart', 'repair', 'approve', 'reject', 'defer', 'release'] },
     container: { type: 'string' },
     host: { type: 'string', description: 'The engine, as configured' },
     trigger: { type: 'string', description: 'Who started the run: schedule, api, startup, mqtt, webhook:<receiver>, embed…' },
+    actor: actorSchema,
     run_id: { type: 'string', description: 'The run; empty for a start-up repair' },
     from: imageSchema,
     to: imageSchema,

@@ -2,12 +2,13 @@
 // `until` (RFC 3339, inclusive) bound a run's start; `limit` keeps the most recent N. A bad value is
 // 400 rather than ignored: a monitoring script that typed a date wrong should hear about it.
 import type { FastifyPluginAsync } from 'fastify';
-import type { HistoryEntry } from '../../core/index.js';
+import type { Actor, HistoryEntry } from '../../core/index.js';
 import { requireAccess, MAIN_SECURITY, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 import { httpErrors } from './errors.js';
 import { querySingle, type Query } from './query.js';
 import { summarySchema } from './routes-update.js';
+import { actorSchema } from './routes-audit.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 
@@ -41,6 +42,7 @@ export interface HistoryView {
   kind: string;
   targeted: boolean;
   trigger: string;
+  actor?: Actor;
   started_at: string;
   finished_at: string;
   summary: HistoryEntry['summary'];
@@ -57,6 +59,7 @@ function view(entry: HistoryEntry): HistoryView {
     finished_at: entry.finishedAt.toISOString(),
     summary: entry.summary,
   };
+  if (entry.actor !== undefined) out.actor = entry.actor;
   if (entry.error !== undefined) out.error = entry.error;
   return out;
 }
@@ -69,6 +72,7 @@ const entrySchema = {
     kind: { type: 'string', enum: ['update', 'check'] },
     targeted: { type: 'boolean' },
     trigger: { type: 'string', description: 'who started the run: schedule, api, startup, mqtt, webhook:<receiver>, embed…' },
+    actor: actorSchema,
     started_at: { type: 'string', format: 'date-time' },
     finished_at: { type: 'string', format: 'date-time' },
     summary: summarySchema,
