@@ -1,7 +1,7 @@
 // The typed event bus. Events are emitted through the core's `event` hook (a SyncHook), so every
 // subscriber (SSE, metrics, logging, notifiers) is just a tap. The wire shapes are docs/interface.md §6.
 import type { ApprovalEntry } from './policies.js';
-import type { CheckReport, SignatureVerdict, Target, UpdateReport, UpdateSummary } from './types.js';
+import type { Actor, CheckReport, RunContext, SignatureVerdict, Target, UpdateReport, UpdateSummary } from './types.js';
 
 /** A target's `kind` and `host` on the update events, each only when the target has it (a Swarm service). */
 export interface TargetPlacement {
@@ -27,14 +27,24 @@ export interface SignatureField {
   signature?: SignatureVerdict;
 }
 
+/** Who started the run (docs/people.md#a-name-on-every-decision), on every event of a run that knows it. */
+export interface ActorField {
+  actor?: Actor;
+}
+
+/** The run's actor as an event field, only when the run has one. */
+export function actorField(ctx: Pick<RunContext, 'actor'>): ActorField {
+  return ctx.actor ? { actor: ctx.actor } : {};
+}
+
 export interface EventPayloads {
   /** `trigger`: who started the run (`RunContext.trigger`: `schedule`, `api`, `webhook:<receiver>`…). */
-  scan_started: { run_id: string; kind: 'update' | 'check'; targeted: boolean; trigger?: string };
+  scan_started: { run_id: string; kind: 'update' | 'check'; targeted: boolean; trigger?: string } & ActorField;
   /** Update runs carry the whole 2.1 summary; check runs `scanned`, `updated` (0) and `failed`. */
   scan_completed: { run_id: string } & (UpdateSummary | Pick<UpdateSummary, 'scanned' | 'updated' | 'failed'>);
   scan_failed: { run_id: string; error: string };
   image_cleanup: { run_id: string; images: { image_id: string; image_name: string }[] };
-  update_started: { run_id: string; container: string; image: string; image_id: string; trigger?: string } & TargetPlacement &
+  update_started: { run_id: string; container: string; image: string; image_id: string; trigger?: string } & ActorField & TargetPlacement &
     SignatureField &
     RollbackField;
   update_completed: {
@@ -47,7 +57,8 @@ export interface EventPayloads {
     old_image_id: string;
     new_image_id: string;
     trigger?: string;
-  } & TargetPlacement &
+  } & ActorField &
+    TargetPlacement &
     SignatureField &
     RollbackField;
   update_failed: {
@@ -57,18 +68,19 @@ export interface EventPayloads {
     error: string;
     rolled_back: boolean;
     trigger?: string;
-  } & TargetPlacement &
+  } & ActorField &
+    TargetPlacement &
     RollbackField;
   /**
    * A stale target a gate deferred (a hold, a cooldown, an unverified signature…), with the gate's reason:
    * said once per run and target, so a user sees why it was not updated (docs/state.md#holds).
    */
-  update_skipped: { run_id: string; container: string; image: string; reason: string; by?: string; trigger?: string } & TargetPlacement;
+  update_skipped: { run_id: string; container: string; image: string; reason: string; by?: string; trigger?: string } & ActorField & TargetPlacement;
   /**
    * Internal (not on the SSE stream): the whole report of a finished run, emitted just before its
    * `scan_completed`, for subscribers that need every target's result (notifiers, Home Assistant).
    */
-  run_report: { run_id: string; trigger?: string } & ({ kind: 'check'; report: CheckReport } | { kind: 'update'; report: UpdateReport });
+  run_report: { run_id: string; trigger?: string } & ActorField & ({ kind: 'check'; report: CheckReport } | { kind: 'update'; report: UpdateReport });
   /** Internal: one per notification delivery attempt's final result, for metrics (docs/notifications.md). */
   notification: { service: string; result: 'sent' | 'failed' };
   /**

@@ -1,5 +1,5 @@
 // The last run summaries, oldest first, for /v1/history and anyone embedding the core.
-import type { RunKind, UpdateSummary } from './types.js';
+import type { Actor, RunKind, UpdateSummary } from './types.js';
 
 export interface HistoryEntry {
   readonly runId: string;
@@ -7,6 +7,8 @@ export interface HistoryEntry {
   readonly targeted: boolean;
   /** Who started the run (`RunContext.trigger`). */
   readonly trigger: string;
+  /** Who started it, when known (docs/people.md). */
+  readonly actor?: Actor;
   readonly startedAt: Date;
   readonly finishedAt: Date;
   readonly summary: UpdateSummary;

@@ -4,6 +4,7 @@
 // serves the definitions whose endpoint name is enabled in --http-api-endpoints when it builds its server
 // (it is applied last, server/builtins.ts), under its own rate limiter, body limit and error shape.
 import { TidewatchError } from './errors.js';
+import type { Principal, Role } from './people.js';
 import { defineService, type ServiceKey, type Services } from './services.js';
 
 /** One request as a contributed route sees it: nothing of the HTTP framework leaks through. */
@@ -18,6 +19,8 @@ export interface HttpRouteRequest {
   readonly body: Buffer;
   /** The client IP as the API's rate limiter keys it (a trusted proxy's header, else the peer). */
   readonly ip: string;
+  /** Who called, when the API authenticated the request (a route with a `role`): its actor and role. */
+  readonly principal?: Principal;
 }
 
 /** What a contributed route answers: a JSON body (the API adds `api_version` and `timestamp`) or an error. */
@@ -26,7 +29,8 @@ export interface HttpRouteResponse {
   readonly body?: Readonly<Record<string, unknown>>;
   /** Sent in the API's error shape `{"error","code","api_version","timestamp"}` (docs/errors.md). */
   readonly error?: { readonly message: string; readonly code: string };
-  readonly headers?: Readonly<Record<string, string>>;
+  /** Several values of one header (`Set-Cookie`) as an array. */
+  readonly headers?: Readonly<Record<string, string | readonly string[]>>;
 }
 
 export interface HttpRouteDefinition {
@@ -38,10 +42,13 @@ export interface HttpRouteDefinition {
   /** Larger bodies are refused with 413 before the handler runs. */
   readonly bodyLimit: number;
   /**
-   * `main`: the API checks its main bearer token (--http-api-token) before anything else, as for its own
-   * protected routes (401 otherwise), and the endpoint name is protected: it needs that token configured.
-   * Absent: the route authenticates its callers itself (webhook receivers hold their own tokens).
+   * The role a caller needs (docs/people.md#roles): the API authenticates the request before anything else, as
+   * for its own routes (the main token, a personal token or a session; 401 otherwise, 403 without the role),
+   * and the endpoint name is protected: it needs the main token configured. Absent with no `auth`: the route
+   * authenticates its callers itself (webhook receivers hold their own tokens).
    */
+  readonly role?: Role;
+  /** Older spelling of `role: 'admin'`: behind the API's credentials, admins only unless `role` says otherwise. */
   readonly auth?: 'main';
   /** The operation's description for Swagger: summary, description, tags, params, consumes, response. */
   readonly schema?: Readonly<Record<string, unknown>>;

@@ -7,6 +7,7 @@
 export { createTidewatch } from './tidewatch.js';
 export type { AppliedOptions, RunMode, Tidewatch, TidewatchCore, TidewatchOptions } from './tidewatch.js';
 export type {
+  Actor,
   ApplyOutcome,
   ApplyResult,
   CheckReport,
@@ -99,14 +100,16 @@ export type {
   UpdatePolicies,
 } from './policies.js';
 export { HTTP_ROUTES, bearerToken, httpRoutes } from './http-routes.js';
+export { PEOPLE, ROLES, roleAllows } from './people.js';
+export type { Authentication, People, Principal, Role } from './people.js';
 export type { HttpRouteDefinition, HttpRouteRefusal, HttpRouteRequest, HttpRouteResponse, HttpRoutes } from './http-routes.js';
 export { GIT_PATH, REGISTRY_PATH, STAGES, isGitWatched } from './watch-split.js';
 export type { WatchClaim } from './watch-split.js';
 
 // Events and errors
-export { isPublicEvent } from './events.js';
+export { actorField, isPublicEvent } from './events.js';
 export { optionsView } from './options-view.js';
-export type { EventPayloads, EventType, TidewatchEvent } from './events.js';
+export type { ActorField, EventPayloads, EventType, TidewatchEvent } from './events.js';
 export { ConfigError, TidewatchError, createError, errorMessage, errors, invalidOptions, isTidewatchError } from './errors.js';
 
 // Shared product rules plugins read the same way

@@ -3,7 +3,7 @@
 // Assistant's Install button read and decide through it, never by importing the plugin.
 import type { ContainerKey } from './state.js';
 import { defineService, type ServiceKey } from './services.js';
-import type { Target } from './types.js';
+import type { Actor, Target } from './types.js';
 
 /** Where a pending approval stands (docs/policies.md#approvals). */
 export type ApprovalState = 'pending' | 'approved' | 'rejected' | 'deferred' | 'superseded' | 'applied';
@@ -39,6 +39,8 @@ export interface ApprovalEntry {
   readonly decided_by?: ApprovalDecider;
   /** Why the entry is `superseded` (a newer candidate, its container replaced, unwatched or removed). */
   readonly reason?: string;
+  /** Who decided (docs/people.md#a-name-on-every-decision): a token's name, a person, Home Assistant. */
+  readonly actor?: Actor;
 }
 
 /** What the windows and approvals say of one container now (`next_window`, `approval` in the container lists). */
@@ -56,6 +58,8 @@ export type DecisionOutcome =
 
 export interface DecisionOptions {
   readonly by: ApprovalDecider;
+  /** Who decided; the update an approval applies carries it as its actor. */
+  readonly actor?: Actor;
   /** `defer`: for how long (default 24 h). */
   readonly deferMs?: number;
   /** `approve`: apply now even outside the container's window. */

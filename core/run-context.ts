@@ -1,7 +1,7 @@
 // Builds the RunContext every tap of one run shares.
 import { setMaxListeners } from 'node:events';
 import { isTargeted, splitFilterValues } from './request-filter.js';
-import type { ContextKind, Logger, RunContext, RunFilters, RunRequest, Target } from './types.js';
+import type { Actor, ContextKind, Logger, RunContext, RunFilters, RunRequest, Target } from './types.js';
 // node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
 const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
@@ -22,6 +22,13 @@ export function normaliseFilters(filters: Partial<RunFilters> | undefined): RunF
   };
 }
 
+/** The actor a trigger implies when the caller named none: the schedule, start-up, Home Assistant, a webhook. */
+export function actorOfTrigger(trigger: string): Actor | undefined {
+  if (trigger === 'schedule' || trigger === 'startup' || trigger === 'mqtt') return { kind: trigger, name: trigger };
+  if (trigger.startsWith('webhook:')) return { kind: 'webhook', name: trigger.slice('webhook:'.length) };
+  return undefined;
+}
+
 export function createRunContext(
   kind: ContextKind,
   request: RunRequest,
@@ -35,11 +42,14 @@ export function createRunContext(
   // Every concurrent check and request of the run listens on this one signal: dozens of listeners are
   // the design, not a leak.
   setMaxListeners(0, signal);
+  const trigger = request.trigger ?? 'embed';
+  const actor = request.actor ?? actorOfTrigger(trigger);
   const ctx: RunContext = {
     runId,
     kind,
     targeted: isTargeted(filters),
-    trigger: request.trigger ?? 'embed',
+    trigger,
+    ...(actor ? { actor } : {}),
     filters,
     signal,
     stopping,

@@ -5,6 +5,7 @@
 // key in `requires` fails start-up when nothing provides it (docs/plugins.md#services).
 import { errors } from './errors.js';
 import type { ContainerKey, RollbackOutcome, StateStore } from './state.js';
+import type { Actor } from './types.js';
 
 /** A typed key: `defineService<LocalImages>('local-images')`. */
 export interface ServiceKey<T> {
@@ -135,9 +136,12 @@ export const STATE_STORE: ServiceKey<StateStore> = defineService<StateStore>('st
 /** Rollback on demand and holds (docs/state.md#rollback-on-demand). Provided by the state plugin. */
 export interface Rollbacks {
   /** Puts the container back on the image it ran before its last update, as a targeted update run. */
-  rollback(key: ContainerKey, options?: { trigger?: string; signal?: AbortSignal; runId?: string }): Promise<RollbackOutcome>;
-  /** Lifts a hold and forgets a failed candidate; false when the container had neither. */
-  release(key: ContainerKey): Promise<boolean>;
+  rollback(key: ContainerKey, options?: { trigger?: string; actor?: Actor; signal?: AbortSignal; runId?: string }): Promise<RollbackOutcome>;
+  /**
+   * Lifts a hold and forgets a failed candidate; false when the container had neither. A release that lifted
+   * something is an audit entry (`release`) naming `actor` (docs/people.md).
+   */
+  release(key: ContainerKey, actor?: Actor): Promise<boolean>;
 }
 export const ROLLBACKS: ServiceKey<Rollbacks> = defineService<Rollbacks>('rollbacks');
 

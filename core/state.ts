@@ -3,7 +3,7 @@
 // rollback on demand), holds after a rollback, and the previous images cleanup keeps for a while. One store
 // holds it all, reached through the STATE_STORE service; with no data directory it lives in memory only.
 import type { HistoryEntry } from './history.js';
-import type { ReleaseNotes, Staleness, UpdateReport } from './types.js';
+import type { Actor, ReleaseNotes, Staleness, UpdateReport } from './types.js';
 
 /** An image as the audit trail names it: reference, registry digest (empty when unknown), local id. */
 export interface AuditImage {
@@ -14,7 +14,7 @@ export interface AuditImage {
   readonly version?: string;
 }
 
-export type AuditAction = 'update' | 'rollback' | 'restart' | 'repair' | 'approve' | 'reject' | 'defer';
+export type AuditAction = 'update' | 'rollback' | 'restart' | 'repair' | 'approve' | 'reject' | 'defer' | 'release';
 
 /** One change Tidewatch made, as `GET /v1/audit` shows it (docs/state.md#the-audit-trail). */
 export interface AuditEntry {
@@ -26,6 +26,8 @@ export interface AuditEntry {
   readonly host?: string;
   /** Who started the run (`RunContext.trigger`); `startup` for a start-up repair. */
   readonly trigger: string;
+  /** Who made the change or the decision (docs/people.md#a-name-on-every-decision), when known. */
+  readonly actor?: Actor;
   /** The run's id; empty for a start-up repair. */
   readonly run_id: string;
   readonly from?: AuditImage;

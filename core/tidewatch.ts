@@ -3,7 +3,7 @@
 // know of the watch split is said in watch-split.ts.
 import { discoverAndCheck, discoverAndSelect } from './check-run.js';
 import { ConfigError, errorMessage as messageOf, errors, isTidewatchError } from './errors.js';
-import { makeEvent, type EventPayloads, type EventType } from './events.js';
+import { actorField, makeEvent, type EventPayloads, type EventType } from './events.js';
 import { Health } from './health.js';
 import { RunHistory } from './history.js';
 import { createHooks, type Hooks } from './hooks.js';
@@ -223,7 +223,7 @@ class TidewatchEngine implements Tidewatch {
     return this.#observed(ctx, 'check', async () => {
       const { results } = await discoverAndCheck(this.hooks, this.#split, ctx, this.#concurrency);
       const report: CheckReport = { runId: ctx.runId, results, startedAt: ctx.startedAt, finishedAt: new Date() };
-      this.emit('run_report', { run_id: ctx.runId, trigger: ctx.trigger, kind: 'check', report });
+      this.emit('run_report', { run_id: ctx.runId, trigger: ctx.trigger, ...actorField(ctx), kind: 'check', report });
       const summary = {
         scanned: results.length,
         updated: 0,
@@ -258,7 +258,7 @@ class TidewatchEngine implements Tidewatch {
     try {
       return await this.#observed(ctx, 'update', async () => {
         const report = await runUpdate(this.#runDeps(), ctx);
-        this.emit('run_report', { run_id: ctx.runId, trigger: ctx.trigger, kind: 'update', report });
+        this.emit('run_report', { run_id: ctx.runId, trigger: ctx.trigger, ...actorField(ctx), kind: 'update', report });
         return { report, summary: report.summary };
       });
     } finally {
@@ -305,7 +305,7 @@ class TidewatchEngine implements Tidewatch {
     try {
       return await this.#observed(ctx, 'update', async () => {
         const report = await applyDecidedPlan(this.#runDeps(), decided, ctx);
-        this.emit('run_report', { run_id: ctx.runId, trigger: ctx.trigger, kind: 'update', report });
+        this.emit('run_report', { run_id: ctx.runId, trigger: ctx.trigger, ...actorField(ctx), kind: 'update', report });
         return { report, summary: report.summary };
       });
     } finally {
@@ -329,7 +329,7 @@ class TidewatchEngine implements Tidewatch {
     kind: RunKind,
     body: () => Promise<{ report: R; summary: UpdateReport['summary'] }>,
   ): Promise<R> {
-    this.emit('scan_started', { run_id: ctx.runId, kind, targeted: ctx.targeted, trigger: ctx.trigger });
+    this.emit('scan_started', { run_id: ctx.runId, kind, targeted: ctx.targeted, trigger: ctx.trigger, ...actorField(ctx) });
     ctx.logger.info({ targeted: ctx.targeted }, `${kind} run started`);
     const record = (summary: UpdateReport['summary'], error?: string) =>
       this.history.add({
@@ -337,6 +337,7 @@ class TidewatchEngine implements Tidewatch {
         kind,
         targeted: ctx.targeted,
         trigger: ctx.trigger,
+        ...(ctx.actor ? { actor: ctx.actor } : {}),
         startedAt: ctx.startedAt,
         finishedAt: new Date(),
         summary,

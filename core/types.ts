@@ -246,6 +246,16 @@ export interface RunFilters {
   readonly hosts?: readonly string[];
 }
 
+/**
+ * Who made a decision (docs/people.md#a-name-on-every-decision): a personal or the main API token by its
+ * name, a person signed in with OpenID Connect by `preferred_username` or `email`, Home Assistant, a webhook
+ * receiver by its name, the schedule, or start-up. Events, audit entries and approvals carry it.
+ */
+export interface Actor {
+  readonly kind: 'token' | 'oidc' | 'mqtt' | 'webhook' | 'schedule' | 'startup';
+  readonly name: string;
+}
+
 export interface RunRequest {
   readonly filters?: Partial<RunFilters>;
   /** Cancels the run between targets (never in the middle of replacing one). */
@@ -254,6 +264,8 @@ export interface RunRequest {
   readonly runId?: string;
   /** Who asked: `api`, `schedule`, `startup`, `mqtt`, `webhook:<receiver>`…; `embed` when absent (`RunContext.trigger`). */
   readonly trigger?: string;
+  /** The person or credential that asked; derived from `trigger` when absent (`RunContext.actor`). */
+  readonly actor?: Actor;
 }
 
 /** Shared by every tap during one run. */
@@ -266,6 +278,8 @@ export interface RunContext {
    * `embed` when the caller named none. Events, history and the audit trail carry it.
    */
   readonly trigger: string;
+  /** Who started the run, when known (docs/people.md): events and audit entries carry it. */
+  readonly actor?: Actor;
   readonly filters: RunFilters;
   readonly signal: AbortSignal;
   /**

@@ -15,7 +15,7 @@ import {
   transitiveDependents,
 } from './dependency-order.js';
 import { errorMessage, errors } from './errors.js';
-import { targetPlacement, type EventPayloads, type EventType, type RollbackField, type SignatureField } from './events.js';
+import { actorField, targetPlacement, type EventPayloads, type EventType, type RollbackField, type SignatureField } from './events.js';
 import type { Hooks } from './hooks.js';
 import type { WatchSplit } from './watch-split.js';
 import type {
@@ -68,6 +68,7 @@ function reportSkip(deps: UpdateRunDeps, target: Target, skip: Skip, ctx: RunCon
     reason: skip.reason,
     ...by,
     trigger: ctx.trigger,
+      ...actorField(ctx),
     ...targetPlacement(target),
   });
 }
@@ -211,6 +212,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       image: target.image,
       image_id: target.imageId,
       trigger: ctx.trigger,
+      ...actorField(ctx),
       ...targetPlacement(target),
       ...signatureOf(plan),
       ...rollbackOf(plan),
@@ -245,6 +247,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       old_image_id: result.oldImageId ?? target.imageId,
       new_image_id: result.newImageId ?? '',
       trigger: ctx.trigger,
+      ...actorField(ctx),
       ...targetPlacement(target),
       ...signatureOf(plan),
       ...rollbackOf(plan),
@@ -260,6 +263,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       error: result.error ?? 'update failed',
       rolled_back: result.rolledBack ?? false,
       trigger: ctx.trigger,
+      ...actorField(ctx),
       ...targetPlacement(target),
       ...rollbackOf(plan),
     });

@@ -11,6 +11,7 @@ import { httpApiPlugin } from '../plugins/http-api/index.js';
 import { mqttPlugin } from '../plugins/mqtt/index.js';
 import { noPullPlugin } from '../plugins/no-pull/index.js';
 import { notifyPlugin } from '../plugins/notify/index.js';
+import { peoplePlugin } from '../plugins/people/index.js';
 import { policiesPlugin } from '../plugins/policies/index.js';
 import { registryPlugin } from '../plugins/registry/index.js';
 import { releaseNotesPlugin } from '../plugins/release-notes/index.js';
@@ -37,6 +38,8 @@ export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = 
     notifyPlugin,
     mqttPlugin,
     webhooksPlugin,
+    // Roles, personal tokens and single sign-on (docs/people.md): PEOPLE and its routes, before the API.
+    peoplePlugin,
     httpApiPlugin,
   ] as TidewatchPlugin<object>[];
 }

@@ -4,14 +4,18 @@ import { TidewatchError } from '../../core/index.js';
 import type { TidewatchCore } from '../../core/index.js';
 import type { TokenGuard } from './guards/auth.js';
 import type { ProxyTrust } from './guards/client-ip.js';
+import type { AccessGuard } from './access.js';
 import type { ResolvedHttpApiOptions } from './options.js';
 
 export interface RouteContext {
   readonly core: TidewatchCore;
   readonly options: ResolvedHttpApiOptions;
   readonly proxies: ProxyTrust;
-  /** Present when a protected endpoint is enabled (the options check guarantees the token). */
-  readonly mainGuard: TokenGuard | undefined;
+  /**
+   * Present when a protected endpoint is enabled (the options check guarantees the main token): the main
+   * token, personal tokens and sessions, each route's declared role (docs/people.md#roles).
+   */
+  readonly access: AccessGuard | undefined;
   /** Present when `events` is enabled. */
   readonly eventsGuard: TokenGuard | undefined;
 }
@@ -20,8 +24,8 @@ export interface RouteContext {
 export const MAIN_SECURITY = [{ BearerAuth: [] }];
 export const EVENTS_SECURITY = [{ EventsToken: [] }];
 
-/** The main guard's hook, or a failure at startup if a protected route was registered without one. */
-export function requireMainGuard(ctx: RouteContext): TokenGuard {
-  if (!ctx.mainGuard) throw new TidewatchError('TW_ERR_INTERNAL', 'protected HTTP API route registered without a main token', 500);
-  return ctx.mainGuard;
+/** The access guard, or a failure at startup if a protected route was registered without a main token. */
+export function requireAccess(ctx: RouteContext): AccessGuard {
+  if (!ctx.access) throw new TidewatchError('TW_ERR_INTERNAL', 'protected HTTP API route registered without a main token', 500);
+  return ctx.access;
 }

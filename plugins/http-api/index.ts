@@ -4,6 +4,7 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { TidewatchCore, TidewatchPlugin } from '../../core/index.js';
+import type { AccessRow } from './access-table.js';
 import {
   checkHttpApiOptions,
   effectiveEndpoints,
@@ -15,6 +16,7 @@ import {
 export const PLUGIN_NAME = 'http-api';
 
 export type { Endpoint, HttpApiOptions } from './options.js';
+export type { AccessRow } from './access-table.js';
 export { ENDPOINTS, PROTECTED_ENDPOINTS, httpApiOptions } from './options.js';
 
 export interface HttpApiAddress {
@@ -30,6 +32,8 @@ export interface HttpApiPlugin extends TidewatchPlugin<HttpApiOptionValues> {
   readonly address: HttpApiAddress | undefined;
   /** The fastify instance of the last `apply` (for `inject` in tests); undefined before. */
   readonly server: FastifyInstance | undefined;
+  /** What each served route asks of its caller, as declared (docs/http-api.md#roles); empty before `apply`. */
+  readonly routeAccess: readonly AccessRow[];
 }
 
 function describeAddress(info: AddressInfo, tls: boolean): HttpApiAddress {
@@ -45,6 +49,11 @@ class HttpApi implements HttpApiPlugin {
   readonly options = httpApiOptions;
   #address: HttpApiAddress | undefined;
   #server: FastifyInstance | undefined;
+  #access: readonly AccessRow[] = [];
+
+  get routeAccess(): readonly AccessRow[] {
+    return this.#access;
+  }
 
   get address(): HttpApiAddress | undefined {
     return this.#address;
@@ -70,7 +79,8 @@ class HttpApi implements HttpApiPlugin {
     if (options.endpoints.includes('update') && !options.periodicPolls) core.takeOverScheduling(PLUGIN_NAME);
     // fastify and its plugins load only when the API runs.
     const { buildServer } = await import('./server.js');
-    const { app, dispose } = await buildServer(core, options);
+    const { app, dispose, access } = await buildServer(core, options);
+    this.#access = access.rows();
     await app.listen({ host: options.host, port: options.port });
     const address = describeAddress(app.server.address() as AddressInfo, Boolean(options.tlsCert));
     this.#server = app;

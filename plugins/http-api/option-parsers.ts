@@ -18,6 +18,7 @@ export const ENDPOINTS = [
   'metrics',
   'rollback',
   'swagger',
+  'tokens',
   'update',
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];

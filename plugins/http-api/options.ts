@@ -19,7 +19,9 @@ export const PROTECTED_ENDPOINTS: readonly Endpoint[] = ['update', 'check', 'met
   // docs/state.md: the audit trail, rollback and release.
   'audit', 'rollback',
   // docs/policies.md: the approvals a person decides.
-  'approvals'];
+  'approvals',
+  // docs/people.md: personal API tokens.
+  'tokens'];
 
 const group = 'HTTP API';
 const nonEmpty = { type: 'string', minLength: 1 } as const;

@@ -3,7 +3,7 @@
 // update endpoint: a plan is applied through POST /v1/update?plan=ID.
 import type { FastifyPluginAsync } from 'fastify';
 import { formatGoDuration } from '../../core/index.js';
-import { requireMainGuard, MAIN_SECURITY, type RouteContext } from './context.js';
+import { MAIN_SECURITY, requireAccess, type RouteContext } from './context.js';
 import { envelope, envelopeProperties, errorResponse } from './envelope.js';
 import { planJson, planSchema } from './plan-json.js';
 import { filterQuerySchema, parseTimeout, runFilters, timeoutQuerySchema, type Query } from './query.js';
@@ -12,13 +12,14 @@ import { RunDeadline } from './run-deadline.js';
 
 export function planRoutes(ctx: RouteContext): FastifyPluginAsync {
   const { core, options } = ctx;
-  const guard = requireMainGuard(ctx);
+  const guard = requireAccess(ctx);
   const maximum = formatGoDuration(options.updateTimeoutMs);
   return async (app) => {
     app.post(
       '/v1/plan',
       {
         onRequest: guard.hook,
+        config: { role: 'operator' },
         schema: {
           summary: 'Plan an update',
           description:

@@ -1,12 +1,15 @@
 // Builds the fastify instance: the global order of docs/http-api-contract.md §4 and §5.4 (rate limiter first, then CORS,
 // then per-route authentication), the 1 MiB body limit, the JSON error shape, and one encapsulated
 // plugin per enabled endpoint, so that a disabled endpoint has no route at all (and answers 404).
-import { TidewatchError, STATE_STORE, UPDATE_POLICIES, type TidewatchCore } from '../../core/index.js';
+import { TidewatchError, STATE_STORE, UPDATE_POLICIES, type TidewatchCore, PEOPLE } from '../../core/index.js';
 import { readFileSync } from 'node:fs';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { TokenGuard } from './guards/auth.js';
 import { ProxyTrust } from './guards/client-ip.js';
+import { AccessGuard } from './access.js';
+import { meRoutes } from './routes-me.js';
+import { AccessTable } from './access-table.js';
 import type { RouteContext } from './context.js';
 import { sendError } from './envelope.js';
 import { ConnectionLedger } from './guards/client-errors.js';
@@ -84,9 +87,11 @@ async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: Eve
     case 'swagger':
       return (await import('./swagger.js')).swaggerRoutes(ctx.proxies, routes);
     case 'dashboard':
-      return (await import('./dashboard/routes-dashboard.js')).dashboardRoutes();
+      // Signing in is the dashboard's: "who am I" and, from the people plugin, single sign-on (docs/people.md).
+      return together((await import('./dashboard/routes-dashboard.js')).dashboardRoutes(), meRoutes(ctx), contributedRoutes(ctx, endpoint));
     case 'hooks':
     case 'approvals':
+    case 'tokens':
       return contributedRoutes(ctx, endpoint);
     case 'health':
       return undefined;
@@ -108,6 +113,8 @@ function tlsOptions(options: ResolvedHttpApiOptions): { cert: Buffer; key: Buffe
 export interface BuiltServer {
   readonly app: FastifyInstance;
   readonly routes: RouteTable;
+  /** Each route's declared role or access rule (docs/http-api.md#roles), as registered. */
+  readonly access: AccessTable;
   /** Stops timers the server owns; `app.close()` is registered by the caller. */
   readonly dispose: () => void;
 }
@@ -126,16 +133,20 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
   const proxies = new ProxyTrust(options.trustedProxies, options.proxyHeader);
   const logger = core.logger.child({ plugin: 'http-api' });
   const needsMain = options.endpoints.some((e) => PROTECTED_ENDPOINTS.includes(e));
+  const people = core.services.get(PEOPLE);
+  const origins = [...options.corsOrigins, ...(people?.publicOrigin ? [people.publicOrigin] : [])];
   const ctx: RouteContext = {
     core,
     options,
     proxies,
-    mainGuard: needsMain && options.token ? new TokenGuard(options.token, 'main', logger, proxies) : undefined,
+    access: needsMain && options.token ? new AccessGuard({ mainToken: options.token, people, logger, proxies, origins }) : undefined,
     eventsGuard:
       enabled.has('events') && options.eventsToken ? new TokenGuard(options.eventsToken, 'events', logger, proxies) : undefined,
   };
 
   installErrorHandling(app, routes, logger);
+  const access = new AccessTable();
+  app.addHook('onRoute', (route) => access.add(route));
 
   const consumers: EventConsumers = {
     hub: enabled.has('events') ? new EventHub({ logger, pingIntervalMs: options.eventsPingIntervalMs }) : undefined,
@@ -197,6 +208,7 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
   return {
     app,
     routes,
+    access,
     dispose: () => {
       closed = true;
       limiter?.close();

@@ -61,6 +61,8 @@ export interface RunOutcome {
   readonly kind: 'check' | 'update';
   /** Who started the run (`webhook:<receiver>`, `schedule`, …), when the core said; templates read `.Trigger`. */
   readonly trigger?: string;
+  /** Who started it by name (docs/people.md); templates read `.Actor`. */
+  readonly actor?: string;
   /** In discovery order. */
   readonly containers: readonly ContainerOutcome[];
   readonly entries: readonly OutcomeEntry[];
@@ -200,6 +202,7 @@ export function runOutcome(event: EventPayloads['run_report']): RunOutcome {
   return {
     kind: event.kind,
     ...(event.trigger === undefined ? {} : { trigger: event.trigger }),
+    ...(event.actor === undefined ? {} : { actor: event.actor.name }),
     containers,
     entries: containers.flatMap((outcome) => [...entriesOf(outcome, time), ...signatureEntries(outcome, time, event.kind)]),
   };

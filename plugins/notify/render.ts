@@ -83,6 +83,7 @@ export function messageRenderer(template: CompiledTemplate, settings: RenderSett
           entries,
           report,
           ...(parts.outcome.trigger === undefined ? {} : { trigger: parts.outcome.trigger }),
+          ...(parts.outcome.actor === undefined ? {} : { actor: parts.outcome.actor }),
         })
       : entries;
     return { title: settings.skipTitle ? '' : title, body: template.render(input) };

@@ -43,7 +43,7 @@ function isEntry(value: unknown): value is ApprovalEntry {
 }
 
 export type NewEntry = Omit<ApprovalEntry, 'id' | 'state' | 'requested_at' | 'container_id'> & { readonly container_id: string };
-type Change = Partial<Pick<ApprovalEntry, 'decided_at' | 'decided_by' | 'deferred_until' | 'reason'>>;
+type Change = Partial<Pick<ApprovalEntry, 'decided_at' | 'decided_by' | 'deferred_until' | 'reason' | 'actor'>>;
 
 export class ApprovalLedger {
   #entries: ApprovalEntry[];

@@ -45,6 +45,7 @@ const entrySchema = {
     decided_at: { type: 'string', format: 'date-time' },
     decided_by: { type: 'string', enum: ['api', 'dashboard', 'mqtt'] },
     reason: { type: 'string', description: 'Why the entry is superseded.' },
+    actor: { type: 'object', properties: { kind: { type: 'string' }, name: { type: 'string' } }, description: 'Who decided (docs/people.md)' },
   },
 } as const;
 
@@ -88,7 +89,8 @@ async function decide(policies: UpdatePolicies, decision: ApprovalDecision, requ
   if (isResponse(deferMs)) return deferMs;
   const now = decision === 'approve' ? parseNow(request) : false;
   if (isResponse(now)) return now;
-  const outcome = await policies.decide(id, decision, { by, ...(deferMs !== undefined ? { deferMs } : {}), now });
+  const actor = request.principal?.actor;
+  const outcome = await policies.decide(id, decision, { by, ...(actor ? { actor } : {}), ...(deferMs !== undefined ? { deferMs } : {}), now });
   switch (outcome.status) {
     case 'unknown':
       return { status: 404, error: { message: `no approval ${JSON.stringify(id.slice(0, 64))}`, code: 'TW_ERR_APPROVAL_UNKNOWN' } };
@@ -126,7 +128,7 @@ export function approvalRoutes(core: TidewatchCore, policies: UpdatePolicies): v
     endpoint: ENDPOINT,
     method: 'GET',
     url: '/v1/approvals',
-    auth: 'main',
+    role: 'viewer',
     bodyLimit: BODY_LIMIT,
     schema: {
       summary: 'Pending and decided approvals',
@@ -150,7 +152,7 @@ export function approvalRoutes(core: TidewatchCore, policies: UpdatePolicies): v
       endpoint: ENDPOINT,
       method: 'POST',
       url: `/v1/approvals/:id/${decision}`,
-      auth: 'main',
+      role: 'operator',
       bodyLimit: BODY_LIMIT,
       schema: {
         summary,

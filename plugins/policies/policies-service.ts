@@ -100,7 +100,8 @@ export class Policies implements UpdatePolicies {
     const current = ledger.get(id) as ApprovalEntry;
     if (!isOpen(current)) return conflict(current);
     const decidedAt = new Date();
-    const fields = { decided_at: decidedAt.toISOString(), decided_by: options.by };
+    const actor = options.actor ?? (options.by === 'mqtt' ? { kind: 'mqtt' as const, name: 'mqtt' } : undefined);
+    const fields = { decided_at: decidedAt.toISOString(), decided_by: options.by, ...(actor ? { actor } : {}) };
     const entry =
       decision === 'approve'
         ? ledger.update(id, 'approved', fields)
@@ -153,6 +154,8 @@ export class Policies implements UpdatePolicies {
       .update({
         filters: { containers: [exactNamePattern(key.name)], ...(key.host ? { hosts: [key.host] } : {}) },
         trigger: APPROVAL_TRIGGER,
+        // The update an approval applies carries the approver as its actor (docs/people.md).
+        ...(entry.actor ? { actor: entry.actor } : {}),
         runId,
       })
       .catch((err: unknown) => this.deps.logger.error({ container: key.name, approval: entry.id, err: errorMessage(err) }, 'the approved update failed to run'))
@@ -166,6 +169,7 @@ export class Policies implements UpdatePolicies {
         container: entry.container,
         ...(entry.host ? { host: entry.host } : {}),
         trigger: entry.decided_by ?? 'api',
+        ...(entry.actor ? { actor: entry.actor } : {}),
         run_id: '',
         to: { image: entry.latest_tag ? retag(entry.image, entry.latest_tag) : entry.image, digest: entry.latest_digest, image_id: '' },
         outcome: AUDIT_OUTCOME[decision],

@@ -35,7 +35,7 @@ function recordOf(
 ): AuditRecord | undefined {
   const { target } = result;
   const key = target.id;
-  const base = { container: target.name, ...(target.host ? { host: target.host } : {}), trigger: ctx.trigger, run_id: ctx.runId };
+  const base = { container: target.name, ...(target.host ? { host: target.host } : {}), trigger: ctx.trigger, ...(ctx.actor ? { actor: ctx.actor } : {}), run_id: ctx.runId };
   const running = target.imageLabels[VERSION_LABEL]?.trim();
   const from: AuditImage = {
     image: target.image, digest: repoDigest(target, staleness), image_id: result.oldImageId ?? target.imageId,

@@ -9,6 +9,7 @@ import {
   STAGES,
   exactNamePattern,
   repoDigest,
+  type Actor,
   type AuditImage,
   type ContainerKey,
   type PreviousImage,
@@ -75,7 +76,7 @@ export class RollbackRuns implements Rollbacks {
     return targets.find((t) => this.store.previousImage(t.id) !== undefined) ?? targets[0];
   }
 
-  async rollback(key: ContainerKey, options: { trigger?: string; signal?: AbortSignal; runId?: string } = {}): Promise<RollbackOutcome> {
+  async rollback(key: ContainerKey, options: { trigger?: string; actor?: Actor; signal?: AbortSignal; runId?: string } = {}): Promise<RollbackOutcome> {
     const target = await this.#find(key, options.signal);
     const previous = target && this.store.previousImage(target.id);
     if (!target || !previous) return { status: 'unknown' };
@@ -89,6 +90,7 @@ export class RollbackRuns implements Rollbacks {
       const report = await this.core.update({
         filters: { containers: [exactNamePattern(target.name)], ...(target.host ? { hosts: [target.host] } : {}) },
         trigger: options.trigger ?? 'api',
+        ...(options.actor ? { actor: options.actor } : {}),
         runId,
         ...(options.signal ? { signal: options.signal } : {}),
       });
@@ -104,15 +106,29 @@ export class RollbackRuns implements Rollbacks {
   }
 
   /** Lifts the hold and forgets the failed candidate of the named container (docs/state.md#holds). */
-  async release(key: ContainerKey): Promise<boolean> {
+  async release(key: ContainerKey, actor?: Actor): Promise<boolean> {
     const targets = await this.core.targets({
       filters: { containers: [exactNamePattern(key.name)], ...(key.host ? { hosts: [key.host] } : {}) },
     });
     let released = false;
-    for (const { id } of targets) {
-      if (this.store.hold(id) || this.store.failedCandidate(id)) released = true;
-      this.store.setHold(id, undefined);
-      this.store.setFailedCandidate(id, undefined);
+    for (const target of targets) {
+      const hold = this.store.hold(target.id);
+      const lifted = Boolean(hold || this.store.failedCandidate(target.id));
+      this.store.setHold(target.id, undefined);
+      this.store.setFailedCandidate(target.id, undefined);
+      if (!lifted) continue;
+      released = true;
+      // A release is a person's decision: the audit trail says who lifted the hold (docs/people.md).
+      await this.store.appendAudit({
+        action: 'release',
+        container: target.name,
+        ...(target.host ? { host: target.host } : {}),
+        trigger: 'api',
+        ...(actor ? { actor } : {}),
+        run_id: '',
+        ...(hold ? { from: { image: hold.image, digest: hold.digest, image_id: hold.imageId } } : {}),
+        outcome: 'released',
+      });
     }
     return released;
   }

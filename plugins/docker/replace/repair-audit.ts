@@ -12,7 +12,7 @@ export async function auditRepair(store: StateStore | undefined, report: RepairR
   ];
   for (const { container, outcome } of entries) {
     try {
-      await store.appendAudit({ action: 'repair', container, host, trigger: 'startup', run_id: '', outcome });
+      await store.appendAudit({ action: 'repair', container, host, trigger: 'startup', actor: { kind: 'startup', name: 'startup' }, run_id: '', outcome });
     } catch (err) {
       logger.error({ container, err: errorMessage(err) }, 'could not write the audit trail');
     }

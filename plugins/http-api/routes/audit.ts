@@ -4,7 +4,7 @@
 // paging; a bad value is 400.
 import type { FastifyPluginAsync } from 'fastify';
 import { STATE_STORE, type AuditEntry } from '../../../core/index.js';
-import { requireMainGuard, MAIN_SECURITY, type RouteContext } from '../context.js';
+import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import { httpErrors } from '../errors.js';
 import { querySingle, type Query } from '../query.js';
@@ -22,16 +22,24 @@ export const imageSchema = {
   },
 } as const;
 
+/** Who made a change or a decision (docs/people.md#a-name-on-every-decision). */
+export const actorSchema = {
+  type: 'object',
+  description: 'Who: a token by its name, a person signed in with SSO, mqtt, a webhook receiver, schedule or startup',
+  properties: { kind: { type: 'string', enum: ['token', 'oidc', 'mqtt', 'webhook', 'schedule', 'startup'] }, name: { type: 'string' } },
+} as const;
+
 export const auditEntrySchema = {
   type: 'object',
   required: ['id', 'time', 'action', 'container', 'trigger', 'run_id', 'outcome'],
   properties: {
     id: { type: 'string' },
     time: { type: 'string', format: 'date-time' },
-    action: { type: 'string', enum: ['update', 'rollback', 'restart', 'repair'] },
+    action: { type: 'string', enum: ['update', 'rollback', 'restart', 'repair', 'approve', 'reject', 'defer', 'release'] },
     container: { type: 'string' },
     host: { type: 'string', description: 'The engine, as configured' },
     trigger: { type: 'string', description: 'Who started the run: schedule, api, startup, mqtt, webhook:<receiver>, embed…' },
+    actor: actorSchema,
     run_id: { type: 'string', description: 'The run; empty for a start-up repair' },
     from: imageSchema,
     to: imageSchema,
@@ -43,12 +51,13 @@ export const auditEntrySchema = {
 
 export function auditRoutes(ctx: RouteContext): FastifyPluginAsync {
   const { core } = ctx;
-  const guard = requireMainGuard(ctx);
+  const guard = requireAccess(ctx);
   return async (app) => {
     app.get(
       '/v1/audit',
       {
         onRequest: guard.hook,
+        config: { role: 'viewer' },
         schema: {
           summary: 'Audit trail',
           description:

@@ -2,13 +2,14 @@
 // no lock taken. Per-container failures are records with `error`, never a failed request (docs/http-api-contract.md §7.4).
 import type { FastifyPluginAsync } from 'fastify';
 import { formatGoDuration } from '../../../core/index.js';
-import { requireMainGuard, MAIN_SECURITY, type RouteContext } from '../context.js';
+import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import { checkRecord, checkRecordSchema, withHold } from '../check-record.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import type { KnownState } from '../last-checks.js';
 import { filterQuerySchema, parseTimeout, runFilters, timeoutQuerySchema, type Query } from '../query.js';
 import { compileContainerPatterns } from '../pattern-filters.js';
 import { RunDeadline } from '../run-deadline.js';
+import { actorOf } from '../access.js';
 
 /**
  * `known` keeps each container's answer for the container lists (a state store records it itself) and says
@@ -16,13 +17,14 @@ import { RunDeadline } from '../run-deadline.js';
  */
 export function checkRoutes(ctx: RouteContext, known?: KnownState): FastifyPluginAsync {
   const { core, options } = ctx;
-  const guard = requireMainGuard(ctx);
+  const guard = requireAccess(ctx);
   const maximum = formatGoDuration(options.checkTimeoutMs);
   return async (app) => {
     app.post(
       '/v1/check',
       {
         onRequest: guard.hook,
+        config: { role: 'operator' },
         schema: {
           summary: 'Check for updates',
           description:
@@ -58,7 +60,7 @@ export function checkRoutes(ctx: RouteContext, known?: KnownState): FastifyPlugi
         const timeout = parseTimeout(query, options.checkTimeoutMs);
         await compileContainerPatterns(filters);
         const deadline = new RunDeadline('check', timeout, reply);
-        const run = core.check({ filters, signal: deadline.signal, trigger: 'api' });
+        const run = core.check({ filters, signal: deadline.signal, trigger: 'api', ...actorOf(request) });
         // A run abandoned at the deadline still settles later; its outcome is the core's to log, and its
         // answers are as real as a timely run's.
         if (known?.recordsItself) run.then((report) => known.record(report.results)).catch(() => undefined);

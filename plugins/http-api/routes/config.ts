@@ -2,16 +2,17 @@
 // them; what is secret is decided by each option's declaration.
 import type { FastifyPluginAsync } from 'fastify';
 import { optionsView } from '../../../core/index.js';
-import { requireMainGuard, MAIN_SECURITY, type RouteContext } from '../context.js';
+import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 
 export function configRoutes(ctx: RouteContext): FastifyPluginAsync {
-  const guard = requireMainGuard(ctx);
+  const guard = requireAccess(ctx);
   return async (app) => {
     app.get(
       '/v1/config',
       {
         onRequest: guard.hook,
+        config: { role: 'viewer' },
         schema: {
           summary: 'Effective configuration',
           description: 'Every effective option; secrets are shown as "<redacted>".',

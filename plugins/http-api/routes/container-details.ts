@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { UPDATE_POLICIES, parseBoolLabel, readLabel, type Target, type UpdatePolicies } from '../../../core/index.js';
 import { currentDigest, placement, placementProperties, tagProperties, type FailedCandidateView, type Placement, type TagFields } from '../check-record.js';
-import { requireMainGuard, MAIN_SECURITY, type RouteContext } from '../context.js';
+import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import type { KnownState } from '../last-checks.js';
 import type { Query } from '../query.js';
@@ -122,12 +122,13 @@ export function detailsView(target: Target, lastChecks: KnownState, policies?: U
 
 export function containerDetailsRoutes(ctx: RouteContext, lastChecks: KnownState): FastifyPluginAsync {
   const { core } = ctx;
-  const guard = requireMainGuard(ctx);
+  const guard = requireAccess(ctx);
   return async (app) => {
     app.get(
       '/v1/containers/details',
       {
         onRequest: guard.hook,
+        config: { role: 'viewer' },
         schema: {
           summary: 'Monitored containers with their flags',
           description:

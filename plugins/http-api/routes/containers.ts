@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { UPDATE_POLICIES, parseBoolLabel, readLabel, type Target, type UpdatePolicies } from '../../../core/index.js';
 import { VERSION_LABEL, currentDigest, failedCandidateSchema, placement, placementProperties, withHold, type FailedCandidateView, type Placement } from '../check-record.js';
 import type { KnownState } from '../last-checks.js';
-import { requireMainGuard, MAIN_SECURITY, type RouteContext } from '../context.js';
+import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import { queryValues, type Query } from '../query.js';
 
@@ -151,12 +151,13 @@ export function containerView(target: Target, watchPath: (target: Target) => str
 
 export function containerRoutes(ctx: RouteContext, known?: KnownState): FastifyPluginAsync {
   const { core } = ctx;
-  const guard = requireMainGuard(ctx);
+  const guard = requireAccess(ctx);
   return async (app) => {
     app.get(
       '/v1/containers',
       {
         onRequest: guard.hook,
+        config: { role: 'viewer' },
         schema: {
           summary: 'List monitored containers',
           description: 'The containers a run would consider, without checking them, with what the last check of each found (kept across restarts with --data-dir).',

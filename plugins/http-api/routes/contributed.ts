@@ -5,10 +5,11 @@
 // own tokens); nothing here logs a request's path, which may carry a token (docs/webhooks.md#authentication).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { errorMessage, httpRoutes, type HttpRouteDefinition, type HttpRouteResponse } from '../../../core/index.js';
-import { requireMainGuard, type RouteContext } from '../context.js';
+import { type RouteContext, requireAccess } from '../context.js';
 import { envelope, sendError } from '../envelope.js';
 import { codeOf } from '../error-handling.js';
 import type { Endpoint } from '../options.js';
+import { principalOf } from '../access.js';
 
 /** Query parameters, a repeated one by its first value (what a contributed route sees). */
 function queryMap(request: FastifyRequest): Record<string, string> {
@@ -53,7 +54,7 @@ function tellRefused(route: HttpRouteDefinition | undefined, request: FastifyReq
 }
 
 function send(reply: FastifyReply, response: HttpRouteResponse): FastifyReply {
-  for (const [name, value] of Object.entries(response.headers ?? {})) reply.header(name, value);
+  for (const [name, value] of Object.entries(response.headers ?? {})) reply.header(name, typeof value === 'string' ? value : [...value]);
   if (response.error) return sendError(reply, response.status, response.error.message, response.error.code);
   return reply.code(response.status).type('application/json; charset=utf-8').send(envelope({ ...(response.body ?? {}) }));
 }
@@ -83,15 +84,18 @@ export function contributedRoutes(ctx: RouteContext, endpoint: Endpoint): Fastif
 
   function register(app: Parameters<FastifyPluginAsync>[0], route: HttpRouteDefinition): void {
     const name = `${route.method} ${route.url}`;
+    // The role the route declared where it registered itself (docs/http-api.md#roles); `auth: 'main'` alone is admin.
+    const role = route.role ?? (route.auth === 'main' ? 'admin' : undefined);
     app.route({
       method: route.method,
       url: route.url,
       bodyLimit: route.bodyLimit,
+      config: role ? { role } : { access: 'own' },
       ...(route.schema ? { schema: route.schema } : {}),
       onRequest: async (request, reply) => {
-        // A route behind the main token (docs/plugins.md#http-routes): authenticated before anything else.
-        if (route.auth === 'main') {
-          await requireMainGuard(ctx).hook.call(app, request, reply);
+        // A route behind the API's credentials (docs/plugins.md#http-routes): authenticated before anything else.
+        if (role) {
+          await requireAccess(ctx).hook.call(app, request, reply);
           if (reply.sent) return reply;
         }
         const length = Number(request.headers['content-length'] ?? 0);
@@ -110,6 +114,7 @@ export function contributedRoutes(ctx: RouteContext, endpoint: Endpoint): Fastif
             headers: headerMap(request),
             body,
             ip: ctx.proxies.client(request).ip,
+            ...(principalOf(request) ? { principal: principalOf(request) } : {}),
           });
           return send(reply, response);
         } catch (err) {

@@ -39,6 +39,8 @@ export function eventRoutes(ctx: RouteContext, hub: EventHub): FastifyPluginAsyn
       '/v1/events',
       {
         onRequest: guard.hook,
+        // The events token, not a role (docs/people.md#the-main-token-and-the-events-token).
+        config: { access: 'events token' },
         sse: { kind: 'manual', heartbeat: false },
         schema: {
           summary: 'Event stream',

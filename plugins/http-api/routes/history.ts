@@ -3,13 +3,15 @@
 // last 500. `since` and `until` (RFC 3339, inclusive) bound a run's start, before paging. A bad value is
 // 400 rather than ignored: a monitoring script that typed a date wrong should hear about it.
 import type { FastifyPluginAsync } from 'fastify';
-import { requireMainGuard, MAIN_SECURITY, type RouteContext } from '../context.js';
+import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import { httpErrors } from '../errors.js';
 import { querySingle, type Query } from '../query.js';
 import { summarySchema } from './update.js';
 import { STATE_STORE, type HistoryEntry } from '../../../core/index.js';
 import { nextProperty, pageOfList, pageQueryProperties, parsePage } from '../paging.js';
+import type { Actor } from '../../../core/index.js';
+import { actorSchema } from './audit.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 
@@ -35,6 +37,7 @@ export interface HistoryView {
   kind: string;
   targeted: boolean;
   trigger: string;
+  actor?: Actor;
   started_at: string;
   finished_at: string;
   summary: HistoryEntry['summary'];
@@ -51,6 +54,7 @@ function view(entry: HistoryEntry): HistoryView {
     finished_at: entry.finishedAt.toISOString(),
     summary: entry.summary,
   };
+  if (entry.actor !== undefined) out.actor = entry.actor;
   if (entry.error !== undefined) out.error = entry.error;
   return out;
 }
@@ -63,6 +67,7 @@ const entrySchema = {
     kind: { type: 'string', enum: ['update', 'check'] },
     targeted: { type: 'boolean' },
     trigger: { type: 'string', description: 'who started the run: schedule, api, startup, mqtt, webhook:<receiver>, embed…' },
+    actor: actorSchema,
     started_at: { type: 'string', format: 'date-time' },
     finished_at: { type: 'string', format: 'date-time' },
     summary: summarySchema,
@@ -72,12 +77,13 @@ const entrySchema = {
 
 export function historyRoutes(ctx: RouteContext): FastifyPluginAsync {
   const { core } = ctx;
-  const guard = requireMainGuard(ctx);
+  const guard = requireAccess(ctx);
   return async (app) => {
     app.get(
       '/v1/history',
       {
         onRequest: guard.hook,
+        config: { role: 'viewer' },
         schema: {
           summary: 'Run history',
           description:

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { formatImageReference, tryParseImageReference, type Target } from '../../../core/index.js';
 import { currentDigest } from '../check-record.js';
-import { requireMainGuard, MAIN_SECURITY, type RouteContext } from '../context.js';
+import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import { queryValues, type Query } from '../query.js';
 
@@ -60,12 +60,13 @@ export function imageViews(targets: readonly Target[], names: readonly string[],
 
 export function imageRoutes(ctx: RouteContext): FastifyPluginAsync {
   const { core } = ctx;
-  const guard = requireMainGuard(ctx);
+  const guard = requireAccess(ctx);
   return async (app) => {
     app.get(
       '/v1/images',
       {
         onRequest: guard.hook,
+        config: { role: 'viewer' },
         schema: {
           summary: 'Images of the monitored containers',
           description: 'One entry per image id and image name the monitored containers run, with how many run it.',

@@ -1,16 +1,18 @@
 // GET /v1/metrics (docs/interface.md §4): Prometheus text exposition, main token.
 import type { FastifyPluginAsync } from 'fastify';
-import { requireMainGuard, MAIN_SECURITY, type RouteContext } from '../context.js';
-import { errorResponse } from '../envelope.js';
+import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import type { ApiMetrics } from '../metrics.js';
+import { errorResponse } from '../envelope.js';
+
 
 export function metricsRoutes(ctx: RouteContext, metrics: ApiMetrics): FastifyPluginAsync {
-  const guard = requireMainGuard(ctx);
+  const guard = requireAccess(ctx);
   return async (app) => {
     app.get(
       '/v1/metrics',
       {
         onRequest: guard.hook,
+        config: { role: 'viewer' },
         schema: {
           summary: 'Prometheus metrics',
           description:

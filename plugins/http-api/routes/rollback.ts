@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { ROLLBACKS, formatGoDuration, type ContainerKey, type UpdateReport } from '../../../core/index.js';
-import { requireMainGuard, MAIN_SECURITY, type RouteContext } from '../context.js';
+import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import { resolveContainerKey } from '../container-key.js';
 import { httpErrors } from '../errors.js';
@@ -14,6 +14,7 @@ import { imageSchema } from './audit.js';
 import { parseTimeout, querySingle, type Query } from '../query.js';
 import { summarySchema } from './update.js';
 import { RunDeadline } from '../run-deadline.js';
+import { actorOf, principalOf } from '../access.js';
 
 const containerQuery = {
   type: 'object',
@@ -47,12 +48,13 @@ function refusalOf(report: UpdateReport, name: string): string | undefined {
 
 export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
   const { core, options } = ctx;
-  const guard = requireMainGuard(ctx);
+  const guard = requireAccess(ctx);
   return async (app) => {
     app.post(
       '/v1/rollback',
       {
         onRequest: guard.hook,
+        config: { role: 'operator' },
         schema: {
           summary: 'Roll a container back',
           description:
@@ -97,7 +99,7 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
         deadline.detachClient();
         try {
           // Its run is named as a rollback in history, events and audit (`trigger: rollback`), as an approval's is.
-          const outcome = await deadline.race(rollbacks.rollback(key, { trigger: 'rollback', signal: deadline.signal, runId: randomUUID() }));
+          const outcome = await deadline.race(rollbacks.rollback(key, { trigger: 'rollback', ...actorOf(request), signal: deadline.signal, runId: randomUUID() }));
           if (outcome.status === 'unknown') throw httpErrors.noPreviousImage(key.name);
           if (outcome.status === 'gone') throw httpErrors.previousImageGone(key.name, outcome.previous.imageId);
           const refused = refusalOf(outcome.report, key.name);
@@ -122,6 +124,7 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
       '/v1/release',
       {
         onRequest: guard.hook,
+        config: { role: 'operator' },
         schema: {
           summary: 'Release a held container',
           description:
@@ -145,7 +148,7 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
       },
       async (request) => {
         const key = await resolveContainerKey(core, keyOf(request.query as Query));
-        const released = (await core.services.get(ROLLBACKS)?.release(key)) ?? false;
+        const released = (await core.services.get(ROLLBACKS)?.release(key, principalOf(request)?.actor)) ?? false;
         return envelope({ container: key.name, released });
       },
     );

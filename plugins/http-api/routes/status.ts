@@ -4,7 +4,7 @@
 // `finished_at` and `run_id` say which run the summary is from.
 import type { FastifyPluginAsync } from 'fastify';
 import type { HistoryEntry } from '../../../core/index.js';
-import { requireMainGuard, MAIN_SECURITY, type RouteContext } from '../context.js';
+import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import { summarySchema } from './update.js';
 
@@ -25,12 +25,13 @@ export function statusView(entries: readonly HistoryEntry[]): StatusView | undef
 
 export function statusRoutes(ctx: RouteContext): FastifyPluginAsync {
   const { core } = ctx;
-  const guard = requireMainGuard(ctx);
+  const guard = requireAccess(ctx);
   return async (app) => {
     app.get(
       '/v1/status',
       {
         onRequest: guard.hook,
+        config: { role: 'viewer' },
         schema: {
           summary: 'Last update run',
           description: 'The summary of the last update run (scheduled or through the API); 204 before the first one.',

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { errorMessage, errors, formatGoDuration, isTargeted, isTidewatchError, type UpdateReport, type AppliedPlan } from '../../../core/index.js';
-import { requireMainGuard, MAIN_SECURITY, type RouteContext } from '../context.js';
+import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import { envelope, envelopeProperties, errorResponse, sendError } from '../envelope.js';
 import { filterQuerySchema, parseAsync, parseTimeout, runFilters, timeoutQuerySchema, type Query, querySingle } from '../query.js';
 import { compileContainerPatterns } from '../pattern-filters.js';
@@ -13,6 +13,7 @@ import { RunDeadline } from '../run-deadline.js';
 import type { RunStarts } from '../run-starts.js';
 import { httpErrors } from '../errors.js';
 import { appliedJson, appliedStepsSchema } from '../plan-json.js';
+import { actorOf } from '../access.js';
 
 export const RETRY_AFTER_BUSY_SECONDS = 30;
 
@@ -108,10 +109,10 @@ function sendBusy(reply: FastifyReply, err: Error): FastifyReply {
 
 export function updateRoutes(ctx: RouteContext, starts: RunStarts): FastifyPluginAsync {
   const { core, options } = ctx;
-  const guard = requireMainGuard(ctx);
+  const guard = requireAccess(ctx);
   const logger = core.logger.child({ plugin: 'http-api' });
   return async (app) => {
-    app.post('/v1/update', { onRequest: guard.hook, schema: schema(formatGoDuration(options.updateTimeoutMs)) }, async (request, reply) => {
+    app.post('/v1/update', { onRequest: guard.hook, config: { role: 'operator' }, schema: schema(formatGoDuration(options.updateTimeoutMs)) }, async (request, reply) => {
       const query = request.query as Query;
       const filters = runFilters(query);
       const background = parseAsync(query);
@@ -126,8 +127,8 @@ export function updateRoutes(ctx: RouteContext, starts: RunStarts): FastifyPlugi
       const started = starts.wait(runId);
       const run: Promise<UpdateReport | AppliedPlan> =
         planId === undefined
-          ? core.update({ filters, signal: deadline.signal, runId, trigger: 'api' })
-          : core.applyPlan(planId, { signal: deadline.signal, runId, trigger: 'api' });
+          ? core.update({ filters, signal: deadline.signal, runId, trigger: 'api', ...actorOf(request) })
+          : core.applyPlan(planId, { signal: deadline.signal, runId, trigger: 'api', ...actorOf(request) });
       let detached = false;
       try {
         // Phase 1: until the lock is held and the run has begun, a hang-up or the timeout cancels it.

@@ -232,6 +232,8 @@ export interface NotificationDataInit {
   report?: Report | null;
   /** Who started the run (docs/notifications.md): `.Trigger` in a template. */
   trigger?: string;
+  /** Who started the run by name (docs/people.md): `.Actor` in a template. */
+  actor?: string;
   /** A pending approval's dashboard link (docs/policies.md#notifications-and-home-assistant): `.ApprovalURL`. */
   approvalUrl?: string;
 }
@@ -246,6 +248,7 @@ export class NotificationData extends GoStruct {
   readonly Report: Report | null;
   // A method, not a field: Watchtower's data has no such field, so `{{.}}` and json.v1 print what they did.
   readonly #trigger: string;
+  readonly #actor: string;
   readonly #approvalUrl: string;
   constructor(init: NotificationDataInit) {
     super();
@@ -254,6 +257,7 @@ export class NotificationData extends GoStruct {
     this.Entries = init.entries ?? [];
     this.Report = init.report ?? null;
     this.#trigger = init.trigger ?? '';
+    this.#actor = init.actor ?? '';
     this.#approvalUrl = init.approvalUrl ?? '';
   }
   /**
@@ -266,6 +270,13 @@ export class NotificationData extends GoStruct {
   /** `{{.Trigger}}`: who started the run (`schedule`, `api`, `webhook:<receiver>`…); empty when unknown. */
   Trigger(): string {
     return this.#trigger;
+  }
+  /**
+   * `{{.Actor}}`: who started the run by name (docs/people.md#a-name-on-every-decision): a token's name, a
+   * person signed in with SSO, `mqtt`, a webhook receiver, `schedule`, `startup`; empty when unknown.
+   */
+  Actor(): string {
+    return this.#actor;
   }
   get goType(): string {
     return 'notifications.Data';

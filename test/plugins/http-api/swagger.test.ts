@@ -47,6 +47,8 @@ t.test('every enabled route, its parameters, responses and both security schemes
     '/readyz',
     '/startupz',
     '/v1/audit',
+    // Served with the dashboard: who is signed in (docs/people.md#the-dashboard).
+    '/v1/auth/me',
     '/v1/check',
     '/v1/config',
     '/v1/containers',

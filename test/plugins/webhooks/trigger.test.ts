@@ -17,11 +17,14 @@ t.test('run_report carries webhook:<receiver>, and a template shows it', async (
   const report = h.events.find((e) => e.type === 'run_report');
   if (report?.type !== 'run_report') throw new Error('no run report');
   t.equal(report.data.trigger, 'webhook:ci');
+  t.same(report.data.actor, { kind: 'webhook', name: 'ci' }, 'the receiver is the run\'s actor (docs/people.md)');
   const outcome = runOutcome(report.data);
   t.equal(outcome.trigger, 'webhook:ci');
   const settings = { host: 'box', titleTag: '', skipTitle: false, withReport: true };
   const render = messageRenderer(compileTemplate('started by {{.Trigger}}: {{len .Report.All}} checked'), settings);
   t.equal(render({ outcome, containers: outcome.containers, entries: outcome.entries }).body, 'started by webhook:ci: 1 checked');
+  const who = messageRenderer(compileTemplate('by {{.Actor}}'), settings);
+  t.equal(who({ outcome, containers: outcome.containers, entries: outcome.entries }).body, 'by ci', '{{.Actor}} names who started the run');
   const whole = messageRenderer(compileTemplate('{{.Title}}|{{.Host}}'), settings);
   t.equal(whole({ outcome, containers: outcome.containers, entries: outcome.entries }).body, 'Tidewatch updates on box|box', 'fields unchanged');
 });

@@ -6,9 +6,13 @@ export const store = window.sessionStorage;
 /** The code of an engine that does not answer at all (docs/errors.md): the page shows it in a banner. */
 export const ENGINE_UNREACHABLE = 'TW_ERR_ENGINE_UNREACHABLE';
 
-/** An API call with the main token; resolves to { status, body } and never throws for an HTTP status. */
+/**
+ * An API call with the pasted token, or else the session cookie of a person signed in with SSO (same-origin
+ * requests carry it; docs/people.md#the-dashboard); resolves to { status, body } and never throws for an HTTP status.
+ */
 export async function api(method, path) {
-  const res = await fetch(path, { method, headers: { authorization: `Bearer ${store.getItem('tw-token') ?? ''}` } });
+  const token = store.getItem('tw-token');
+  const res = await fetch(path, { method, headers: token ? { authorization: `Bearer ${token}` } : {} });
   let body = null;
   try {
     body = await res.json();
@@ -21,6 +25,7 @@ export async function api(method, path) {
 
 export function errorText(res) {
   if (res.status === 401) return 'The API token was refused: sign in again.';
+  if (res.status === 403 && res.body?.error?.startsWith('role ')) return `Your role may not do this (${res.body.error}).`;
   if (res.status === 429 && !res.body) return 'Too many requests: wait a moment.';
   return res.body?.error ?? `The API answered ${res.status}.`;
 }

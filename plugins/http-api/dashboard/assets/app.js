@@ -12,8 +12,22 @@ import { state } from './state.js';
 import { fillScopes, loadDetails, render, seedChecks } from './table.js';
 import { loadTimeline } from './timeline.js';
 
+/**
+ * Who is signed in and with which role (docs/people.md#the-dashboard): the name in the header, and the page
+ * hides what the role may not do (body[data-role], app.css); the API refuses it anyway.
+ */
+async function showWho() {
+  const me = await api('GET', '/v1/auth/me');
+  if (me.status !== 200 || !me.body.signed_in) return me.body;
+  document.body.dataset.role = me.body.role;
+  $('who').textContent = `${me.body.actor.name} (${me.body.role})`;
+  $('who').hidden = false;
+  state.via = me.body.via;
+  return me.body;
+}
+
 async function signIn(token, eventsToken) {
-  store.setItem('tw-token', token);
+  if (token) store.setItem('tw-token', token);
   store.setItem('tw-events-token', eventsToken);
   const res = await api('GET', '/v1/containers');
   // The token was accepted but the engine does not answer: signed in, with the banner saying why (api.js).
@@ -26,6 +40,7 @@ async function signIn(token, eventsToken) {
     error.hidden = false;
     return false;
   }
+  await showWho();
   $('login').hidden = true;
   $('app').hidden = false;
   $('logout').hidden = false;
@@ -40,7 +55,9 @@ async function signIn(token, eventsToken) {
   return true;
 }
 
-function signOut() {
+async function signOut() {
+  // A session ends at the server too; a pasted token only leaves this tab.
+  if (state.via === 'session') await fetch('/v1/auth/logout', { method: 'POST' });
   store.clear();
   state.events?.close();
   location.reload();
@@ -56,7 +73,7 @@ $('login-form').addEventListener('submit', (event) => {
   $('login-error').hidden = true;
   void signIn($('token').value, $('events-token').value);
 });
-$('logout').addEventListener('click', signOut);
+$('logout').addEventListener('click', () => void signOut());
 $('check-all').addEventListener('click', () => void check());
 $('update-all').addEventListener('click', () => void updateAll());
 for (const id of ['search', 'stale-only', 'errors-only', 'scope']) $(id).addEventListener('input', render);
@@ -99,4 +116,10 @@ if (fragment.has('token')) {
 } else {
   const saved = store.getItem('tw-token');
   if (saved) void signIn(saved, store.getItem('tw-events-token') ?? '');
+  else
+    void api('GET', '/v1/auth/me').then((me) => {
+      // Signed in with SSO already (the session cookie), or offered the button when SSO is configured.
+      if (me.status === 200 && me.body.signed_in) void signIn('', store.getItem('tw-events-token') ?? '');
+      else if (me.status === 200 && me.body.sso) $('sso-offer').hidden = false;
+    });
 }

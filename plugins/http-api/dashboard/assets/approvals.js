@@ -23,7 +23,8 @@ export async function loadApprovals() {
       const to = a.latest_tag ?? `digest ${short(a.latest_digest)}`;
       const from = a.current_tag ? `${esc(a.current_tag)} → ` : '';
       const kind = a.update_kind ? ` <span class="kind kind-${esc(a.update_kind)}">${esc(a.update_kind)}</span>` : '';
-      const deferred = a.state === 'deferred' ? ` <small>deferred until ${esc(new Date(a.deferred_until).toLocaleString())}</small>` : '';
+      const by = a.actor ? ` by <span class="actor">${esc(a.actor.name)}</span>` : '';
+      const deferred = a.state === 'deferred' ? ` <small>deferred${by} until ${esc(new Date(a.deferred_until).toLocaleString())}</small>` : '';
       // Approve now only where a closed window would hold the approval back; otherwise Approve applies at once.
       const next = nextWindowOf(a);
       const buttons = Object.entries(DECISION_TEXT)

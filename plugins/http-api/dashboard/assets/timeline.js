@@ -39,10 +39,10 @@ function item(e) {
   const moved = e.from ? `${versionOf(e.from)}${e.to ? ` → ${versionOf(e.to)}` : ''}` : '';
   const digests = [e.from, e.to].filter(Boolean).map((i) => short(i.digest) || short(i.image_id)).filter(Boolean);
   const folded = digests.length ? ` <details class="digests"><summary>digest</summary><span class="digest">${esc(digests.join(' → '))}</span></details>` : '';
-  return `<li class="audit-${esc(e.action)} audit-${esc(e.outcome)}"><span class="type">${esc(ACTIONS[e.action] ?? e.action)}</span> ${esc(outcomeWords(e.outcome))}${moved ? ` <span class="change">${moved}</span>` : ''}${folded} <small>${esc(new Date(e.time).toLocaleString())} · ${esc(e.trigger)}</small>${e.error ? ` <span class="err">${esc(e.error)}</span>` : ''}</li>`;
+  return `<li class="audit-${esc(e.action)} audit-${esc(e.outcome)}"><span class="type">${esc(ACTIONS[e.action] ?? e.action)}</span> ${esc(outcomeWords(e.outcome))}${moved ? ` <span class="change">${moved}</span>` : ''}${folded} <small>${esc(new Date(e.time).toLocaleString())} · ${esc(e.trigger)}${e.actor ? ` · by <span class="actor">${esc(e.actor.name)}</span>` : ''}</small>${e.error ? ` <span class="err">${esc(e.error)}</span>` : ''}</li>`;
 }
 
-const ACTIONS = { update: 'Update', rollback: 'Rollback', restart: 'Restart', repair: 'Repair', approve: 'Approval', reject: 'Rejection', defer: 'Deferral' };
+const ACTIONS = { update: 'Update', rollback: 'Rollback', restart: 'Restart', repair: 'Repair', approve: 'Approval', reject: 'Rejection', defer: 'Deferral', release: 'Release' };
 
 /** `rolled_back` → `rolled back`, `not_retried` → `not retried`. */
 function outcomeWords(outcome) {
