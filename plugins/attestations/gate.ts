@@ -10,6 +10,9 @@ import { highest, rank, type Severity } from './severity.js';
 
 export const BY = 'attestations';
 
+/** The refusal's word for the metrics' reason label (docs/attestations.md#what-is-shown). */
+export type RefusalCode = 'vulnerabilities' | 'missing' | 'provenance' | 'error';
+
 export interface GateRules {
   readonly mode: Exclude<Mode, 'off'>;
   readonly maxSeverity?: Severity;
@@ -22,7 +25,7 @@ export function needsOf(rules: Pick<GateRules, 'maxSeverity' | 'provenance'>): {
 }
 
 /** The refusal the facts earn under the rules, or undefined when the candidate passes. */
-export function judge(facts: AttestationFacts, rules: GateRules): { refuse?: string; warn?: string } {
+export function judge(facts: AttestationFacts, rules: GateRules): { refuse?: string; code?: RefusalCode; warn?: string } {
   const needs = needsOf(rules);
   const warnings: string[] = [];
   if (needs.vulnerabilities) {
@@ -31,10 +34,10 @@ export function judge(facts: AttestationFacts, rules: GateRules): { refuse?: str
       const top = highest(v.counts);
       if (top && rank(top) > rank(rules.maxSeverity)) {
         const above = (['critical', 'high', 'medium', 'low'] as const).filter((s) => rank(s) > rank(rules.maxSeverity as Severity) && v.counts[s] > 0);
-        return { refuse: `attestation vulnerabilities: ${above.map((s) => `${v.counts[s]} ${s}`).join(', ')} above ${rules.maxSeverity} (${v.scanner})` };
+        return { code: 'vulnerabilities', refuse: `attestation vulnerabilities: ${above.map((s) => `${v.counts[s]} ${s}`).join(', ')} above ${rules.maxSeverity} (${v.scanner})` };
       }
     } else if (!v) {
-      if (rules.mode === 'enforce') return { refuse: `attestation missing: ${facts.missing.vulnerabilities ?? 'no vulnerability attestation'}` };
+      if (rules.mode === 'enforce') return { code: 'missing', refuse: `attestation missing: ${facts.missing.vulnerabilities ?? 'no vulnerability attestation'}` };
       warnings.push(facts.missing.vulnerabilities ?? 'no vulnerability attestation');
     }
   }
@@ -42,9 +45,9 @@ export function judge(facts: AttestationFacts, rules: GateRules): { refuse?: str
     const p = facts.provenance;
     if (p) {
       const mismatch = provenanceMismatch(p, rules.provenance);
-      if (mismatch) return { refuse: `attestation provenance: ${mismatch}` };
+      if (mismatch) return { code: 'provenance', refuse: `attestation provenance: ${mismatch}` };
     } else {
-      if (rules.mode === 'enforce') return { refuse: `attestation missing: ${facts.missing.provenance ?? 'no provenance attestation'}` };
+      if (rules.mode === 'enforce') return { code: 'missing', refuse: `attestation missing: ${facts.missing.provenance ?? 'no provenance attestation'}` };
       warnings.push(facts.missing.provenance ?? 'no provenance attestation');
     }
   }
@@ -66,7 +69,7 @@ export async function attestationGate(cache: FactsCache, rules: GateRules, targe
   const digest = staleness.latestDigest;
   if (!digest) {
     if (rules.mode === 'warn') return undefined;
-    return { reason: 'attestation error: no registry digest to verify (only registry images carry attestations)', by: BY };
+    return { reason: 'attestation error: no registry digest to verify (only registry images carry attestations)', by: BY, code: 'error' };
   }
   const facts = await factsFor(cache, target, digest, ctx);
   if ('error' in facts) {
@@ -74,12 +77,12 @@ export async function attestationGate(cache: FactsCache, rules: GateRules, targe
       ctx.logger.warn({ container: target.name, digest, reason: facts.error }, 'updating an image whose attestations could not be read (warn)');
       return undefined;
     }
-    return { reason: `attestation error: ${facts.error}`, by: BY };
+    return { reason: `attestation error: ${facts.error}`, by: BY, code: 'error' };
   }
   const verdict = judge(facts, rules);
   if (verdict.refuse) {
     ctx.logger.warn({ container: target.name, digest, reason: verdict.refuse }, 'candidate refused by its attestations');
-    return { reason: verdict.refuse, by: BY };
+    return { reason: verdict.refuse, by: BY, ...(verdict.code ? { code: verdict.code } : {}) };
   }
   if (verdict.warn) ctx.logger.warn({ container: target.name, digest, reason: verdict.warn }, 'updating an image without the attestations asked for (warn)');
   return undefined;

@@ -1,7 +1,8 @@
 // Attestations through the built binary against the real engine and registry (docs/attestations.md): under a minor
 // tag policy the candidates walk through the gate (docs/plugins.md#candidates-through-gates) and the highest one
 // whose verified report passes --max-severity is applied — 1.2.0 (a critical finding) is refused for 1.1.0 (clean);
-// --verify-attestations without any key or identity exits 2 naming the option.
+// the refused candidate is counted in the metrics by reason; --verify-attestations without any key or identity exits
+// 2 naming the option.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
@@ -49,7 +50,7 @@ t.test('a candidate with a critical finding is skipped for the next clean one', 
 
   const service = await startService([
     '--host', env.dockerHost,
-    '--http-api-endpoints', 'update,check',
+    '--http-api-endpoints', 'update,check,metrics',
     '--http-api-token', TOKEN,
     '--update-grace-period', '1s',
     '--stop-timeout', '5s',
@@ -69,4 +70,6 @@ t.test('a candidate with a critical finding is skipped for the next clean one', 
   t.notOk(image.RepoDigests.includes(`${env.registry}/${repo}@${v120.digest}`), '1.2.0 was never pulled to run');
   const refused = service.logs.find((l) => typeof l['reason'] === 'string' && String(l['reason']).startsWith('attestation vulnerabilities'));
   t.match(refused?.['reason'], /^attestation vulnerabilities: 1 critical above high \(trivy 0\.58\.1\)$/, 'the log says why 1.2.0 was refused');
+  const metrics = await call(`${service.url}/v1/metrics`, { token: TOKEN });
+  t.match(metrics.text, /^tidewatch_candidates_refused_total\{by="attestations",reason="vulnerabilities"\} 1$/m, 'the refused candidate is counted by gate and reason');
 });

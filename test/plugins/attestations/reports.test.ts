@@ -61,12 +61,12 @@ t.test('provenance: source normalised, patterns by segment', async (t) => {
 t.test('the gate: severities refuse in both modes, absence only under enforce', async (t) => {
   const vulnerabilities = { counts: { critical: 0, high: 2, medium: 1, low: 0, unknown: 3 }, scanner: 'trivy 0.58.1', format: 'trivy' as const, scannedAt: '', signer: 'k' };
   t.same(judge({ vulnerabilities, missing: { provenance: 'no provenance attestation' } }, { mode: 'enforce', maxSeverity: 'high' }), {}, 'high is not above high');
-  t.same(judge({ vulnerabilities, missing: {} }, { mode: 'warn', maxSeverity: 'medium' }), { refuse: 'attestation vulnerabilities: 2 high above medium (trivy 0.58.1)' }, 'warn refuses a report above the bound too');
+  t.same(judge({ vulnerabilities, missing: {} }, { mode: 'warn', maxSeverity: 'medium' }), { code: 'vulnerabilities', refuse: 'attestation vulnerabilities: 2 high above medium (trivy 0.58.1)' }, 'warn refuses a report above the bound too');
   t.same(judge({ missing: { vulnerabilities: 'no vulnerability attestation' } }, { mode: 'warn', maxSeverity: 'low' }), { warn: 'no vulnerability attestation' });
-  t.same(judge({ missing: { vulnerabilities: 'no vulnerability attestation' } }, { mode: 'enforce' }), { refuse: 'attestation missing: no vulnerability attestation' }, 'enforce alone asks for a report');
+  t.same(judge({ missing: { vulnerabilities: 'no vulnerability attestation' } }, { mode: 'enforce' }), { code: 'missing', refuse: 'attestation missing: no vulnerability attestation' }, 'enforce alone asks for a report');
   const provenance = parseProvenanceRule('source=github.com/acme/app')!;
-  t.same(judge({ vulnerabilities, missing: { provenance: 'no provenance attestation' } }, { mode: 'enforce', provenance }), { refuse: 'attestation missing: no provenance attestation' }, 'provenance alone does not ask for a report');
-  t.same(judge({ provenance: { source: 'github.com/x/app', builder: 'b', signer: 'k' }, missing: {} }, { mode: 'warn', provenance }), { refuse: 'attestation provenance: source github.com/x/app does not match github.com/acme/app' });
+  t.same(judge({ vulnerabilities, missing: { provenance: 'no provenance attestation' } }, { mode: 'enforce', provenance }), { code: 'missing', refuse: 'attestation missing: no provenance attestation' }, 'provenance alone does not ask for a report');
+  t.same(judge({ provenance: { source: 'github.com/x/app', builder: 'b', signer: 'k' }, missing: {} }, { mode: 'warn', provenance }), { code: 'provenance', refuse: 'attestation provenance: source github.com/x/app does not match github.com/acme/app' });
 });
 
 t.test('the nesting bound sees through strings', async (t) => {
