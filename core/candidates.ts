@@ -18,6 +18,8 @@ export interface GateDecision {
   readonly skip?: Skip;
   /** Candidates judged. */
   readonly tried: number;
+  /** Every refusal on the way, in the order judged (the metrics count them: docs/interface.md#metrics). */
+  readonly refused: readonly Skip[];
 }
 
 interface Refusal {
@@ -42,6 +44,7 @@ function refusedAll(refusals: readonly Refusal[]): Skip {
   return {
     reason: `${first.skip.reason} (${first.candidate}); ${refusals.length} candidates tried, none passed: ${others}`,
     ...(first.skip.by ? { by: first.skip.by } : {}),
+    ...(first.skip.code ? { code: first.skip.code } : {}),
     // Eligible again as soon as the first of them is (a cooldown that ends), when every refusal says when.
     ...(untils.length === refusals.length ? { until: new Date(Math.min(...untils)) } : {}),
   };
@@ -63,9 +66,10 @@ export async function gateCandidates(
   while (candidate) {
     const skip = await hooks.gate.promise(target, candidate, ctx);
     const tried = refusals.length + 1;
-    if (!skip) return { passed: tried > 1 ? { ...candidate, candidatesTried: tried } : candidate, tried };
+    const refused = refusals.map((r) => r.skip);
+    if (!skip) return { passed: tried > 1 ? { ...candidate, candidatesTried: tried } : candidate, tried, refused };
     // A report-only gate (monitor-only) or a closed window holds back every candidate alike: no other is asked for.
-    if (skip.reportOnly || skip.everyCandidate) return { skip, tried };
+    if (skip.reportOnly || skip.everyCandidate) return { skip, tried, refused };
     refusals.push({ candidate: candidateName(candidate), skip });
     if (refusals.length >= MAX_GATE_CANDIDATES) break;
     candidate = await nextOf(candidate, target, ctx, review);
@@ -73,7 +77,7 @@ export async function gateCandidates(
   if (refusals.length > 1) {
     ctx.logger.info({ container: target.name, candidates: refusals.map((r) => r.candidate), tried: refusals.length }, 'no update candidate passed the gates');
   }
-  return { skip: refusedAll(refusals), tried: refusals.length };
+  return { skip: refusedAll(refusals), tried: refusals.length, refused: refusals.map((r) => r.skip) };
 }
 
 async function nextOf(

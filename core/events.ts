@@ -75,7 +75,7 @@ export interface EventPayloads {
    * A stale target a gate deferred (a hold, a cooldown, an unverified signature…), with the gate's reason:
    * said once per run and target, so a user sees why it was not updated (docs/state.md#holds).
    */
-  update_skipped: { run_id: string; container: string; image: string; reason: string; by?: string; trigger?: string } & ActorField & TargetPlacement;
+  update_skipped: { run_id: string; container: string; image: string; reason: string; by?: string; code?: string; trigger?: string } & ActorField & TargetPlacement;
   /**
    * Internal (not on the SSE stream): the whole report of a finished run, emitted just before its
    * `scan_completed`, for subscribers that need every target's result (notifiers, Home Assistant).
@@ -101,6 +101,11 @@ export interface EventPayloads {
    * number of entries pending after the change.
    */
   approval: { entry: ApprovalEntry; pending: number };
+  /**
+   * Internal (not on the SSE stream): the candidates of one stale container that gates refused in an update run,
+   * whether a lower one then passed or none did, for metrics (docs/interface.md#metrics).
+   */
+  candidates_refused: { run_id: string; container: string; refusals: readonly { by?: string; code?: string }[] };
   /** Internal (not on the SSE stream): one per registry HTTP request, for metrics. */
   registry_request: { registry: string; method: string; code: string };
 }

@@ -45,8 +45,8 @@ export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
 export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader } from './services.js';
-export { GITHUB_API, REGISTRY_CLIENT, REGISTRY_MIRRORS, SIGNATURE_VERDICTS } from './services.js';
-export type { SignatureVerdicts } from './services.js';
+export { ATTESTATION_VERIFIER, GITHUB_API, REGISTRY_CLIENT, REGISTRY_MIRRORS, SIGNATURE_VERDICTS } from './services.js';
+export type { AttestationRead, AttestationVerifier, SignatureVerdicts, VerifiedAttestation } from './services.js';
 export type {
   DockerEngines,
   EngineApi,

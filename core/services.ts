@@ -236,3 +236,28 @@ export interface RegistryMirrors {
   mirrorsFor(host?: string): Promise<readonly string[]>;
 }
 export const REGISTRY_MIRRORS: ServiceKey<RegistryMirrors> = defineService<RegistryMirrors>('registry-mirrors');
+
+/**
+ * The in-toto attestations attached to a candidate digest (`cosign attest`), verified under the signature options'
+ * keys and keyless identity; provided by the signatures plugin, read by the attestations gate (docs/attestations.md).
+ * Nothing is cached here: the reader keeps what it derives, by digest.
+ */
+export interface VerifiedAttestation {
+  readonly predicateType: string;
+  /** The statement's predicate as parsed (untrusted in shape: the reader checks every field it uses). */
+  readonly predicate: unknown;
+  /** Who signed it: `key ecdsa-p256 0123abcd… (Sigstore bundle)`, or the keyless identity. */
+  readonly signer: string;
+}
+
+export interface AttestationRead {
+  readonly verified: readonly VerifiedAttestation[];
+  /** Why each attestation that was found but not accepted was refused (bounded, unsigned, another subject…). */
+  readonly rejected: readonly string[];
+}
+
+export interface AttestationVerifier {
+  read(image: string, digest: string, predicateTypes: readonly string[], signal?: AbortSignal): Promise<AttestationRead>;
+}
+
+export const ATTESTATION_VERIFIER: ServiceKey<AttestationVerifier> = defineService<AttestationVerifier>('attestation-verifier');

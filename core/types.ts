@@ -175,6 +175,11 @@ export interface Skip {
   readonly reason: string;
   /** Name of the plugin that deferred. */
   readonly by?: string;
+  /**
+   * Why, as one short word of the gate's own vocabulary (`vulnerabilities`, `missing`…): the metrics' `reason`
+   * label (docs/interface.md#metrics), where the sentence in `reason` would make a series per candidate.
+   */
+  readonly code?: string;
   /** When the target becomes eligible, if known. */
   readonly until?: Date;
   /**

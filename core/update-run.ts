@@ -59,7 +59,7 @@ async function gateOf(deps: UpdateRunDeps, check: CheckResult, ctx: RunContext):
 
 /** A deferred target says why, in the log and as an event: a hold or a gate is never silent (docs/state.md#holds). */
 function reportSkip(deps: UpdateRunDeps, target: Target, skip: Skip, ctx: RunContext): void {
-  const by = skip.by === undefined ? {} : { by: skip.by };
+  const by = { ...(skip.by === undefined ? {} : { by: skip.by }), ...(skip.code === undefined ? {} : { code: skip.code }) };
   ctx.logger.info({ container: target.name, reason: skip.reason, ...by }, 'update skipped');
   deps.emit('update_skipped', {
     run_id: ctx.runId,
@@ -96,6 +96,8 @@ export async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: Ru
     try {
       // Every gate judges the candidate in hand; a refused one gives way to the next lower (candidates.ts).
       const decision = await gateCandidates(deps.hooks, target, staleness, ctx, (next) => review(deps.hooks, next, target, ctx));
+      const refusals = decision.refused.filter((s) => !s.reportOnly && !s.everyCandidate).map((s) => ({ ...(s.by ? { by: s.by } : {}), ...(s.code ? { code: s.code } : {}) }));
+      if (refusals.length > 0) deps.emit('candidates_refused', { run_id: ctx.runId, container: target.name, refusals });
       if (!decision.passed) {
         const skip = decision.skip as Skip;
         const tried = decision.tried > 1 ? { candidatesTried: decision.tried } : {};

@@ -4,6 +4,7 @@
 // (an observer, off without --mqtt-url), and last the HTTP API, which serves what the others provide. Each
 // plugin declares its own options; the server resolves them (server/config) and hands each plugin its values.
 import type { TidewatchPlugin } from '../core/index.js';
+import { attestationsPlugin } from '../plugins/attestations/index.js';
 import { cooldownPlugin } from '../plugins/cooldown/index.js';
 import { dockerPlugin } from '../plugins/docker/index.js';
 import { gitPlugin } from '../plugins/git/index.js';
@@ -32,6 +33,7 @@ export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = 
     registryPlugin,
     cooldownPlugin,
     signaturesPlugin,
+    attestationsPlugin,
     releaseNotesPlugin,
     // Windows and approvals (docs/policies.md): gates after cooldown and signatures, routes before the API.
     policiesPlugin,

@@ -4,6 +4,11 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { TidewatchEvent } from '../../core/index.js';
 import { WatchtowerMetrics } from './watchtower-metrics.js';
 
+/** A label value from a plugin's word: short and plain, so a plugin cannot grow the series without bound. */
+function labelWord(word: string): string {
+  return /^[a-z][a-z0-9_-]{0,31}$/.test(word) ? word : 'other';
+}
+
 const SUMMARY_FIELDS = ['scanned', 'updated', 'failed', 'restarted', 'skipped'] as const;
 
 export class ApiMetrics {
@@ -19,6 +24,7 @@ export class ApiMetrics {
   readonly #webhooks: Counter<'receiver' | 'result'>;
   readonly #signatures: Counter<'result'>;
   readonly #deferred: Counter;
+  readonly #refused: Counter<'by' | 'reason'>;
   /** Runs in flight: their kind and start, since the closing events do not repeat them. */
   readonly #running = new Map<string, { kind: string; startedAt: number }>();
 
@@ -89,6 +95,12 @@ export class ApiMetrics {
       help: 'Stale containers an update run left for their next update window (docs/policies.md#update-windows)',
       registers,
     });
+    this.#refused = new Counter({
+      name: 'tidewatch_candidates_refused_total',
+      help: "Update candidates a gate refused in update runs (a lower one may have passed), by gate and the gate's reason code (docs/interface.md#metrics)",
+      labelNames: ['by', 'reason'],
+      registers,
+    });
     collectDefaultMetrics({ register: this.registry });
   }
 
@@ -117,6 +129,9 @@ export class ApiMetrics {
         break;
       case 'registry_request':
         this.#registryRequests.inc({ registry: event.data.registry, method: event.data.method, code: event.data.code });
+        break;
+      case 'candidates_refused':
+        for (const r of event.data.refusals) this.#refused.inc({ by: labelWord(r.by ?? 'other'), reason: labelWord(r.code ?? 'other') });
         break;
       case 'signature_verification':
         this.#signatures.inc({ result: event.data.result });

@@ -13,8 +13,11 @@ import { RegistryError, type RegistryClient } from './client.js';
 import { MANIFEST_MAX_BYTES, header, type RegistryReply } from './transport.js';
 import { sha256Digest } from './content-digest.js';
 
-/** A blob read through the service is never larger than this, whatever the caller asks. */
-export const SERVICE_BLOB_MAX_BYTES = 4 * MANIFEST_MAX_BYTES;
+/**
+ * A blob read through the service is never larger than this, whatever the caller asks: 16 MiB, what one attestation
+ * may hold (scanner reports are often several MiB, docs/attestations.md#bounds). Callers ask for less where they can.
+ */
+export const SERVICE_BLOB_MAX_BYTES = 16 * MANIFEST_MAX_BYTES;
 const DIGEST = /^sha256:[a-f0-9]{64}$/;
 const TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
 const OCI_INDEX = 'application/vnd.oci.image.index.v1+json';

@@ -48,31 +48,51 @@ export function loadTrustedRoot(path: string): TrustedRoot {
   }
 }
 
+/** An in-toto statement as read from a DSSE envelope (not yet trusted: the envelope's signature decides). */
+export interface InTotoStatement {
+  readonly _type?: unknown;
+  readonly predicateType?: unknown;
+  readonly subject?: unknown;
+  readonly predicate?: unknown;
+}
+
+/** The in-toto statement a bundle's DSSE envelope carries, or why it carries none. */
+export function statementOf(bundle: Bundle, parse: (text: string) => unknown = JSON.parse): InTotoStatement | { why: string } {
+  if (bundle.content.$case !== 'dsseEnvelope') return { why: 'the bundle holds no DSSE envelope (cosign signs images with one)' };
+  const envelope = bundle.content.dsseEnvelope;
+  if (envelope.payloadType !== IN_TOTO) return { why: `the DSSE payload type is ${envelope.payloadType}, not ${IN_TOTO}` };
+  let statement: unknown;
+  try {
+    statement = parse(envelope.payload.toString('utf8'));
+  } catch (err) {
+    return { why: `the in-toto statement is not JSON${err instanceof Error && !(err instanceof SyntaxError) ? ` (${err.message})` : ''}` };
+  }
+  const s = statement as InTotoStatement | null;
+  if (typeof s !== 'object' || s === null || typeof s._type !== 'string' || !STATEMENT_TYPES.has(s._type)) return { why: 'the DSSE payload is not an in-toto statement' };
+  return s;
+}
+
+/** Why the statement's subjects do not name `candidate`, or undefined when one does. */
+export function subjectMismatch(statement: InTotoStatement, candidate: string): string | undefined {
+  const hex = candidate.slice('sha256:'.length);
+  const subjects = Array.isArray(statement.subject) ? (statement.subject as { digest?: { sha256?: unknown } }[]).slice(0, 64) : [];
+  if (subjects.some((s) => s?.digest?.sha256 === hex)) return undefined;
+  const named = subjects.map((s) => s?.digest?.sha256).find((d) => typeof d === 'string');
+  return `the statement's subject is ${named ? `sha256:${String(named)}` : 'no sha256 digest'}, not ${candidate}`;
+}
+
 /** The statement's subject digest check and predicate type, before any cryptography. */
 function checkStatement(bundle: Bundle, candidate: string): Outcome | undefined {
-  if (bundle.content.$case !== 'dsseEnvelope') return { ok: false, why: 'the bundle holds no DSSE envelope (cosign signs images with one)' };
-  const envelope = bundle.content.dsseEnvelope;
-  if (envelope.payloadType !== IN_TOTO) return { ok: false, why: `the DSSE payload type is ${envelope.payloadType}, not ${IN_TOTO}` };
-  let statement: { _type?: unknown; predicateType?: unknown; subject?: unknown };
-  try {
-    statement = JSON.parse(envelope.payload.toString('utf8')) as typeof statement;
-  } catch {
-    return { ok: false, why: 'the in-toto statement is not JSON' };
-  }
-  if (typeof statement._type !== 'string' || !STATEMENT_TYPES.has(statement._type)) return { ok: false, why: 'the DSSE payload is not an in-toto statement' };
+  const statement = statementOf(bundle);
+  if ('why' in statement) return { ok: false, why: statement.why };
   if (statement.predicateType !== COSIGN_SIGN_PREDICATE) {
     return { ok: false, attestation: true, why: `an attestation (${String(statement.predicateType)}), not a signature` };
   }
-  const hex = candidate.slice('sha256:'.length);
-  const subjects = Array.isArray(statement.subject) ? (statement.subject as { digest?: { sha256?: unknown } }[]) : [];
-  if (!subjects.some((s) => s?.digest?.sha256 === hex)) {
-    const named = subjects.map((s) => s?.digest?.sha256).find((d) => typeof d === 'string');
-    return { ok: false, why: `the statement's subject is ${named ? `sha256:${String(named)}` : 'no sha256 digest'}, not ${candidate}` };
-  }
-  return undefined;
+  const mismatch = subjectMismatch(statement, candidate);
+  return mismatch ? { ok: false, why: mismatch } : undefined;
 }
 
-function verifyUnderKeys(entity: SignedEntity, trust: BundleTrust): Outcome {
+export function verifyUnderKeys(entity: SignedEntity, trust: BundleTrust): Outcome {
   if (trust.keys.length === 0) return { ok: false, why: 'a key-signed bundle, and no --cosign-key is configured' };
   // Without a trusted root the log entries and timestamps cannot be checked: the key's signature decides
   // alone (cosign verify --key --insecure-ignore-tlog); with one, every entry the bundle carries must verify.
@@ -90,7 +110,7 @@ function verifyUnderKeys(entity: SignedEntity, trust: BundleTrust): Outcome {
   return { ok: false, why: `no configured key verifies the bundle (${last})` };
 }
 
-function verifyKeyless(entity: SignedEntity, trust: BundleTrust): Outcome {
+export function verifyKeyless(entity: SignedEntity, trust: BundleTrust): Outcome {
   if (!trust.keyless || !trust.root) return { ok: false, why: 'a keyless bundle, and no --cosign-identity with --sigstore-trusted-root is configured' };
   const root = trust.root;
   const material = toTrustMaterial(root);

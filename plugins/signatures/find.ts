@@ -12,6 +12,7 @@ export const MEDIA = Object.freeze({
   ociManifest: 'application/vnd.oci.image.manifest.v1+json',
   dockerManifest: 'application/vnd.docker.distribution.manifest.v2+json',
   bundle: 'application/vnd.dev.sigstore.bundle.v0.3+json',
+  dsseEnvelope: 'application/vnd.dsse.envelope.v1+json',
   simpleSigning: 'application/vnd.dev.cosign.simplesigning.v1+json',
   empty: 'application/vnd.oci.empty.v1+json',
 });
@@ -34,6 +35,9 @@ export const LIMITS = Object.freeze({
   manifestBytes: 64 * 1024,
   bundleBytes: 256 * 1024,
   payloadBytes: 16 * 1024,
+  /** Attestations (docs/attestations.md#bounds): entries read per candidate, and bytes per bundle or envelope. */
+  attestations: 8,
+  attestationBytes: 16 * 1024 * 1024,
 });
 
 export interface Descriptor {
@@ -43,6 +47,11 @@ export interface Descriptor {
   readonly artifactType?: string;
   readonly annotations: Readonly<Record<string, string>>;
 }
+
+/** What was read for one attestation entry: its bytes (not yet verified), or why it could not be read. */
+export type AttestationBlob =
+  | { readonly format: 'bundle' | 'legacy'; readonly body: Buffer; readonly annotations: Readonly<Record<string, string>> }
+  | { readonly format: 'bundle' | 'legacy'; readonly why: string };
 
 /** A simple-signing layer: the payload blob and its layer's annotations. */
 export interface LegacySignature {
@@ -142,6 +151,44 @@ export class SignatureFinder {
     return found;
   }
 
+  /**
+   * The attestations attached to `digest` whose predicate type is one of `types` (docs/attestations.md): the
+   * Sigstore bundles among its referrers (cosign 3) and the DSSE envelopes of the legacy tag `sha256-<hex>.att`.
+   * Each is read up to LIMITS.attestationBytes; a larger one is reported, not read. Nothing is verified here.
+   */
+  async attestations(image: string, registry: string, digest: string, types: ReadonlySet<string>, signal?: AbortSignal): Promise<AttestationBlob[]> {
+    const opts = signal ? { signal } : {};
+    const found: AttestationBlob[] = [];
+    const entries = (await this.#referrers(image, registry, digest, signal))
+      .filter((e) => mayHoldBundle(e) && isWanted(e.annotations[ANNOTATIONS.predicateType], types))
+      .slice(0, LIMITS.attestations);
+    for (const entry of entries) {
+      const manifest = await this.#registry.manifest(image, entry.digest, MANIFEST_TYPES, { maxBytes: LIMITS.manifestBytes, ...opts });
+      if (!manifest) continue;
+      const layer = descriptors(parseObject(manifest.body, `referrer ${entry.digest}`).layers, LIMITS.layers).find((l) => l.mediaType === MEDIA.bundle);
+      if (layer) found.push(await this.#readBounded(image, layer, 'bundle', opts));
+    }
+    const tag = `${digest.replace(':', '-')}.att`;
+    const legacy = await this.#registry.manifest(image, tag, MANIFEST_TYPES, { maxBytes: LIMITS.manifestBytes, ...opts });
+    if (legacy) {
+      const layers = descriptors(parseObject(legacy.body, `attestation manifest ${tag}`).layers, LIMITS.attestations)
+        .filter((l) => l.mediaType === MEDIA.dsseEnvelope && isWanted(l.annotations['predicateType'], types));
+      for (const layer of layers.slice(0, Math.max(0, LIMITS.attestations - found.length))) found.push(await this.#readBounded(image, layer, 'legacy', opts));
+    }
+    return found;
+  }
+
+  async #readBounded(image: string, layer: Descriptor, format: 'bundle' | 'legacy', opts: { signal?: AbortSignal }): Promise<AttestationBlob> {
+    if (layer.size > LIMITS.attestationBytes) return { format, why: `attestation ${layer.digest} is ${layer.size} bytes, over the ${LIMITS.attestationBytes}-byte bound` };
+    try {
+      const body = await this.#registry.blob(image, layer.digest, { maxBytes: LIMITS.attestationBytes, ...opts });
+      return { format, body, annotations: layer.annotations };
+    } catch (err) {
+      if (opts.signal?.aborted) throw err;
+      return { format, why: `attestation ${layer.digest} could not be read: ${err instanceof Error ? err.message : String(err)}` };
+    }
+  }
+
   /** The referrer descriptors of `digest`: the referrers API, else the referrers tag. */
   async #referrers(image: string, registry: string, digest: string, signal?: AbortSignal): Promise<Descriptor[]> {
     const opts = { maxBytes: LIMITS.indexBytes, ...(signal ? { signal } : {}) };
@@ -177,6 +224,11 @@ export class SignatureFinder {
 function mayHoldBundle(d: Descriptor): boolean {
   const type = d.artifactType ?? MEDIA.bundle;
   return type === MEDIA.bundle || type === MEDIA.empty;
+}
+
+/** An entry whose predicate type is unknown (an untyped referrers-tag entry) may still be wanted: its statement decides. */
+function isWanted(predicateType: string | undefined, types: ReadonlySet<string>): boolean {
+  return predicateType === undefined || types.has(predicateType);
 }
 
 function isAttestation(d: Descriptor): boolean {

@@ -1,7 +1,8 @@
 // The signatures plugin's start-up, loaded only when the plugin is applied (Sigstore's libraries load
 // with it, never for --help): keys, trusted root, the finder on the REGISTRY_CLIENT service, the verdict
 // cache, and the review and gate taps (docs/signatures.md).
-import { REGISTRY_CLIENT, SIGNATURE_VERDICTS, STAGES, type TidewatchCore } from '../../core/index.js';
+import { ATTESTATION_VERIFIER, REGISTRY_CLIENT, SIGNATURE_VERDICTS, STAGES, type TidewatchCore } from '../../core/index.js';
+import { attestationVerifier } from './attestations.js';
 import { loadTrustedRoot, type BundleTrust } from './bundle.js';
 import { SignatureFinder } from './find.js';
 import { reviewSignature, signatureGate } from './gate.js';
@@ -27,6 +28,8 @@ export function startSignatures(core: TidewatchCore, options: SignatureOptionVal
   });
   // A signature arriving (a webhook of its push, docs/webhooks.md#signatures-arriving) re-opens a negative verdict.
   core.services.provide(SIGNATURE_VERDICTS, { recheck: (repository, digest) => verdicts.recheck(repository, digest) });
+  // The attestations gate (docs/attestations.md) verifies under the same keys and identity, through this service.
+  core.services.provide(ATTESTATION_VERIFIER, attestationVerifier(finder, trust));
   core.hooks.review.tapPromise({ name: pluginName }, (staleness, target, ctx) => reviewSignature(verdicts, options.verify, staleness, target, ctx));
   core.hooks.gate.tapPromise({ name: pluginName, stage: STAGES.gate.verify }, (target, staleness, ctx) =>
     signatureGate(verdicts, options.verify, target, staleness, ctx),

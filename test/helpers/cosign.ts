@@ -119,19 +119,25 @@ export interface BundleOptions {
   certificate?: Buffer
   /** keyless: RFC 3161 timestamp tokens (DER) over the signature */
   timestamp?: (signature: Buffer) => Buffer
+  /** the statement's predicate (default `{}`) */
+  predicate?: unknown
+  /** the statement's exact bytes, instead of one made from the options (hostile payloads) */
+  statement?: Buffer
 }
 
 /** A Sigstore bundle v0.3 (JSON) signed by `key` over an in-toto statement for the target's digest. */
 export function makeBundle(t: Target, key: TestKey, options: BundleOptions = {}): Record<string, unknown> {
   const hex = (options.subjectDigest ?? t.digest).replace(/^sha256:/, '')
-  const statement = Buffer.from(
-    JSON.stringify({
-      _type: 'https://in-toto.io/Statement/v1',
-      subject: [{ name: `${t.registry}/${t.repo}`, digest: { sha256: hex } }],
-      predicateType: options.predicateType ?? COSIGN.signPredicate,
-      predicate: {},
-    }),
-  )
+  const statement =
+    options.statement ??
+    Buffer.from(
+      JSON.stringify({
+        _type: 'https://in-toto.io/Statement/v1',
+        subject: [{ name: `${t.registry}/${t.repo}`, digest: { sha256: hex } }],
+        predicateType: options.predicateType ?? COSIGN.signPredicate,
+        predicate: options.predicate ?? {},
+      }),
+    )
   const payloadType = 'application/vnd.in-toto+json'
   const signature = signWith(key, pae(payloadType, statement))
   const keyid = createHash('sha256').update(key.publicKey.export({ type: 'spki', format: 'der' })).digest('base64')

@@ -1,0 +1,75 @@
+// Attestations through the built binary against the real engine and registry (docs/attestations.md): under a minor
+// tag policy the candidates walk through the gate (docs/plugins.md#candidates-through-gates) and the highest one
+// whose verified report passes --max-severity is applied — 1.2.0 (a critical finding) is refused for 1.1.0 (clean);
+// the refused candidate is counted in the metrics by reason; --verify-attestations without any key or identity exits
+// 2 naming the option.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { makeBundle, makeKey, pushBundles } from '../helpers/cosign.js';
+import { pullImage, pushImage, runContainer } from '../helpers/images.js';
+import { QUICK_STOP_CMD, scenario } from '../helpers/scenarios.js';
+import { call, runBinary, startService } from '../helpers/service.js';
+import { trivyPredicate } from '../plugins/attestations/harness.js';
+
+const TOKEN = 'e2e-attestations-token-0123456789';
+const VULN = 'https://cosign.sigstore.dev/attestation/vuln/v1';
+
+t.test('--verify-attestations without a key or identity exits 2 naming the option', async (t) => {
+  const bad = await runBinary(['--verify-attestations', 'enforce', '--run-once']);
+  t.equal(bad.code, 2);
+  t.match(bad.stderr, /--verify-attestations needs --cosign-key/);
+  const severity = await runBinary(['--max-severity', 'severe', '--run-once']);
+  t.equal(severity.code, 2);
+  t.match(severity.stderr, /--max-severity/);
+  const provenance = await runBinary(['--require-provenance', 'repo=x', '--run-once']);
+  t.equal(provenance.code, 2);
+  t.match(provenance.stderr, /--require-provenance/);
+});
+
+t.test('a candidate with a critical finding is skipped for the next clean one', async (t) => {
+  const s = await scenario(t, 'e2e-attest');
+  if (!s) return;
+  const { env, engine, prefix } = s;
+  const key = makeKey('ecdsa');
+  const keyFile = join(env.envDir, `${prefix}-cosign.pub`);
+  writeFileSync(keyFile, key.pem);
+  const repo = `${prefix}/app`;
+  const push = (tag: string) => pushImage({ registry: env.registry, repo, tag, marker: `${prefix} ${tag}`, cmd: QUICK_STOP_CMD });
+  const attestWith = async (image: { digest: string; mediaType: string }, severities: string[]) => {
+    const where = { registry: env.registry, repo, digest: image.digest };
+    await pushBundles(where, [{ bundle: makeBundle(where, key, { predicateType: VULN, predicate: trivyPredicate(severities) }), predicateType: VULN }], image.mediaType);
+  };
+  const v100 = await push('1.0.0');
+  await pullImage(engine, v100.ref);
+  await runContainer(engine, { name: `${prefix}-app`, image: v100.ref, labels: { 'tidewatch.tag.policy': 'minor' }, restartPolicy: 'unless-stopped', cmd: QUICK_STOP_CMD });
+  const v110 = await push('1.1.0');
+  await attestWith(v110, ['LOW', 'MEDIUM']);
+  const v120 = await push('1.2.0');
+  await attestWith(v120, ['CRITICAL', 'LOW']);
+
+  const service = await startService([
+    '--host', env.dockerHost,
+    '--http-api-endpoints', 'update,check,metrics',
+    '--http-api-token', TOKEN,
+    '--update-grace-period', '1s',
+    '--stop-timeout', '5s',
+    '--cosign-key', keyFile,
+    '--verify-attestations', 'enforce',
+    '--max-severity', 'high',
+    `${prefix}-.*`,
+  ]);
+  t.teardown(() => service.stop('SIGKILL'));
+  const update = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN });
+  t.equal(update.status, 200);
+  t.match(update.body, { summary: { updated: 1, failed: 0 } }, 'one container updated');
+  const info = await engine.getContainer(`${prefix}-app`).inspect();
+  t.equal(info.Config.Image, `${env.registry}/${repo}:1.1.0`, 'it runs 1.1.0, the highest candidate the gate passed');
+  const image = await engine.getImage(info.Image).inspect();
+  t.ok(image.RepoDigests.includes(`${env.registry}/${repo}@${v110.digest}`), 'pulled by the digest whose report was verified');
+  t.notOk(image.RepoDigests.includes(`${env.registry}/${repo}@${v120.digest}`), '1.2.0 was never pulled to run');
+  const refused = service.logs.find((l) => typeof l['reason'] === 'string' && String(l['reason']).startsWith('attestation vulnerabilities'));
+  t.match(refused?.['reason'], /^attestation vulnerabilities: 1 critical above high \(trivy 0\.58\.1\)$/, 'the log says why 1.2.0 was refused');
+  const metrics = await call(`${service.url}/v1/metrics`, { token: TOKEN });
+  t.match(metrics.text, /^tidewatch_candidates_refused_total\{by="attestations",reason="vulnerabilities"\} 1$/m, 'the refused candidate is counted by gate and reason');
+});
