@@ -16,6 +16,12 @@ export interface ApprovalEntry {
   readonly id: string;
   readonly container: string;
   readonly host?: string;
+  /**
+   * The runtime id of the container asked about (docs/policies.md#whose-approval-it-is): the entry follows it
+   * through Tidewatch's own replacements and never passes to another container that takes the name. Absent
+   * only in entries an earlier version kept by name, until the next run matches them.
+   */
+  readonly container_id?: string;
   /** The reference the container runs. */
   readonly image: string;
   readonly current_tag?: string;
@@ -31,6 +37,8 @@ export interface ApprovalEntry {
   readonly deferred_until?: string;
   readonly decided_at?: string;
   readonly decided_by?: ApprovalDecider;
+  /** Why the entry is `superseded` (a newer candidate, its container replaced, unwatched or removed). */
+  readonly reason?: string;
 }
 
 /** What the windows and approvals say of one container now (`next_window`, `approval` in the container lists). */
@@ -62,8 +70,8 @@ export interface UpdatePolicies {
   statusOf(target: Target, updateAvailable: boolean, now?: Date): PolicyStatus;
   /** Every kept entry, oldest first. */
   approvals(): readonly ApprovalEntry[];
-  /** The container's pending entry, if any. */
-  pendingFor(key: ContainerKey): ApprovalEntry | undefined;
+  /** The container's pending entry, if any; with `id`, only an entry asked about that very container. */
+  pendingFor(key: ContainerKey & { readonly id?: string }): ApprovalEntry | undefined;
   /** Approve (applies exactly that candidate through a targeted update), reject, or defer an entry. */
   decide(id: string, decision: ApprovalDecision, options: DecisionOptions): Promise<DecisionOutcome>;
 }

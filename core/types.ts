@@ -214,7 +214,7 @@ export interface ApplyResult {
   readonly newImageId?: string;
   readonly newContainerId?: string;
   readonly error?: string;
-  /** For `failed`: whether the old target was restored and is running as before. */
+  /** For `failed`: whether a replacement had begun and the old target was restored (false when it failed before anything was replaced). */
   readonly rolledBack?: boolean;
   /**
    * For `failed`: the new image itself did not start or stay up (rather than the engine, a hook or a pull

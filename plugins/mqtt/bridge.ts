@@ -126,7 +126,7 @@ export class HomeAssistantBridge {
     const name = entity.target.name;
     // A pending approval (docs/policies.md#approvals): Install approves exactly that candidate and applies it now.
     const policies = this.core.services.get(UPDATE_POLICIES);
-    const pending = policies?.pendingFor(targetKey(entity.target));
+    const pending = policies?.pendingFor({ ...targetKey(entity.target), id: entity.target.id });
     if (policies && pending) {
       this.logger.info({ container: name, approval: pending.id }, 'mqtt: Install approves the pending update');
       this.#progressOf(entity, true);

@@ -6,8 +6,6 @@
 import {
   REGISTRY_PATH,
   bareDigest,
-  containerKey,
-  targetKey,
   type ApprovalEntry,
   type Logger,
   type RunContext,
@@ -47,7 +45,7 @@ export function approvalSkip(deps: ApprovalGateDeps, target: Target, staleness: 
     deps.logger.warn({ container: target.name, err: policy.message }, 'the approval label cannot be read; every update waits for a person');
   }
   if (!needsApproval(policy instanceof Error ? 'all' : policy, staleness.updateKind)) return undefined;
-  const key = targetKey(target);
+  const holder = { id: target.id, host: target.host };
   const digest = staleness.latestDigest ? bareDigest(staleness.latestDigest) : '';
   const own = deps.runs.entryOf(ctx, target);
   if (own) return own.latest_digest === digest ? undefined : { reason: `approval: the approved candidate ${candidateName(own)} is not the one found`, by: BY };
@@ -60,11 +58,11 @@ export function approvalSkip(deps: ApprovalGateDeps, target: Target, staleness: 
   // one that needs no approval (a minor under --approval major) may pass, but a person is asked about the newest
   // candidate only, never about each lower one in turn (each would supersede the last).
   const judged = deps.judged.of(ctx.runId);
-  const id = containerKey(key);
+  const id = judgedKey(target);
   if (judged.has(id)) return { reason: 'approval needed, and a person is asked about the newest candidate only', by: BY };
   judged.set(id, '');
   const now = deps.now?.() ?? new Date();
-  const known = deps.ledger.forCandidate(key, digest);
+  const known = deps.ledger.forCandidate(holder, digest);
   if (known) judged.set(id, known.id);
   switch (known?.state) {
     case 'approved':
@@ -86,6 +84,7 @@ export function approvalSkip(deps: ApprovalGateDeps, target: Target, staleness: 
       const { entry } = deps.ledger.request(
         {
           container: target.name,
+          container_id: target.id,
           ...(target.host ? { host: target.host } : {}),
           image: target.image,
           latest_digest: digest,
@@ -102,8 +101,13 @@ export function approvalSkip(deps: ApprovalGateDeps, target: Target, staleness: 
   }
 }
 
+/** How a run's judgements name a container: its engine and runtime id (docs/policies.md#whose-approval-it-is). */
+export function judgedKey(target: Pick<Target, 'id' | 'host'>): string {
+  return `${target.host ?? ''}|${target.id}`;
+}
+
 /**
- * Per update run, the container keys whose candidate the approval gate judged, with the entry it judged: a person
+ * Per update run, the containers whose candidate the approval gate judged, with the entry it judged: a person
  * is asked once per container and run, and the run's settling keeps that entry open when the run applied a lower
  * candidate that needed no approval. Bounded: a run whose report never comes is forgotten after 64 others.
  */

@@ -33,6 +33,7 @@ const entrySchema = {
     id: { type: 'string' },
     container: { type: 'string' },
     host: { type: 'string' },
+    container_id: { type: 'string', description: 'The runtime id of the container asked about; the entry follows it through Tidewatch\'s own replacements.' },
     image: { type: 'string' },
     current_tag: { type: 'string' },
     latest_tag: { type: 'string' },
@@ -43,6 +44,7 @@ const entrySchema = {
     deferred_until: { type: 'string', format: 'date-time' },
     decided_at: { type: 'string', format: 'date-time' },
     decided_by: { type: 'string', enum: ['api', 'dashboard', 'mqtt'] },
+    reason: { type: 'string', description: 'Why the entry is superseded.' },
   },
 } as const;
 
@@ -160,7 +162,7 @@ export function approvalRoutes(core: TidewatchCore, policies: UpdatePolicies): v
           400: errorBody('A bad query parameter'),
           401: errorBody('Missing or invalid token'),
           404: errorBody('No approval with this id'),
-          409: errorBody('The entry is no longer pending, or its container is gone'),
+          409: errorBody('The entry is no longer pending (superseded: with why), its container was replaced, left the watched set or is gone, or the candidate is gone from the registry'),
         },
       },
       handle: async (request) => {

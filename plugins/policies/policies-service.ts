@@ -6,7 +6,6 @@
 import {
   errorMessage,
   exactNamePattern,
-  targetKey,
   type ApprovalDecision,
   type ApprovalEntry,
   type ContainerKey,
@@ -14,13 +13,17 @@ import {
   type DecisionOutcome,
   type Logger,
   type PolicyStatus,
+  type RegistryClientService,
   type StateStore,
   type Target,
   type TidewatchCore,
   type UpdatePolicies,
 } from '../../core/index.js';
-import { isOpen, type ApprovalLedger } from './approval-ledger.js';
+import type { ApprovalIdentity } from './approval-identity.js';
+import { belongsTo, isOpen, type ApprovalLedger } from './approval-ledger.js';
 import type { ApprovalRuns } from './approval-runs.js';
+import { candidateGone } from './candidate-check.js';
+import { retag } from './retag.js';
 import { APPROVAL_TRIGGER } from './run-kind.js';
 import type { WindowBook } from './window-gate.js';
 // node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
@@ -37,6 +40,9 @@ export interface PoliciesDeps {
   readonly logger: Logger;
   /** An entry changed state: the approval event. */
   readonly changed: (entry: ApprovalEntry) => void;
+  readonly identity: ApprovalIdentity;
+  /** The registry plugin's reads (absent without it): approve checks the candidate is still there. */
+  readonly registry: () => RegistryClientService | undefined;
 }
 
 function keyOfEntry(entry: ApprovalEntry): ContainerKey {
@@ -49,14 +55,11 @@ export class Policies implements UpdatePolicies {
   constructor(readonly deps: PoliciesDeps) {}
 
   statusOf(target: Target, updateAvailable: boolean, now = new Date()): PolicyStatus {
-    const key = targetKey(target);
-    const open = this.deps.ledger.openFor(key);
+    const holder = { id: target.id, host: target.host };
+    const open = this.deps.ledger.openFor(holder);
     let approval: PolicyStatus['approval'];
     if (open) approval = open.state === 'deferred' ? 'deferred' : 'pending';
-    else {
-      const last = [...this.deps.ledger.all()].reverse().find((e) => e.container === target.name && (e.host ?? '') === (target.host ?? ''));
-      if (last?.state === 'rejected' && updateAvailable) approval = 'rejected';
-    }
+    else if (updateAvailable && this.deps.ledger.lastFor(holder)?.state === 'rejected') approval = 'rejected';
     let nextWindow: Date | undefined;
     if (updateAvailable) {
       const state = this.deps.windows.stateOf(target, now);
@@ -69,29 +72,33 @@ export class Policies implements UpdatePolicies {
     return this.deps.ledger.all();
   }
 
-  pendingFor(key: ContainerKey): ApprovalEntry | undefined {
-    const open = this.deps.ledger.openFor(key);
-    return open?.state === 'pending' ? open : undefined;
+  pendingFor(key: ContainerKey & { readonly id?: string }): ApprovalEntry | undefined {
+    const wanted = (e: ApprovalEntry) =>
+      e.state === 'pending' && (key.id !== undefined ? belongsTo(e, { id: key.id, host: key.host }) : e.container === key.name && (e.host ?? '') === (key.host ?? ''));
+    return this.deps.ledger.all().find(wanted);
   }
 
   async decide(id: string, decision: ApprovalDecision, options: DecisionOptions): Promise<DecisionOutcome> {
     const { ledger } = this.deps;
     const found = ledger.get(id);
     if (!found) return { status: 'unknown' };
-    if (!isOpen(found)) return { status: 'conflict', entry: found, reason: `approval ${id} is ${found.state}, no longer pending` };
+    if (!isOpen(found)) return conflict(found);
     let target: Target | undefined;
     if (decision === 'approve') {
-      const key = keyOfEntry(found);
-      const targets = await this.deps.core.targets({
-        filters: { containers: [exactNamePattern(key.name)], ...(key.host ? { hosts: [key.host] } : {}) },
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-      target = targets[0];
-      if (!target) return { status: 'conflict', entry: found, reason: `container ${key.name} is gone: the candidate can no longer be applied` };
+      const located = await this.#locate(found, options.signal);
+      if ('conflict' in located) return located.conflict;
+      target = located.target;
+      // One registry request: a candidate deleted since it was asked about can never be applied.
+      const gone = await candidateGone(this.deps.registry(), ledger.get(id) as ApprovalEntry, this.deps.logger, options.signal);
+      if (gone) {
+        const superseded = ledger.supersede(id, gone, new Date());
+        if (superseded) this.deps.changed(superseded);
+        return { status: 'conflict', entry: superseded ?? found, reason: gone };
+      }
     }
     // Looked at again after the wait: a concurrent call may have decided meanwhile.
     const current = ledger.get(id) as ApprovalEntry;
-    if (!isOpen(current)) return { status: 'conflict', entry: current, reason: `approval ${id} is ${current.state}, no longer pending` };
+    if (!isOpen(current)) return conflict(current);
     const decidedAt = new Date();
     const fields = { decided_at: decidedAt.toISOString(), decided_by: options.by };
     const entry =
@@ -111,6 +118,31 @@ export class Policies implements UpdatePolicies {
     const runId = options.runId ?? nodeCrypto().randomUUID();
     this.#apply(decided, runId, options.now === true);
     return { status: 'decided', entry: decided, runId };
+  }
+
+  /**
+   * The container the entry was asked about, among the watched ones now (docs/policies.md#whose-approval-it-is):
+   * another container under the name, or none, is a conflict with the reason, and the entry is superseded.
+   */
+  async #locate(entry: ApprovalEntry, signal: AbortSignal | undefined): Promise<{ target: Target } | { conflict: DecisionOutcome }> {
+    const key = keyOfEntry(entry);
+    // The selection itself may judge the entry (approval-identity.ts): looked at again after it.
+    const targets = await this.deps.core.targets({
+      filters: { containers: [exactNamePattern(key.name)], ...(key.host ? { hosts: [key.host] } : {}) },
+      ...(signal ? { signal } : {}),
+    });
+    let current = this.deps.ledger.get(entry.id) as ApprovalEntry;
+    if (current.container_id === undefined && isOpen(current)) current = this.deps.identity.bindLegacy(current, targets, new Date()) ?? (this.deps.ledger.get(entry.id) as ApprovalEntry);
+    if (!isOpen(current)) return { conflict: conflict(current) };
+    const target = targets.find((t) => belongsTo(current, { id: t.id, host: t.host }));
+    if (target) return { target };
+    const reason =
+      targets.length > 0
+        ? `container ${key.name} was replaced by another container that Tidewatch did not create`
+        : `container ${key.name} is no longer watched or is gone`;
+    const superseded = this.deps.ledger.supersede(current.id, reason, new Date());
+    if (superseded) this.deps.changed(superseded);
+    return { conflict: { status: 'conflict', entry: superseded ?? current, reason } };
   }
 
   /** The approval's own targeted run, in the background: its answer came with 202 already. */
@@ -144,11 +176,8 @@ export class Policies implements UpdatePolicies {
   }
 }
 
-/** `repo:old` → `repo:new`, as written (a registry port is not a tag; a digest is dropped). */
-export function retag(image: string, tag: string): string {
-  const at = image.indexOf('@');
-  const name = at >= 0 ? image.slice(0, at) : image;
-  const slash = name.lastIndexOf('/');
-  const colon = name.lastIndexOf(':');
-  return `${colon > slash ? name.slice(0, colon) : name}:${tag}`;
+/** A 409 for an entry no longer open, with why it was superseded when it was. */
+function conflict(entry: ApprovalEntry): DecisionOutcome {
+  const why = entry.state === 'superseded' && entry.reason ? `: ${entry.reason}` : ', no longer pending';
+  return { status: 'conflict', entry, reason: `approval ${entry.id} is ${entry.state}${why}` };
 }

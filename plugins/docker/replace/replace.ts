@@ -240,7 +240,8 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
   state.asideDependents.delete(info.Id);
   const policy = await stopPolicy(rt);
 
-  // Until the swap starts, a failure only has to put back a dependent an earlier replacement stopped.
+  // Until the swap starts, a failure only has to put back a dependent an earlier replacement stopped. Nothing
+  // was replaced, so nothing was rolled back: such a failure says `rolledBack: false` (the audit's `failed`).
   const abandon = async (result: Omit<ApplyResult, 'target'>): Promise<ApplyResult> => {
     if (subject.alreadyAside) await restoreAside(rt.docker, subject.aside);
     return { target, ...result };
@@ -253,7 +254,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
   try {
     ({ id: imageId, labels: imageLabels } = await newImage(rt, request, wanted));
   } catch (err) {
-    return abandon({ outcome: 'failed', error: errorMessage(err), rolledBack: true });
+    return abandon({ outcome: 'failed', error: errorMessage(err), rolledBack: false });
   }
   const required = plan.staleness.requiredRevision;
   if (!plan.restartOnly && required) {
@@ -271,13 +272,13 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     try {
       result = await runHook(rt.docker, info, 'pre-update', { uid: rt.options.lifecycleUid, gid: rt.options.lifecycleGid });
     } catch (err) {
-      return abandon({ outcome: 'failed', error: `pre-update command failed: ${errorMessage(err)}`, rolledBack: true });
+      return abandon({ outcome: 'failed', error: `pre-update command failed: ${errorMessage(err)}`, rolledBack: false });
     }
     if (result?.exitCode === EX_TEMPFAIL) {
       return abandon({ outcome: 'skipped', reason: `pre-update command exit code ${EX_TEMPFAIL} (EX_TEMPFAIL)` });
     }
     if (result && (result.timedOut || result.exitCode !== 0)) {
-      return abandon({ outcome: 'failed', error: hookFailure(result), rolledBack: true });
+      return abandon({ outcome: 'failed', error: hookFailure(result), rolledBack: false });
     }
   }
 
@@ -287,13 +288,13 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
   try {
     ({ id: newId, reference: runName } = await stageContainer(rt, subject, wanted.run, plan));
   } catch (err) {
-    return abandon({ outcome: 'failed', error: `creating the new container: ${errorMessage(err)}`, rolledBack: true });
+    return abandon({ outcome: 'failed', error: `creating the new container: ${errorMessage(err)}`, rolledBack: false });
   }
   try {
     await carryFiles(rt.docker, info, newId, target.name, logger);
   } catch (err) {
     await removeContainer(rt.docker, newId).catch((cause: unknown) => logger.warn({ container: target.name, err: errorMessage(cause) }, 'could not remove the new container'));
-    return abandon({ outcome: 'failed', error: errorMessage(err), rolledBack: true });
+    return abandon({ outcome: 'failed', error: errorMessage(err), rolledBack: false });
   }
 
   const stoppedDependents: AsideContainer[] = [];
