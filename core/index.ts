@@ -108,6 +108,7 @@ export { ConfigError, TidewatchError, createError, errorMessage, errors, invalid
 // Shared product rules plugins read the same way
 export { mapBounded } from './bounded.js';
 export { MAX_GATE_CANDIDATES } from './candidates.js';
+export { compareDigits, compareVersions, parseTag, sameShape, type TagVersion } from './tag-version.js';
 export { formatImageReference, isArtifactTag, parseImageReference, repositoryName, tryParseImageReference } from './image-reference.js';
 export type { ImageReference } from './image-reference.js';
 export { exactNamePattern, isTargeted, nameMatcher, splitFilterValues } from './request-filter.js';

@@ -1,12 +1,16 @@
 // The release-notes `review` tap (docs/versions.md#release-notes): a stale answer gains `releaseNotes`, the
 // location to read and, for a GitHub repository, the releases after the running version up to the latest.
-// Releases come from `GET /repos/{owner}/{repo}/releases` (newest first), page by page only while the running
-// version is not found yet, every page a conditional request through the Git source's client: a repeated
-// check costs 304s, which GitHub does not count. Each page is asked once per run, however many containers
+// Releases come from `GET /repos/{owner}/{repo}/releases` (newest published first), page by page only while
+// the running version (or an older one) is not found yet, and are chosen and ordered by version, the tag
+// policy's rules (docs/tags.md), not by when they were published. Every page is a conditional request
+// through the Git source's client: a repeated check costs 304s, which GitHub does not count. Each page is asked once per run, however many containers
 // share the repository. What GitHub sends is untrusted: every field is bounded before it is kept.
 import {
+  compareVersions,
   errorMessage,
+  parseTag,
   tryParseImageReference,
+  type TagVersion,
   type GitHubApi,
   type ReleaseNote,
   type RunContext,
@@ -92,16 +96,59 @@ function names(release: Release, version: string): boolean {
   return normal(release.tag) === wanted || normal(release.title) === wanted;
 }
 
+/** A release's version: its tag's, else its title's (`Release 2.1.0` names no version; `v2.1.0` does). */
+function versionOf(release: Release): TagVersion | undefined {
+  return parseTag(release.tag.trim()) ?? parseTag(release.title.trim());
+}
+
 /**
- * The releases after `current` up to `latest`, newest first. Without a known running version only the
- * latest release; a latest version GitHub has no release for gives none (its notes are not the latest's).
+ * The tag policy's order (docs/tags.md), with an image's build counters or variant (`2.1.0-alpine3.19`) left
+ * out when the two suffixes differ: the release `v2.1.0` is the image `2.1.0-alpine3.19`'s version.
+ */
+export function compareRelease(a: TagVersion, b: TagVersion): number {
+  const c = compareVersions({ ...a, counters: [] }, { ...b, counters: [] });
+  return c !== 0 || a.template !== b.template ? c : compareVersions(a, b);
+}
+
+/**
+ * The releases after `current` up to `latest`, chosen and ordered by version (newest first, at most
+ * MAX_NOTES): a backport published after the latest release is not "newer" for it, and when the running
+ * version is older than every release read, all those read up to the latest are listed. Without a known
+ * running version only the latest release; a latest version GitHub has no release for gives none (its notes
+ * are not the latest's). Versions that cannot be read as versions fall back to GitHub's list order.
  */
 export function between(releases: readonly Release[], versions: Versions): Release[] {
+  const latest = versions.latest === undefined ? undefined : parseTag(versions.latest.trim());
+  const current = versions.current === undefined ? undefined : parseTag(versions.current.trim());
+  if ((versions.latest !== undefined && !latest) || (versions.current !== undefined && !current)) return inListOrder(releases, versions);
+  const prefix = (latest ?? current)?.prefix;
+  const read = releases
+    .map((release) => ({ release, version: versionOf(release) }))
+    .filter((r): r is { release: Release; version: TagVersion } => r.version !== undefined && (prefix === undefined || r.version.prefix === prefix))
+    .sort((a, b) => compareRelease(b.version, a.version));
+  const upTo = latest ? read.filter((r) => compareRelease(r.version, latest) <= 0) : read;
+  if (latest && !upTo.some((r) => compareRelease(r.version, latest) === 0)) return [];
+  const after = current ? upTo.filter((r) => compareRelease(r.version, current) > 0) : upTo.slice(0, 1);
+  return after.slice(0, MAX_NOTES).map((r) => r.release);
+}
+
+/** GitHub's list order (newest published first), for versions the tag policy cannot read. */
+function inListOrder(releases: readonly Release[], versions: Versions): Release[] {
   const start = versions.latest ? releases.findIndex((r) => names(r, versions.latest as string)) : 0;
   if (start === -1 || start >= releases.length) return [];
   const current = versions.current ? releases.findIndex((r, i) => i > start && names(r, versions.current as string)) : -1;
-  const end = current === -1 ? start + 1 : current;
+  const end = current === -1 ? releases.length : current;
   return releases.slice(start, Math.min(end, start + MAX_NOTES));
+}
+
+/** True once the releases read reach the running version (or an older one): later pages hold only older ones. */
+function reached(releases: readonly Release[], current: string): boolean {
+  const running = parseTag(current.trim());
+  return releases.some((r) => {
+    if (names(r, current)) return true;
+    const version = running && versionOf(r);
+    return version !== undefined && compareRelease(version, running as TagVersion) <= 0;
+  });
 }
 
 export function versionsOf(staleness: Staleness, target: Target): Versions {
@@ -166,7 +213,7 @@ export class ReleaseNotesReader {
         return found ?? LAST_PAGE;
       });
       releases.push(...batch.releases);
-      const seen = versions.current === undefined || releases.some((r) => names(r, versions.current as string));
+      const seen = versions.current === undefined || reached(releases, versions.current);
       if (seen || !batch.more) break;
     }
     return between(releases, versions);
