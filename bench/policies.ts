@@ -8,7 +8,10 @@
 //   npm run bench:policies -- [--rounds 7] [--size 200x50x10]
 //
 // Prints the medians and the ratios policies/defaults (target: about 1.0x, i.e. windows and approvals cost
-// nothing per check), and the update runs (what the two gates add to a run that applies nothing).
+// nothing per check), and the update runs (what the two gates add to a run that applies nothing). The gated
+// service's entries are not all pending: a third are rejected, a third approved (waiting for the closed
+// window), the rest pending; the registry requests of each check (from the registry's access log) are
+// counted for both services, and must be the same: an entry that is not pending costs no request per check.
 import { readFileSync } from 'node:fs';
 import Docker from 'dockerode';
 import { mapBounded } from '../core/index.js';
@@ -41,6 +44,20 @@ async function fleet(): Promise<void> {
   );
 }
 
+/** Lines in the registry's access log: one per request. */
+function registryRequests(): number {
+  return readFileSync(env.registryLog, 'utf8').split('\n').filter(Boolean).length;
+}
+
+/** The registry requests one call makes (nothing else asks the registry meanwhile). */
+async function requestsOf(service: RunningService, method: string, path: string): Promise<number> {
+  const before = registryRequests();
+  await timed(service, method, path);
+  // The access log is written as requests are served; give the last lines a moment to land.
+  await new Promise((r) => setTimeout(r, 200));
+  return registryRequests() - before;
+}
+
 async function timed(service: RunningService, method: string, path: string): Promise<number> {
   const started = performance.now();
   const res = await call(`${service.url}${path}`, { method, token: TOKEN });
@@ -60,18 +77,30 @@ async function main(): Promise<void> {
     // Warm both, and let the gated service ask its approvals once (nobody answers them).
     for (const s of [plain, gated]) await timed(s, 'POST', '/v1/check');
     await timed(gated, 'POST', '/v1/update');
-    const pending = ((await call(`${gated.url}/v1/approvals?state=pending`, { token: TOKEN })).body as { count: number }).count;
+    // Decide some: a third rejected, a third approved (the closed window holds them), the rest left pending.
+    const asked = ((await call(`${gated.url}/v1/approvals?state=pending`, { token: TOKEN })).body as { approvals: { id: string }[] }).approvals;
+    for (const [i, entry] of asked.entries()) {
+      const decision = i % 3 === 0 ? 'reject' : i % 3 === 1 ? 'approve' : undefined;
+      if (decision) await call(`${gated.url}/v1/approvals/${entry.id}/${decision}`, { method: 'POST', token: TOKEN });
+    }
+    const states = ((await call(`${gated.url}/v1/approvals`, { token: TOKEN })).body as { approvals: { state: string }[] }).approvals;
+    const count = (state: string) => states.filter((a) => a.state === state).length;
+    const pending = count('pending');
+    const requests = { plain: [] as number[], gated: [] as number[] };
     const times = { plainCheck: [] as number[], gatedCheck: [] as number[], plainList: [] as number[], gatedList: [] as number[], plainUpdate: [] as number[], gatedUpdate: [] as number[] };
     for (let round = 0; round < ROUNDS; round++) {
       times.plainCheck.push(await timed(plain, 'POST', '/v1/check'));
       times.gatedCheck.push(await timed(gated, 'POST', '/v1/check'));
+      requests.plain.push(await requestsOf(plain, 'POST', '/v1/check'));
+      requests.gated.push(await requestsOf(gated, 'POST', '/v1/check'));
       times.plainList.push(await timed(plain, 'GET', '/v1/containers'));
       times.gatedList.push(await timed(gated, 'GET', '/v1/containers'));
       times.plainUpdate.push(await timed(plain, 'POST', '/v1/update'));
       times.gatedUpdate.push(await timed(gated, 'POST', '/v1/update'));
     }
     const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)])) as Record<keyof typeof times, number>;
-    console.log(`${CONTAINERS} containers / ${IMAGES} images, ${STALE} stale images, ${pending} approvals pending, ${ROUNDS} interleaved rounds:`);
+    console.log(`${CONTAINERS} containers / ${IMAGES} images, ${STALE} stale images, approvals: ${pending} pending, ${count('rejected')} rejected, ${count('approved')} approved (window closed), ${ROUNDS} interleaved rounds:`);
+    console.log(`  registry requests per check: defaults ${median(requests.plain)}, with policies ${median(requests.gated)} (${requests.plain.join(' ')} / ${requests.gated.join(' ')}), extra per check ${median(requests.gated) - median(requests.plain)}`);
     console.log(`  check: defaults ${m.plainCheck.toFixed(1)} ms, window closed + approvals ${m.gatedCheck.toFixed(1)} ms, ratio ${(m.gatedCheck / m.plainCheck).toFixed(2)}x`);
     console.log(`  /v1/containers: defaults ${m.plainList.toFixed(1)} ms, with policies ${m.gatedList.toFixed(1)} ms, ratio ${(m.gatedList / m.plainList).toFixed(2)}x`);
     console.log(`  update run, nothing applied: monitor-only ${m.plainUpdate.toFixed(1)} ms, window closed + approvals ${m.gatedUpdate.toFixed(1)} ms, ratio ${(m.gatedUpdate / m.plainUpdate).toFixed(2)}x`);

@@ -6,7 +6,7 @@
 // Entries an earlier version kept by name are matched here once (the container of that name whose last
 // recorded check found exactly that candidate), or superseded when nothing says which container it was.
 import { containerKey, targetKey, type ApprovalEntry, type Logger, type RunContext, type StateStore, type Target, type TidewatchCore } from '../../core/index.js';
-import { belongsTo, isLive, type ApprovalLedger } from './approval-ledger.js';
+import { isLive, type ApprovalLedger } from './approval-ledger.js';
 
 /** After every runtime's discovery tap, and after every other selection tap. */
 const LAST = 1_000;
@@ -23,22 +23,37 @@ export interface IdentityDeps {
 
 const hostOf = (t: { host?: string | undefined }): string => t.host ?? '';
 
-/** Why a live entry's container is not among the watched ones, or undefined when it is (or nothing can be said). */
-export function missingReason(entry: ApprovalEntry, discovered: readonly Target[], watched: readonly Target[]): string | undefined {
-  const holder = { id: entry.container_id ?? '', host: entry.host };
-  if (watched.some((t) => belongsTo(entry, { id: t.id, host: t.host }))) return undefined;
-  const onHost = discovered.filter((t) => hostOf(t) === hostOf(entry));
-  // An engine that listed nothing (down, say) says nothing about its containers.
-  if (onHost.length === 0) return undefined;
-  const name = entry.container;
-  if (onHost.some((t) => t.id === holder.id)) return `container ${name} is no longer watched (its labels or the filters leave it out)`;
-  const other = onHost.find((t) => t.name === name);
-  if (other) {
-    return watched.some((t) => t.id === other.id && hostOf(t) === hostOf(other))
+/** The run's containers, indexed once per judgement: every entry is then judged without a scan of the list. */
+export class Seen {
+  readonly #watched = new Set<string>();
+  readonly #discovered = new Set<string>();
+  /** `host|name` → the runtime id of the container under that name. */
+  readonly #names = new Map<string, string>();
+  readonly #hosts = new Set<string>();
+
+  constructor(discovered: readonly Target[], watched: readonly Target[]) {
+    for (const t of watched) this.#watched.add(`${hostOf(t)}|${t.id}`);
+    for (const t of discovered) {
+      this.#discovered.add(`${hostOf(t)}|${t.id}`);
+      this.#names.set(`${hostOf(t)}|${t.name}`, t.id);
+      this.#hosts.add(hostOf(t));
+    }
+  }
+
+  /** Why a live entry's container is not among the watched ones, or undefined when it is (or nothing can be said). */
+  missingReason(entry: ApprovalEntry): string | undefined {
+    const host = hostOf(entry);
+    if (this.#watched.has(`${host}|${entry.container_id ?? ''}`)) return undefined;
+    // An engine that listed nothing (down, say) says nothing about its containers.
+    if (!this.#hosts.has(host)) return undefined;
+    const name = entry.container;
+    if (this.#discovered.has(`${host}|${entry.container_id ?? ''}`)) return `container ${name} is no longer watched (its labels or the filters leave it out)`;
+    const other = this.#names.get(`${host}|${name}`);
+    if (other === undefined) return `container ${name} is gone (removed, or stopped while stopped containers are not watched)`;
+    return this.#watched.has(`${host}|${other}`)
       ? `container ${name} was replaced by another container that Tidewatch did not create`
       : `container ${name} was recreated by someone else and is no longer watched (its labels or the filters leave it out)`;
   }
-  return `container ${name} is gone (removed, or stopped while stopped containers are not watched)`;
 }
 
 export class ApprovalIdentity {
@@ -66,9 +81,10 @@ export class ApprovalIdentity {
   reconcile(discovered: readonly Target[], watched: readonly Target[]): void {
     const now = this.deps.now?.() ?? new Date();
     for (const entry of this.deps.ledger.legacy()) this.#bindLegacy(entry, watched, now);
+    const seen = new Seen(discovered, watched);
     for (const entry of this.deps.ledger.all()) {
       if (!isLive(entry) || entry.container_id === undefined) continue;
-      const reason = missingReason(entry, discovered, watched);
+      const reason = seen.missingReason(entry);
       if (reason) this.#supersede(entry, reason, now);
     }
   }
