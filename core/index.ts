@@ -12,16 +12,11 @@ export type {
   CheckReport,
   CheckResult,
   ContextKind,
-  GitStaleness,
   Logger,
   RunContext,
   RunFilters,
   RunKind,
   RunRequest,
-  ReleaseNote,
-  ReleaseNotes,
-  SignatureCheck,
-  SignatureVerdict,
   Skip,
   Staleness,
   Target,
@@ -30,6 +25,10 @@ export type {
   UpdateSummary,
 } from './types.js';
 export type { HistoryEntry } from './history.js';
+export { defineFinding, findingLines, readFinding, withFinding } from './findings.js';
+export type { Finding, FindingKey, FindingSpec, Findings, HasFindings } from './findings.js';
+export { DOCUMENTED_FINDING_KEYS, FINDINGS } from './known-findings.js';
+export type { GitStaleness, ReleaseNote, ReleaseNotes, SignatureCheck, SignatureVerdict, TagFacts } from './known-findings.js';
 export type { Hooks } from './hooks.js';
 
 // Declaring plugins and their options

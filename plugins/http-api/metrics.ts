@@ -1,7 +1,7 @@
 // Prometheus metrics (docs/interface.md §4), fed by the core's event bus, on a registry of our own: two
 // APIs in one process (tests, embedders) must not collide in prom-client's global registry.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { TidewatchEvent } from '../../core/index.js';
+import type { CheckResult, TidewatchEvent } from '../../core/index.js';
 import { WatchtowerMetrics } from './watchtower-metrics.js';
 
 const SUMMARY_FIELDS = ['scanned', 'updated', 'failed', 'restarted', 'skipped'] as const;
@@ -19,6 +19,7 @@ export class ApiMetrics {
   readonly #webhooks: Counter<'receiver' | 'result'>;
   readonly #signatures: Counter<'result'>;
   readonly #deferred: Counter;
+  readonly #findings: Counter<'key'>;
   /** Runs in flight: their kind and start, since the closing events do not repeat them. */
   readonly #running = new Map<string, { kind: string; startedAt: number }>();
 
@@ -89,6 +90,13 @@ export class ApiMetrics {
       help: 'Stale containers an update run left for their next update window (docs/policies.md#update-windows)',
       registers,
     });
+    // By key only: the keys are the loaded plugins' declarations, so the series stay few (docs/plugins.md#findings).
+    this.#findings = new Counter({
+      name: 'tidewatch_findings_total',
+      help: 'Findings plugins reported on stale containers in check and update runs, by finding key (docs/plugins.md#findings)',
+      labelNames: ['key'],
+      registers,
+    });
     collectDefaultMetrics({ register: this.registry });
   }
 
@@ -128,6 +136,7 @@ export class ApiMetrics {
         this.#webhooks.inc({ receiver: event.data.receiver, result: event.data.result });
         break;
       case 'run_report':
+        this.#countFindings(event.data.kind === 'check' ? event.data.report.results : event.data.report.checks);
         if (event.data.kind === 'update') {
           const deferred = event.data.report.skipped.filter((s) => s.reason.startsWith('window ')).length;
           if (deferred > 0) this.#deferred.inc(deferred);
@@ -135,6 +144,13 @@ export class ApiMetrics {
         break;
       default:
         break;
+    }
+  }
+
+  #countFindings(checks: readonly CheckResult[]): void {
+    for (const { staleness } of checks) {
+      if (!staleness.stale || staleness.error) continue;
+      for (const key of Object.keys(staleness.findings ?? {})) this.#findings.inc({ key });
     }
   }
 

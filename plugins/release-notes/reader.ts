@@ -1,4 +1,4 @@
-// The release-notes `review` tap (docs/versions.md#release-notes): a stale answer gains `releaseNotes`, the
+// The release-notes `review` tap (docs/versions.md#release-notes): a stale answer gains the release-notes finding, the
 // location to read and, for a GitHub repository, the releases after the running version up to the latest.
 // Releases come from `GET /repos/{owner}/{repo}/releases` (newest first), page by page only while the running
 // version is not found yet, every page a conditional request through the Git source's client: a repeated
@@ -6,7 +6,10 @@
 // share the repository. What GitHub sends is untrusted: every field is bounded before it is kept.
 import {
   errorMessage,
+  FINDINGS,
+  readFinding,
   tryParseImageReference,
+  withFinding,
   type GitHubApi,
   type ReleaseNote,
   type RunContext,
@@ -106,12 +109,14 @@ export function between(releases: readonly Release[], versions: Versions): Relea
 
 export function versionsOf(staleness: Staleness, target: Target): Versions {
   const label = target.imageLabels[VERSION_LABEL]?.trim();
-  const tagVersion = staleness.tagPolicy && VERSION_POLICIES.has(staleness.tagPolicy) ? staleness.currentTag : undefined;
+  const tags = readFinding(staleness, FINDINGS.tags);
+  const tagVersion = tags?.policy && VERSION_POLICIES.has(tags.policy) ? tags.currentTag : undefined;
   const current = label || tagVersion;
-  const tag = staleness.latestTag ?? staleness.currentTag ?? tryParseImageReference(target.image)?.tag;
+  const tag = staleness.latestTag ?? tags?.currentTag ?? tryParseImageReference(target.image)?.tag;
+  const latest = readFinding(staleness, FINDINGS.version);
   return {
     ...(current ? { current } : {}),
-    ...(staleness.latestVersion ? { latest: staleness.latestVersion } : {}),
+    ...(latest ? { latest } : {}),
     ...(tag ? { tag } : {}),
   };
 }
@@ -128,7 +133,7 @@ export class ReleaseNotesReader {
   }
 
   async review(staleness: Staleness, target: Target, ctx: RunContext): Promise<Staleness> {
-    if (staleness.releaseNotes) return staleness;
+    if (readFinding(staleness, FINDINGS.releaseNotes)) return staleness;
     const versions = versionsOf(staleness, target);
     const location = locate(target, versions);
     const api = this.#api();
@@ -147,7 +152,7 @@ export class ReleaseNotesReader {
     }
     if (!url) return staleness;
     const notes = entries.map(({ tag: _tag, ...note }) => note);
-    return { ...staleness, releaseNotes: { url, entries: notes } };
+    return withFinding(staleness, FINDINGS.releaseNotes, { url, entries: notes });
   }
 
   /** Pages until the running version is among the releases read (or there are no more, or MAX_PAGES). */
