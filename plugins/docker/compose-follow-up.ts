@@ -2,7 +2,7 @@
 // check record's note says the update will not survive the next `docker compose up -d`; after the update
 // the file is rewritten (--compose-rewrite, when Tidewatch can read it) or the result's note and the log
 // say which file and service still name the old reference.
-import type { ApplyResult, Logger, Staleness, Target, TidewatchCore, UpdatePlan } from '../../core/index.js';
+import { STAGES, type ApplyResult, type Logger, type Staleness, type Target, type TidewatchCore, type UpdatePlan } from '../../core/index.js';
 import { rewriteComposeFiles, whyNot } from './compose-file.js';
 import { composeOrigin, joinNotes, pendingNote, pendingTagChange, rewrittenNote, staleFileNote, type ComposeOrigin } from './compose-note.js';
 import { followRollback } from './compose-rollback.js';
@@ -11,7 +11,7 @@ import { RUNTIME } from './target.js';
 
 /** Adds the Compose note to a pending tag update of a Compose-managed container of this runtime. */
 export function tapComposeNotes(core: TidewatchCore, rewrite: boolean): void {
-  core.hooks.review.tap(RUNTIME, (staleness: Staleness, target: Target) => {
+  core.hooks.review.tap({ name: RUNTIME, stage: STAGES.review.describe }, (staleness: Staleness, target: Target) => {
     if (target.runtime !== RUNTIME) return staleness;
     const note = pendingNote(target, staleness, rewrite);
     return note ? { ...staleness, note: joinNotes(staleness.note, note) } : staleness;

@@ -27,7 +27,9 @@ export function startSignatures(core: TidewatchCore, options: SignatureOptionVal
   });
   // A signature arriving (a webhook of its push, docs/webhooks.md#signatures-arriving) re-opens a negative verdict.
   core.services.provide(SIGNATURE_VERDICTS, { recheck: (repository, digest) => verdicts.recheck(repository, digest) });
-  core.hooks.review.tapPromise({ name: pluginName }, (staleness, target, ctx) => reviewSignature(verdicts, options.verify, staleness, target, ctx));
+  core.hooks.review.tapPromise({ name: pluginName, stage: STAGES.review.verify }, (staleness, target, ctx) =>
+    reviewSignature(verdicts, options.verify, staleness, target, ctx),
+  );
   core.hooks.gate.tapPromise({ name: pluginName, stage: STAGES.gate.verify }, (target, staleness, ctx) =>
     signatureGate(verdicts, options.verify, target, staleness, ctx),
   );
