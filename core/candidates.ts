@@ -5,7 +5,9 @@
 // in all. No gate picks a fallback of its own: the candidate that passes becomes the plan's staleness, exactly
 // what the runtime applies, and a refusal of them all says how many were tried and why each was refused.
 import { errorMessage } from './errors.js';
+import { readFinding } from './findings.js';
 import type { Hooks } from './hooks.js';
+import { FINDINGS } from './known-findings.js';
 import type { RunContext, Skip, Staleness, Target } from './types.js';
 
 /** Candidates judged at most per target and run: each may cost registry requests (a manifest, its signatures). */
@@ -32,7 +34,8 @@ function candidateName(staleness: Staleness): string {
   if (staleness.latestTag) return staleness.latestTag;
   const digest = staleness.latestDigest ?? staleness.latestImageId;
   const short = digest ? digest.replace(/^sha256:/, '').slice(0, 12) : 'the newer image';
-  return staleness.currentTag ? `${staleness.currentTag}@${short}` : short;
+  const currentTag = readFinding(staleness, FINDINGS.tags)?.currentTag;
+  return currentTag ? `${currentTag}@${short}` : short;
 }
 
 /** One skip for several refusals: the first's reason first (its prefix, `signature `, `cooldown: `, stays), then the rest. */

@@ -1,7 +1,10 @@
 // The typed event bus. Events are emitted through the core's `event` hook (a SyncHook), so every
 // subscriber (SSE, metrics, logging, notifiers) is just a tap. The wire shapes are docs/interface.md §6.
 import type { ApprovalEntry } from './policies.js';
-import type { Actor, CheckReport, RunContext, SignatureVerdict, Target, UpdateReport, UpdateSummary } from './types.js';
+import type { Actor, CheckReport, RunContext, Target, UpdateReport, UpdateSummary } from './types.js';
+import type { Findings } from './findings.js';
+import type { SignatureVerdict } from './known-findings.js';
+
 
 /** A target's `kind` and `host` on the update events, each only when the target has it (a Swarm service). */
 export interface TargetPlacement {
@@ -124,12 +127,18 @@ export const PUBLIC_EVENT_TYPES: readonly EventType[] = Object.freeze([
   'update_skipped',
 ]);
 
+/**
+ * `findings`: on the update events (`update_started`, `update_completed`, `update_skipped`), what plugins found
+ * about the candidate (docs/plugins.md#findings), for subscribers in the process; the SSE stream sends `type`,
+ * `timestamp` and `data` only, so the wire shapes stay as documented.
+ */
 export type TidewatchEvent = {
-  [K in EventType]: { readonly type: K; readonly timestamp: string; readonly data: EventPayloads[K] };
+  [K in EventType]: { readonly type: K; readonly timestamp: string; readonly data: EventPayloads[K]; readonly findings?: Findings };
 }[EventType];
 
-export function makeEvent<K extends EventType>(type: K, data: EventPayloads[K]): TidewatchEvent {
-  return { type, timestamp: new Date().toISOString(), data } as TidewatchEvent;
+export function makeEvent<K extends EventType>(type: K, data: EventPayloads[K], findings?: Findings): TidewatchEvent {
+  const event = { type, timestamp: new Date().toISOString(), data };
+  return (findings && Object.keys(findings).length > 0 ? { ...event, findings } : event) as TidewatchEvent;
 }
 
 export function isPublicEvent(event: TidewatchEvent): boolean {

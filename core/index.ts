@@ -13,16 +13,11 @@ export type {
   CheckReport,
   CheckResult,
   ContextKind,
-  GitStaleness,
   Logger,
   RunContext,
   RunFilters,
   RunKind,
   RunRequest,
-  ReleaseNote,
-  ReleaseNotes,
-  SignatureCheck,
-  SignatureVerdict,
   Skip,
   Staleness,
   Target,
@@ -32,6 +27,10 @@ export type {
 } from './types.js';
 export type { HistoryEntry } from './history.js';
 export type { AppliedPlan, Plan } from './plan.js';
+export { defineFinding, findingLines, readFinding, withFinding } from './findings.js';
+export type { Finding, FindingKey, FindingSpec, Findings, HasFindings } from './findings.js';
+export { DOCUMENTED_FINDING_KEYS, FINDINGS } from './known-findings.js';
+export type { GitStaleness, ReleaseNote, ReleaseNotes, SignatureCheck, SignatureVerdict, TagFacts } from './known-findings.js';
 export type { Hooks } from './hooks.js';
 
 // Declaring plugins and their options
@@ -44,28 +43,8 @@ export type { ParseContext, Parser } from './option-parsers.js';
 export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
-export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader } from './services.js';
-export { ATTESTATION_VERIFIER, GITHUB_API, REGISTRY_CLIENT, REGISTRY_MIRRORS, SIGNATURE_VERDICTS } from './services.js';
-export type { AttestationRead, AttestationVerifier, SignatureVerdicts, VerifiedAttestation } from './services.js';
-export type {
-  DockerEngines,
-  EngineApi,
-  EngineRequestOptions,
-  GitHubApi,
-  LocalImage,
-  LocalImages,
-  PullCredentials,
-  RegistryAuth,
-  RegistryClientService,
-  RegistryDocument,
-  RegistryMirrors,
-  RegistryReadOptions,
-  RemoteImages,
-  ServiceKey,
-  Services,
-} from './services.js';
-export { DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE } from './services.js';
-export type { DataDirHandover, Rollbacks } from './services.js';
+export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader, ATTESTATION_VERIFIER, GITHUB_API, REGISTRY_CLIENT, REGISTRY_MIRRORS, SIGNATURE_VERDICTS, DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE } from './services.js';
+export type { AttestationRead, AttestationVerifier, SignatureVerdicts, VerifiedAttestation, DockerEngines, EngineApi, EngineRequestOptions, GitHubApi, LocalImage, LocalImages, PullCredentials, RegistryAuth, RegistryClientService, RegistryDocument, RegistryMirrors, RegistryReadOptions, RemoteImages, ServiceKey, Services, DataDirHandover, Rollbacks } from './services.js';
 export { containerKey, lastCheckOf, targetKey } from './state-store.js';
 export { writeFileAtomic, readJsonFile, syncDirectory } from './atomic-file.js';
 export { bareDigest, repoDigest } from './repo-digest.js';

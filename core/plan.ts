@@ -4,7 +4,9 @@
 // digests, whatever the registry says by then; nothing is decided twice.
 import { discoverAndCheck } from './check-run.js';
 import { directDependents, reachableDependents, targetKey } from './dependency-order.js';
+import { readFinding } from './findings.js';
 import { tryParseImageReference } from './image-reference.js';
+import { FINDINGS } from './known-findings.js';
 import type { RunContext, RunFilters, Staleness, Target, UpdateReport } from './types.js';
 import { plansInOrder, triage, type UpdateRunDeps } from './update-run.js';
 
@@ -97,7 +99,7 @@ function nextImage(target: Target, staleness: Staleness): string {
 
 function stepOf(target: Target, staleness: Staleness, wave: number, restarts: string[]): PlanStep {
   const digest = staleness.latestDigest ?? staleness.targetImageId ?? staleness.latestImageId;
-  const tag = staleness.latestTag ?? staleness.currentTag ?? tryParseImageReference(target.image)?.tag;
+  const tag = staleness.latestTag ?? readFinding(staleness, FINDINGS.tags)?.currentTag ?? tryParseImageReference(target.image)?.tag;
   return {
     container: target.name,
     ...(target.host ? { host: target.host } : {}),
@@ -106,7 +108,7 @@ function stepOf(target: Target, staleness: Staleness, wave: number, restarts: st
       image: nextImage(target, staleness),
       ...(digest ? { digest } : {}),
       ...(tag ? { tag } : {}),
-      ...(staleness.latestVersion ? { version: staleness.latestVersion } : {}),
+      ...(readFinding(staleness, FINDINGS.version) ? { version: readFinding(staleness, FINDINGS.version) as string } : {}),
     },
     wave,
     restarts,

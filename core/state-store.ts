@@ -1,20 +1,24 @@
 // The shared rules of the state (docs/state.md): what a check's result becomes as a container's last
 // check, and how a person's name for a container is keyed. The store itself is the state plugin's
 // (STATE_STORE); core keeps its interface (state.ts).
+import { findingLines, readFinding } from './findings.js';
+import { DOCUMENTED_FINDING_KEYS, FINDINGS } from './known-findings.js';
 import type { ContainerKey, LastCheck } from './state.js';
 import { bareDigest } from './repo-digest.js';
 import type { CheckResult, Staleness, Target } from './types.js';
 
-const TAG_KEYS = ['tagPolicy', 'currentTag', 'latestTag', 'updateKind', 'note'] as const;
-
-/** The tag policy's fields of a staleness answer (docs/tags.md), only those it has. */
+/** The tag policy's fields of a staleness answer (docs/tags.md), only those it has, under the names kept. */
 function tagsOf(staleness: Staleness): LastCheck['tags'] | undefined {
-  const tags: Record<string, string> = {};
-  for (const key of TAG_KEYS) {
-    const value = staleness[key];
-    if (value) tags[key] = value;
-  }
+  const facts = readFinding(staleness, FINDINGS.tags);
+  const kept = { tagPolicy: facts?.policy, currentTag: facts?.currentTag, latestTag: staleness.latestTag, updateKind: facts?.updateKind, note: staleness.note };
+  const tags = Object.fromEntries(Object.entries(kept).filter(([, value]) => value));
   return Object.keys(tags).length > 0 ? (tags as LastCheck['tags']) : undefined;
+}
+
+/** The one line of every finding the HTTP API has no field of its own for (docs/plugins.md#findings). */
+function otherFindings(staleness: Staleness): LastCheck['findings'] {
+  const lines = findingLines(staleness, DOCUMENTED_FINDING_KEYS);
+  return lines.length > 0 ? Object.fromEntries(lines.map((line) => [line.key, line.summary])) : undefined;
 }
 
 /** Registry errors can carry a whole answer body: a last check keeps the first 200 characters of why. */
@@ -28,6 +32,9 @@ function lastCheckError(error: string): string {
  */
 export function lastCheckOf({ target, staleness, checkedAt }: CheckResult): LastCheck {
   const tags = tagsOf(staleness);
+  const findings = otherFindings(staleness);
+  const latestVersion = readFinding(staleness, FINDINGS.version);
+  const releaseNotes = readFinding(staleness, FINDINGS.releaseNotes);
   return {
     ...(tags ? { tags } : {}),
     name: target.name,
@@ -37,8 +44,9 @@ export function lastCheckOf({ target, staleness, checkedAt }: CheckResult): Last
     checkedAt: checkedAt.toISOString(),
     ...(staleness.error ? { error: lastCheckError(staleness.error) } : {}),
     // Only an update has a version to go to and notes to read (docs/versions.md).
-    ...(staleness.stale && !staleness.error && staleness.latestVersion ? { latestVersion: staleness.latestVersion } : {}),
-    ...(staleness.stale && !staleness.error && staleness.releaseNotes ? { releaseNotes: staleness.releaseNotes } : {}),
+    ...(staleness.stale && !staleness.error && latestVersion ? { latestVersion } : {}),
+    ...(staleness.stale && !staleness.error && releaseNotes ? { releaseNotes } : {}),
+    ...(findings ? { findings } : {}),
   };
 }
 

@@ -3,7 +3,9 @@
 // rollback on demand), holds after a rollback, and the previous images cleanup keeps for a while. One store
 // holds it all, reached through the STATE_STORE service; with no data directory it lives in memory only.
 import type { HistoryEntry } from './history.js';
-import type { Actor, ReleaseNotes, Staleness, UpdateReport } from './types.js';
+import type { Actor, Staleness, UpdateReport } from './types.js';
+import type { ReleaseNotes } from './known-findings.js';
+
 
 /** An image as the audit trail names it: reference, registry digest (empty when unknown), local id. */
 export interface AuditImage {
@@ -93,11 +95,25 @@ export interface LastCheck {
   /** Why that check failed (the check record's `error`, at most 200 characters); absent when it did not. */
   readonly error?: string;
   /** The tag policy's answer of that check (docs/tags.md), when it gave one. */
-  readonly tags?: Pick<Staleness, 'tagPolicy' | 'currentTag' | 'latestTag' | 'updateKind' | 'note'>;
+  readonly tags?: LastCheckTags;
   /** The version that check found an update to (docs/versions.md), when known. */
   readonly latestVersion?: string;
   /** The release notes that check found (docs/versions.md#release-notes), when it looked. */
   readonly releaseNotes?: ReleaseNotes;
+  /**
+   * The one line of each other finding of that check (docs/plugins.md#findings), by key: a plugin's own
+   * finding that the HTTP API shows in `findings`. Absent when there was none.
+   */
+  readonly findings?: Readonly<Record<string, string>>;
+}
+
+/** The tag policy's answer of a last check as it is kept (docs/tags.md): the names it has always been kept under. */
+export interface LastCheckTags {
+  readonly tagPolicy?: string;
+  readonly currentTag?: string;
+  readonly latestTag?: string;
+  readonly updateKind?: 'digest' | 'patch' | 'minor' | 'major';
+  readonly note?: string;
 }
 
 /** The image a container ran before its last update: where a rollback takes it back to. */

@@ -4,6 +4,7 @@
 import { discoverAndCheck, discoverAndSelect } from './check-run.js';
 import { ConfigError, errorMessage as messageOf, errors, isTidewatchError } from './errors.js';
 import { actorField, makeEvent, type EventPayloads, type EventType } from './events.js';
+import type { Findings } from './findings.js';
 import { Health } from './health.js';
 import { RunHistory } from './history.js';
 import { createHooks, type Hooks } from './hooks.js';
@@ -76,7 +77,8 @@ export interface TidewatchCore {
    * periodic updates.
    */
   takeOverScheduling(by: string): void;
-  emit<K extends EventType>(type: K, data: EventPayloads[K]): void;
+  /** `findings`: the candidate's (docs/plugins.md#findings), on the update events. */
+  emit<K extends EventType>(type: K, data: EventPayloads[K], findings?: Findings): void;
   /** Discovery and selection only, no staleness (GET /v1/containers). */
   targets(request?: RunRequest): Promise<Target[]>;
   /** Staleness of every selected target; never pulls, never gates, takes no lock. */
@@ -183,8 +185,8 @@ class TidewatchEngine implements Tidewatch {
     this.schedulingTakenOverBy = by;
   }
 
-  emit<K extends EventType>(type: K, data: EventPayloads[K]): void {
-    this.hooks.event.call(makeEvent(type, data));
+  emit<K extends EventType>(type: K, data: EventPayloads[K], findings?: Findings): void {
+    this.hooks.event.call(makeEvent(type, data, findings));
   }
 
   onClose(handler: () => Promise<void> | void): void {

@@ -1,5 +1,6 @@
 // The data that flows through a run. Everything here is runtime-neutral: a Target may be a Docker
 // container today and a Swarm service or a Podman container from a third-party plugin tomorrow.
+import type { Findings } from './findings.js';
 
 /** Minimal structured logger; pino's Logger satisfies it, so does a console shim in tests. */
 export interface Logger {
@@ -63,8 +64,6 @@ export interface Staleness {
   readonly latestDigest?: string;
   /** Local id of the newer image when known (no-pull compares local images). */
   readonly latestImageId?: string;
-  /** Set by the source of the `git` path; the check record shows these fields for it. */
-  readonly git?: GitStaleness;
   /** True when the target was deliberately not checked (e.g. a Git-watched no-pull container). */
   readonly unchecked?: boolean;
   /**
@@ -89,26 +88,12 @@ export interface Staleness {
    */
   readonly targetImage?: string;
   /**
-   * The tag policy the source applied (`digest`, `patch`, `minor`, `major`, `pin`; docs/tags.md), when it
-   * read one. The fields below are the registry source's answer for tags (docs/plugins.md#the-staleness-protocol).
-   */
-  readonly tagPolicy?: string;
-  /** Tag of the running reference, when it has one. */
-  readonly currentTag?: string;
-  /**
-   * The newer tag chosen, only when it differs from `currentTag`; `latestDigest` is then this tag's digest.
+   * The newer tag chosen, only when it differs from the running one (the tags finding's `currentTag`, core FINDINGS); `latestDigest` is then this tag's digest.
    * A runtime pulls `repo@latestDigest` and runs `repo:latestTag` (never parsing versions itself).
    */
   readonly latestTag?: string;
-  /** What kind of update a stale answer is: `digest` (same tag, new digest) or the version bump. */
-  readonly updateKind?: 'digest' | 'patch' | 'minor' | 'major';
   /** A sentence for the user (e.g. `1.26.1 exists, but not for linux/arm64`); it never makes a target stale. */
   readonly note?: string;
-  /**
-   * The signature verdict on `latestDigest`, added by a `review` tap (the signatures plugin,
-   * docs/signatures.md); absent when nothing verified signatures.
-   */
-  readonly signature?: SignatureCheck;
   /**
    * The next lower candidate, from a source that knows several (the registry under a tag policy, docs/tags.md):
    * the core's gate step calls it only when a gate refuses this one, at most MAX_GATE_CANDIDATES candidates
@@ -118,56 +103,11 @@ export interface Staleness {
   /** Set by the gate step on the candidate that passed when it was not the first: how many were judged. */
   readonly candidatesTried?: number;
   /**
-   * The version a stale answer leads to (docs/versions.md), added by a `review` tap: the newer tag under a
-   * tag policy, else the candidate image's `org.opencontainers.image.version` as its registry serves it.
+   * What plugins found out about this answer's candidate, by key (docs/plugins.md#findings): the signature
+   * verdict, the Git source's commits, release notes, the tag policy's facts, a third party's own. Written with
+   * `withFinding`, read with `readFinding`; every display shows a finding by its key and one line.
    */
-  readonly latestVersion?: string;
-  /**
-   * What changed between the running version and `latestVersion` (docs/versions.md#release-notes), added by
-   * the release-notes plugin's `review` tap when `--release-notes` is on.
-   */
-  readonly releaseNotes?: ReleaseNotes;
-}
-
-/** The releases between two versions of an image, from its source repository (docs/versions.md#release-notes). */
-export interface ReleaseNotes {
-  /** The resolved release-notes location (the check record's `changelog`). */
-  readonly url: string;
-  /** Newest first, at most 10, each `body` at most 4 KiB; empty when only the location is known. */
-  readonly entries: readonly ReleaseNote[];
-}
-
-export interface ReleaseNote {
-  readonly version: string;
-  readonly title: string;
-  readonly url: string;
-  /** RFC 3339, when the code host says. */
-  readonly publishedAt?: string;
-  /** Markdown as text, never rendered by Tidewatch outside the dashboard's safe renderer. */
-  readonly body: string;
-}
-
-/** What signature verification found for a candidate digest (docs/signatures.md#verdicts). */
-export type SignatureVerdict = 'verified' | 'unsigned' | 'invalid' | 'error';
-
-export interface SignatureCheck {
-  readonly verdict: SignatureVerdict;
-  /** The digest verified: the staleness' `latestDigest`. */
-  readonly digest: string;
-  /** A sentence: who signed (verified) or why not. */
-  readonly reason: string;
-  /** The policy that asked: `warn` reports only, `enforce` skips anything but verified. */
-  readonly policy: 'warn' | 'enforce';
-}
-
-export interface GitStaleness {
-  readonly repo: string;
-  readonly ref: string;
-  /** Head commit of the ref on the remote. */
-  readonly commit?: string;
-  /** Commit the running image was built from. */
-  readonly currentCommit?: string;
-  readonly changelog?: string;
+  readonly findings?: Findings;
 }
 
 /** A gate's decision to defer an update. */

@@ -16,7 +16,9 @@ import {
 } from './dependency-order.js';
 import { errorMessage, errors } from './errors.js';
 import { actorField, targetPlacement, type EventPayloads, type EventType, type RollbackField, type SignatureField } from './events.js';
+import { readFinding, type Findings } from './findings.js';
 import type { Hooks } from './hooks.js';
+import { FINDINGS } from './known-findings.js';
 import type { WatchSplit } from './watch-split.js';
 import type {
   ApplyResult,
@@ -36,7 +38,7 @@ export interface UpdateRunDeps {
   readonly concurrency: number;
   /** Dependency chains replaced at once (default 1: one target at a time, Watchtower's behaviour). */
   readonly updateConcurrency?: number;
-  emit<K extends EventType>(type: K, data: EventPayloads[K]): void;
+  emit<K extends EventType>(type: K, data: EventPayloads[K], findings?: Findings): void;
 }
 
 export interface Candidate {
@@ -58,7 +60,7 @@ async function gateOf(deps: UpdateRunDeps, check: CheckResult, ctx: RunContext):
 }
 
 /** A deferred target says why, in the log and as an event: a hold or a gate is never silent (docs/state.md#holds). */
-function reportSkip(deps: UpdateRunDeps, target: Target, skip: Skip, ctx: RunContext): void {
+function reportSkip(deps: UpdateRunDeps, target: Target, skip: Skip, ctx: RunContext, findings?: Findings): void {
   const by = { ...(skip.by === undefined ? {} : { by: skip.by }), ...(skip.code === undefined ? {} : { code: skip.code }) };
   ctx.logger.info({ container: target.name, reason: skip.reason, ...by }, 'update skipped');
   deps.emit('update_skipped', {
@@ -70,7 +72,7 @@ function reportSkip(deps: UpdateRunDeps, target: Target, skip: Skip, ctx: RunCon
     trigger: ctx.trigger,
       ...actorField(ctx),
     ...targetPlacement(target),
-  });
+  }, findings);
 }
 
 /**
@@ -103,7 +105,7 @@ export async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: Ru
         const tried = decision.tried > 1 ? { candidatesTried: decision.tried } : {};
         if (!skip.reportOnly) {
           result.skipped.push({ target, reason: skip.reason, ...tried });
-          if (!quiet) reportSkip(deps, target, skip, ctx);
+          if (!quiet) reportSkip(deps, target, skip, ctx, staleness.findings);
         }
         continue;
       }
@@ -201,7 +203,7 @@ function rollbackOf(plan: UpdatePlan): RollbackField {
 
 /** The signature verdict on what a plan applies, for its events (docs/signatures.md). */
 function signatureOf(plan: UpdatePlan): SignatureField {
-  const verdict = plan.restartOnly ? undefined : plan.staleness.signature?.verdict;
+  const verdict = plan.restartOnly ? undefined : readFinding(plan.staleness, FINDINGS.signature)?.verdict;
   return verdict ? { signature: verdict } : {};
 }
 
@@ -218,7 +220,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       ...targetPlacement(target),
       ...signatureOf(plan),
       ...rollbackOf(plan),
-    });
+    }, plan.restartOnly ? undefined : plan.staleness.findings);
   }
   let result: ApplyResult;
   try {
@@ -253,7 +255,7 @@ async function applyPlan(deps: UpdateRunDeps, plan: UpdatePlan, ctx: RunContext)
       ...targetPlacement(target),
       ...signatureOf(plan),
       ...rollbackOf(plan),
-    });
+    }, plan.restartOnly ? undefined : plan.staleness.findings);
   } else if (result.outcome === 'failed') {
     // The reason in the log too, not only in the event: a run-once or a scheduled run has no other reader, and a
     // socket proxy's refusal names there the switch to allow (docs/security.md).

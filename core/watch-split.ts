@@ -44,6 +44,20 @@ export const STAGES = Object.freeze({
     /** Sources that ask a remote (registry, Git host): the default stage. */
     remote: 0,
   }),
+  review: Object.freeze({
+    /**
+     * Facts about the candidate itself, from where it comes (the registry's candidate version, the runtime's
+     * Compose note): the default stage, first, so the later stages can read what it found.
+     */
+    describe: 0,
+    /** Verifiers of the candidate (signatures, docs/signatures.md): their verdict is a finding the gates read. */
+    verify: 10,
+    /**
+     * What the candidate means to a person, read from what the earlier stages found (release notes read the
+     * version `describe` found, docs/versions.md#release-notes): last.
+     */
+    explain: 20,
+  }),
   gate: Object.freeze({
     /** Report-only docs/interface.md (monitor-only): Watchtower applies no other gate to those targets. */
     report: 0,

@@ -1,6 +1,6 @@
 // The built-in plugins, in tap order: the state store (docs/state.md) first, then the runtimes (docker, then swarm for the services on its engines),
 // third-party plugins next (a third-party source may claim its own watch path before the built-in ones look), then the Git source, no-pull, the registry
-// source, cooldown, signatures, release notes (after the registry: it reads the version the registry named), notifications (after any third-party plugin that adds a scheme), Home Assistant over MQTT
+// source, cooldown, signatures, release notes (its review tap runs at the `explain` stage, after the version is named, wherever it is listed), notifications (after any third-party plugin that adds a scheme), Home Assistant over MQTT
 // (an observer, off without --mqtt-url), and last the HTTP API, which serves what the others provide. Each
 // plugin declares its own options; the server resolves them (server/config) and hands each plugin its values.
 import type { TidewatchPlugin } from '../core/index.js';

@@ -1,13 +1,18 @@
 // The Git staleness source (docs/interface.md §8–9): claims exactly the targets with a `git.repo` label
 // (the watch split), resolves the head of the ref they follow on the remote, and compares it with the
 // commit the running image was built from. It never clones and never builds.
-import { OCI_REVISION, errorMessage, isGitWatched, labelOrGlobal, readLabel, sameCommit } from '../../core/index.js';
+import { FINDINGS, OCI_REVISION, errorMessage, isGitWatched, labelOrGlobal, readLabel, sameCommit, withFinding } from '../../core/index.js';
 import type { GitStaleness, Logger, RunContext, Staleness, Target } from '../../core/index.js';
 import { CredentialHosts, parseCredentialHost } from './credential-hosts.js';
 import { GitHubClient } from './github.js';
 import { selectRef } from './refs.js';
 import { parseRepoUrl, type GitHubRepo, type RepoLocation, type SmartHttpRepo } from './repo-url.js';
 import { SmartHttpClient } from './smart-http.js';
+
+/** What the Git source found, as the stale answer's finding (docs/plugins.md#findings): the check record's `git_*`. */
+function gitFinding(git: GitStaleness): Pick<Staleness, 'findings'> {
+  return withFinding({}, FINDINGS.git, git);
+}
 
 export interface GitSourceSettings {
   readonly token?: string;
@@ -91,13 +96,13 @@ export class GitSource {
       repo = parseRepoUrl(repoLabel);
     } catch (err) {
       log.warn({ err: errorMessage(err) }, 'git.repo label is not usable');
-      return { source: 'git', stale: false, error: errorMessage(err), git: git(repoLabel.trim(), refLabel) };
+      return { source: 'git', stale: false, error: errorMessage(err), ...gitFinding(git(repoLabel.trim(), refLabel)) };
     }
 
     // Spec 4.2 rule 4: a Git-watched no-pull container is not checked and its remote not contacted.
     if (isNoPull(target, this.#settings.noPull, this.#settings.labelTakePrecedence)) {
       log.debug({ repo: repo.display }, 'no-pull: Git remote not contacted');
-      return { source: 'git', stale: false, unchecked: true, git: git(repo.display, refLabel) };
+      return { source: 'git', stale: false, unchecked: true, ...gitFinding(git(repo.display, refLabel)) };
     }
 
     let head: Head;
@@ -107,7 +112,7 @@ export class GitSource {
       const error = `git ${repo.display}: ${errorMessage(err)}`;
       log.warn({ repo: repo.display, ref: refLabel, err: errorMessage(err) }, 'Git head resolution failed');
       // Never "up to date" on failure: the error travels with the target.
-      return { source: 'git', stale: false, error, git: git(repo.display, refLabel) };
+      return { source: 'git', stale: false, error, ...gitFinding(git(repo.display, refLabel)) };
     }
 
     const stale = !sameCommit(head.commit, currentCommit);
@@ -122,7 +127,7 @@ export class GitSource {
     return {
       source: 'git',
       stale,
-      git: { ...git(repo.display, head.ref), commit: head.commit, changelog: changelogFor(repo, head.commit, currentCommit) },
+      ...gitFinding({ ...git(repo.display, head.ref), commit: head.commit, changelog: changelogFor(repo, head.commit, currentCommit) }),
       requiredRevision: head.commit,
     };
   }

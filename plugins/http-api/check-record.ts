@@ -2,11 +2,16 @@
 // left out rather than sent empty, as the spec says "present only when known"; the strings the spec
 // types as always present (`digest`, `latest_image_id`, `latest_digest`) are empty when unknown.
 import {
+  DOCUMENTED_FINDING_KEYS,
+  FINDINGS,
   bareDigest,
+  findingLines,
+  readFinding,
   readLabel,
   repoDigest,
   type CheckResult,
   type FailedCandidate,
+  type LastCheck,
   type SignatureVerdict,
   type Staleness,
   type Target,
@@ -60,6 +65,8 @@ export interface CheckRecord extends Placement {
   note?: string;
   /** The signature verdict on latest_digest (docs/signatures.md); absent when verification is off. */
   signature?: SignatureVerdict;
+  /** Plugins' own findings by key, each as its one line (docs/plugins.md#findings); absent when there are none. */
+  findings?: Record<string, string>;
   timestamp: string;
   /** Present (true) only while the container is held after a rollback (docs/state.md#holds). */
   held?: boolean;
@@ -128,33 +135,71 @@ export function checkRecord(result: CheckResult): CheckRecord {
   };
   placement(target, record);
   if (staleness.error) record.error = staleness.error;
-  const gitRepo = staleness.git?.repo ?? readLabel(target.labels, 'git.repo');
-  const gitRef = staleness.git?.ref ?? readLabel(target.labels, 'git.ref');
+  // The findings the API documents, under their documented names (docs/plugins.md#findings).
+  const git = readFinding(staleness, FINDINGS.git);
+  const gitRepo = git?.repo ?? readLabel(target.labels, 'git.repo');
+  const gitRef = git?.ref ?? readLabel(target.labels, 'git.ref');
   if (gitRepo) record.git_repo = gitRepo;
   if (gitRef) record.git_ref = gitRef;
-  if (staleness.git?.commit) record.git_commit = staleness.git.commit;
+  if (git?.commit) record.git_commit = git.commit;
   // A Git-watched container's changelog, else where the release notes were found (docs/versions.md#release-notes).
-  const changelog = staleness.git?.changelog ?? (record.update_available ? staleness.releaseNotes?.url : undefined);
+  const changelog = git?.changelog ?? (record.update_available ? readFinding(staleness, FINDINGS.releaseNotes)?.url : undefined);
   if (changelog) record.changelog = changelog;
-  if (staleness.signature) record.signature = staleness.signature.verdict;
+  const signature = readFinding(staleness, FINDINGS.signature);
+  if (signature) record.signature = signature.verdict;
   const labels = target.imageLabels;
   for (const [field, label] of OCI_FIELDS) {
     const value = labels[label];
     if (value) record[field] = value;
   }
-  tagFields(staleness, record);
+  tagFields(keptTags(staleness), staleness.stale && !staleness.error, record);
+  const findings = otherFindings(staleness);
+  if (findings) record.findings = findings;
   return record;
 }
+
+/**
+ * Every finding the API has no field of its own for, by key, each as its one line (docs/plugins.md#findings):
+ * a plugin's finding shows in the record without the API knowing it.
+ */
+export function otherFindings(staleness: Staleness): Record<string, string> | undefined {
+  const lines = findingLines(staleness, DOCUMENTED_FINDING_KEYS);
+  return lines.length > 0 ? Object.fromEntries(lines.map((line) => [line.key, line.summary])) : undefined;
+}
+
+/** JSON schema of `findings`, for every record that carries it. */
+export const findingsProperties = {
+  findings: {
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: "Plugins' own findings about the candidate, by key, each as one line (docs/plugins.md#findings); absent when there are none",
+  },
+} as const;
 
 /** The tag policy's fields (docs/tags.md#what-the-api-shows), each present only when it applies. */
 export type TagFields = Pick<CheckRecord, 'tag_policy' | 'current_tag' | 'latest_tag' | 'update_kind' | 'note'>;
 
-export function tagFields(staleness: Staleness, into: TagFields): void {
-  if (staleness.tagPolicy) into.tag_policy = staleness.tagPolicy;
-  if (staleness.currentTag) into.current_tag = staleness.currentTag;
-  if (staleness.latestTag && staleness.latestTag !== staleness.currentTag) into.latest_tag = staleness.latestTag;
-  if (staleness.updateKind && staleness.stale && !staleness.error) into.update_kind = staleness.updateKind;
-  if (staleness.note) into.note = staleness.note;
+/** The tag policy's answer of a check under the names a last check keeps it (core's LastCheck `tags`). */
+export type KeptTags = NonNullable<LastCheck['tags']>;
+
+export function keptTags(staleness: Staleness): KeptTags {
+  const tags = readFinding(staleness, FINDINGS.tags);
+  return {
+    ...(tags?.policy ? { tagPolicy: tags.policy } : {}),
+    ...(tags?.currentTag ? { currentTag: tags.currentTag } : {}),
+    ...(staleness.latestTag ? { latestTag: staleness.latestTag } : {}),
+    ...(tags?.updateKind ? { updateKind: tags.updateKind } : {}),
+    ...(staleness.note ? { note: staleness.note } : {}),
+  };
+}
+
+/** `pending`: stale and not failed; only then is there a kind of update to name. */
+export function tagFields(tags: KeptTags, pending: boolean, into: TagFields): void {
+  if (tags.tagPolicy) into.tag_policy = tags.tagPolicy;
+  if (tags.currentTag) into.current_tag = tags.currentTag;
+  if (tags.latestTag && tags.latestTag !== tags.currentTag) into.latest_tag = tags.latestTag;
+  if (tags.updateKind && pending) into.update_kind = tags.updateKind;
+  if (tags.note) into.note = tags.note;
 }
 
 /** JSON schema properties of the tag policy's fields, for every record that carries them. */
@@ -196,6 +241,7 @@ export const checkRecordSchema = {
       enum: ['verified', 'unsigned', 'invalid', 'error'],
       description: 'Signature verdict on latest_digest (docs/signatures.md); absent when verification is off',
     },
+    ...findingsProperties,
     timestamp: { type: 'string', format: 'date-time', description: 'When this container was checked' },
     held: { type: 'boolean', description: 'Present (true) while the container is held after a rollback: no update run re-applies the image it was rolled back from' },
     failed_candidate: failedCandidateSchema,

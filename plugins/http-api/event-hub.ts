@@ -86,7 +86,9 @@ export class EventHub {
   publish(event: TidewatchEvent): void {
     if (!isPublicEvent(event)) return;
     const id = ++this.#lastId;
-    const text = `id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+    // The documented frame only: an event's `findings` are for subscribers in the process (docs/plugins.md#findings).
+    const frame = { type: event.type, timestamp: event.timestamp, data: event.data };
+    const text = `id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(frame)}\n\n`;
     this.#ring[id % REPLAY_CAPACITY] = { id, text };
     this.#broadcast(text);
   }

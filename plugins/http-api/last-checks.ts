@@ -19,6 +19,8 @@ export interface LastCheck {
   readonly latestVersion?: string;
   /** The release notes that check found (docs/versions.md#release-notes). */
   readonly releaseNotes?: ReleaseNotes;
+  /** Plugins' own findings of that check, by key, each as its one line (docs/plugins.md#findings). */
+  readonly findings?: Readonly<Record<string, string>>;
 }
 
 /** What the container routes read, by the container's id (docs/state.md#identity): its last check, hold, failed candidate. */
@@ -40,7 +42,7 @@ export const LAST_CHECKS_CAPACITY = 10_000;
 /** A kept last check (the state store's form, core's lastCheckOf) as the container routes read it. */
 function readCheck(last: KeptCheck): LastCheck {
   const tags: TagFields = {};
-  if (last.tags) tagFields({ source: '', stale: last.updateAvailable, ...last.tags }, tags);
+  if (last.tags) tagFields(last.tags, last.updateAvailable, tags);
   return {
     stale: last.updateAvailable,
     checkedAt: new Date(last.checkedAt),
@@ -49,6 +51,7 @@ function readCheck(last: KeptCheck): LastCheck {
     ...(typeof last.error === 'string' ? { error: last.error } : {}),
     ...(last.latestVersion ? { latestVersion: last.latestVersion } : {}),
     ...(last.releaseNotes ? { releaseNotes: last.releaseNotes } : {}),
+    ...(last.findings ? { findings: last.findings } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 // Prometheus metrics (docs/interface.md §4), fed by the core's event bus, on a registry of our own: two
 // APIs in one process (tests, embedders) must not collide in prom-client's global registry.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { TidewatchEvent } from '../../core/index.js';
+import type { CheckResult, TidewatchEvent } from '../../core/index.js';
 import { WatchtowerMetrics } from './watchtower-metrics.js';
 
 /** A label value from a plugin's word: short and plain, so a plugin cannot grow the series without bound. */
@@ -25,6 +25,7 @@ export class ApiMetrics {
   readonly #signatures: Counter<'result'>;
   readonly #deferred: Counter;
   readonly #refused: Counter<'by' | 'reason'>;
+  readonly #findings: Counter<'key'>;
   /** Runs in flight: their kind and start, since the closing events do not repeat them. */
   readonly #running = new Map<string, { kind: string; startedAt: number }>();
 
@@ -101,6 +102,13 @@ export class ApiMetrics {
       labelNames: ['by', 'reason'],
       registers,
     });
+    // By key only: the keys are the loaded plugins' declarations, so the series stay few (docs/plugins.md#findings).
+    this.#findings = new Counter({
+      name: 'tidewatch_findings_total',
+      help: 'Findings plugins reported on stale containers in check and update runs, by finding key (docs/plugins.md#findings)',
+      labelNames: ['key'],
+      registers,
+    });
     collectDefaultMetrics({ register: this.registry });
   }
 
@@ -143,6 +151,7 @@ export class ApiMetrics {
         this.#webhooks.inc({ receiver: event.data.receiver, result: event.data.result });
         break;
       case 'run_report':
+        this.#countFindings(event.data.kind === 'check' ? event.data.report.results : event.data.report.checks);
         if (event.data.kind === 'update') {
           const deferred = event.data.report.skipped.filter((s) => s.reason.startsWith('window ')).length;
           if (deferred > 0) this.#deferred.inc(deferred);
@@ -150,6 +159,13 @@ export class ApiMetrics {
         break;
       default:
         break;
+    }
+  }
+
+  #countFindings(checks: readonly CheckResult[]): void {
+    for (const { staleness } of checks) {
+      if (!staleness.stale || staleness.error) continue;
+      for (const key of Object.keys(staleness.findings ?? {})) this.#findings.inc({ key });
     }
   }
 

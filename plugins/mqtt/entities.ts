@@ -1,6 +1,6 @@
 // What the plugin knows of each watched container: its latest target, the last check's answer for the image
 // it runs, and whether an update of it is under way. Keyed by object id (from the name, docs/mqtt.md#topics).
-import type { Staleness, Target } from '../../core/index.js';
+import { FINDINGS, readFinding, withFinding, type Staleness, type Target } from '../../core/index.js';
 import { objectIdOf } from './topics.js';
 
 export interface Entity {
@@ -60,8 +60,11 @@ export class Entities {
    */
   updated(target: Target, source: string, checked?: Staleness): Entity {
     const { entity } = this.see(target);
-    const tag = checked?.latestTag ?? checked?.currentTag;
-    entity.staleness = { source, stale: false, ...(checked?.tagPolicy ? { tagPolicy: checked.tagPolicy } : {}), ...(tag ? { currentTag: tag } : {}) };
+    const policy = readFinding(checked, FINDINGS.tags)?.policy;
+    const tag = checked?.latestTag ?? readFinding(checked, FINDINGS.tags)?.currentTag;
+    const facts = { ...(policy ? { policy } : {}), ...(tag ? { currentTag: tag } : {}) };
+    const answer: Staleness = { source, stale: false };
+    entity.staleness = Object.keys(facts).length > 0 ? withFinding(answer, FINDINGS.tags, facts) : answer;
     entity.checkedImageId = target.imageId;
     return entity;
   }

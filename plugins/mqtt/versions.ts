@@ -6,7 +6,7 @@
 // compares versions, and bare hex digits could read as a number.
 // Tag updates (docs/mqtt.md#versions): while a newer tag is chosen, installed is the current tag and latest
 // the new one; a container on a version policy (patch, minor, major) that is up to date shows its tag as both.
-import { repoDigest, type Staleness, type Target } from '../../core/index.js';
+import { DOCUMENTED_FINDING_KEYS, FINDINGS, findingLines, readFinding, repoDigest, type ReleaseNotes, type Staleness, type Target } from '../../core/index.js';
 
 export const OCI_VERSION = 'org.opencontainers.image.version';
 const OCI_TITLE = 'org.opencontainers.image.title';
@@ -22,10 +22,12 @@ const VERSION_POLICIES = new Set(['patch', 'minor', 'major']);
 
 /** The versions as tags, when the check is about tags (see above); undefined: digests as before. */
 function tagVersions(staleness?: Staleness): { installed: string; latest: string } | undefined {
-  if (!staleness || staleness.error !== undefined || staleness.unchecked || !staleness.currentTag) return undefined;
-  const { currentTag, latestTag } = staleness;
+  const tags = readFinding(staleness, FINDINGS.tags);
+  if (!staleness || staleness.error !== undefined || staleness.unchecked || !tags?.currentTag) return undefined;
+  const { currentTag } = tags;
+  const { latestTag } = staleness;
   if (staleness.stale) return latestTag && latestTag !== currentTag ? { installed: currentTag, latest: latestTag } : undefined;
-  return staleness.tagPolicy && VERSION_POLICIES.has(staleness.tagPolicy) ? { installed: currentTag, latest: currentTag } : undefined;
+  return tags.policy && VERSION_POLICIES.has(tags.policy) ? { installed: currentTag, latest: currentTag } : undefined;
 }
 
 export function installedVersion(target: Target, staleness?: Staleness): string {
@@ -44,10 +46,12 @@ export function latestVersion(target: Target, staleness?: Staleness): string | u
   if (tags) return tags.latest;
   if (!staleness.stale) return installedVersion(target, staleness);
   // The candidate's own version, read from the registry (docs/versions.md).
-  if (staleness.latestVersion) return staleness.latestVersion;
+  const version = readFinding(staleness, FINDINGS.version);
+  if (version) return version;
   if (staleness.latestDigest) return shortDigest(staleness.latestDigest);
   if (staleness.latestImageId) return shortDigest(staleness.latestImageId);
-  if (staleness.git?.commit) return `commit ${staleness.git.commit.slice(0, 12)}`;
+  const commit = readFinding(staleness, FINDINGS.git)?.commit;
+  if (commit) return `commit ${commit.slice(0, 12)}`;
   return 'newer';
 }
 
@@ -69,17 +73,21 @@ export function releaseUrlOf(target: Target, staleness?: Staleness): string | un
   return undefined;
 }
 
-function pendingNotes(staleness?: Staleness): Staleness['releaseNotes'] {
-  return staleness?.stale && !staleness.error ? staleness.releaseNotes : undefined;
+function pendingNotes(staleness?: Staleness): ReleaseNotes | undefined {
+  return staleness?.stale && !staleness.error ? readFinding(staleness, FINDINGS.releaseNotes) : undefined;
 }
 
 /**
  * The releases an update brings, in at most 255 characters (Home Assistant's limit): each version and its
- * title, newest first; undefined without release notes.
+ * title, newest first, then plugins' own findings; undefined when there is neither.
  */
 export function releaseSummaryOf(staleness?: Staleness): string | undefined {
   const entries = pendingNotes(staleness)?.entries ?? [];
-  if (entries.length === 0) return undefined;
-  const text = entries.map((e) => (e.title && e.title !== e.version ? `${e.version}: ${e.title}` : e.version)).join('; ');
+  const releases = entries.map((e) => (e.title && e.title !== e.version ? `${e.version}: ${e.title}` : e.version));
+  // Then plugins' own findings about the update, each by its key and its one line (docs/mqtt.md#findings).
+  const found = staleness?.stale && !staleness.error ? findingLines(staleness, DOCUMENTED_FINDING_KEYS) : [];
+  const lines = [...releases, ...found.map((f) => `${f.key}: ${f.summary}`)];
+  if (lines.length === 0) return undefined;
+  const text = lines.join('; ');
   return text.length <= SUMMARY_MAX ? text : `${text.slice(0, SUMMARY_MAX - 1)}…`;
 }

@@ -2,7 +2,11 @@
 // selected container in one state, plus the log-like entries a template prints. Built from the core's
 // internal `run_report` event. Containers muted with the label `tidewatch.notify=false` are left out.
 import {
+  DOCUMENTED_FINDING_KEYS,
+  FINDINGS,
+  findingLines,
   parseBoolLabel,
+  readFinding,
   targetLabel,
   type ApplyResult,
   type CheckResult,
@@ -44,6 +48,8 @@ export interface ContainerOutcome {
   readonly currentVersion?: string;
   readonly latestVersion?: string;
   readonly releaseNotesUrl?: string;
+  /** Plugins' own findings about a pending or applied candidate (docs/plugins.md#findings), when there are any. */
+  readonly findings?: readonly { key: string; summary: string }[];
 }
 
 /** How the state plugin's gate words a failed candidate it skips (docs/state.md#failed-candidates). */
@@ -81,22 +87,32 @@ function tagsOf(check: CheckResult, result: ApplyResult | undefined): Partial<Co
   const { staleness } = check;
   const note = (result?.outcome === 'updated' ? result.note : undefined) ?? staleness.note;
   const pending = staleness.stale && !staleness.error;
+  const tags = readFinding(staleness, FINDINGS.tags);
   return {
-    ...(staleness.currentTag ? { currentTag: staleness.currentTag } : {}),
+    ...(tags?.currentTag ? { currentTag: tags.currentTag } : {}),
     ...(pending && staleness.latestTag ? { latestTag: staleness.latestTag } : {}),
-    ...(pending && staleness.updateKind ? { updateKind: staleness.updateKind } : {}),
+    ...(pending && tags?.updateKind ? { updateKind: tags.updateKind } : {}),
     ...(note ? { note } : {}),
     ...versionsOf(check, pending),
+    ...findingsOf(check, pending),
   };
+}
+
+/** The findings the HTTP API has no field of its own for, while an update is pending or was applied. */
+function findingsOf({ staleness }: CheckResult, pending: boolean): Pick<ContainerOutcome, 'findings'> {
+  const lines = pending ? findingLines(staleness, DOCUMENTED_FINDING_KEYS) : [];
+  return lines.length > 0 ? { findings: lines } : {};
 }
 
 /** The running version (its image's label, else its tag under a version policy) and the update's (docs/versions.md). */
 function versionsOf({ target, staleness }: CheckResult, pending: boolean): Partial<ContainerOutcome> {
-  const current = target.imageLabels[VERSION_LABEL]?.trim() || (staleness.latestTag ? staleness.currentTag : undefined);
+  const current = target.imageLabels[VERSION_LABEL]?.trim() || (staleness.latestTag ? readFinding(staleness, FINDINGS.tags)?.currentTag : undefined);
+  const latestVersion = readFinding(staleness, FINDINGS.version);
+  const notesUrl = readFinding(staleness, FINDINGS.releaseNotes)?.url;
   return {
     ...(current ? { currentVersion: current } : {}),
-    ...(pending && staleness.latestVersion ? { latestVersion: staleness.latestVersion } : {}),
-    ...(pending && staleness.releaseNotes?.url ? { releaseNotesUrl: staleness.releaseNotes.url } : {}),
+    ...(pending && latestVersion ? { latestVersion } : {}),
+    ...(pending && notesUrl ? { releaseNotesUrl: notesUrl } : {}),
   };
 }
 
@@ -209,7 +225,7 @@ export function runOutcome(event: EventPayloads['run_report']): RunOutcome {
 }
 
 function withSignature(outcome: ContainerOutcome, check: CheckResult): ContainerOutcome {
-  const signature = check.staleness.signature;
+  const signature = readFinding(check.staleness, FINDINGS.signature);
   return signature ? { ...outcome, signature } : outcome;
 }
 

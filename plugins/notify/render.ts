@@ -43,6 +43,7 @@ function containerReport(outcome: ContainerOutcome): ContainerReport {
     ...(outcome.currentVersion ? { currentVersion: outcome.currentVersion } : {}),
     ...(outcome.latestVersion ? { latestVersion: outcome.latestVersion } : {}),
     ...(outcome.releaseNotesUrl ? { releaseNotesUrl: outcome.releaseNotesUrl } : {}),
+    ...(outcome.findings ? { findings: outcome.findings } : {}),
   });
 }
 

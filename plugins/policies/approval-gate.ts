@@ -4,8 +4,10 @@
 // (inside its window). A newer candidate supersedes an open entry and asks again. A person's targeted update
 // is consent in itself, and an approval's own run applies the approved digest.
 import {
+  FINDINGS,
   REGISTRY_PATH,
   bareDigest,
+  readFinding,
   type ApprovalEntry,
   type Logger,
   type RunContext,
@@ -44,7 +46,8 @@ export function approvalSkip(deps: ApprovalGateDeps, target: Target, staleness: 
   if (policy instanceof Error) {
     deps.logger.warn({ container: target.name, err: policy.message }, 'the approval label cannot be read; every update waits for a person');
   }
-  if (!needsApproval(policy instanceof Error ? 'all' : policy, staleness.updateKind)) return undefined;
+  const tags = readFinding(staleness, FINDINGS.tags);
+  if (!needsApproval(policy instanceof Error ? 'all' : policy, tags?.updateKind)) return undefined;
   const holder = { id: target.id, host: target.host };
   const digest = staleness.latestDigest ? bareDigest(staleness.latestDigest) : '';
   const own = deps.runs.entryOf(ctx, target);
@@ -88,9 +91,9 @@ export function approvalSkip(deps: ApprovalGateDeps, target: Target, staleness: 
           ...(target.host ? { host: target.host } : {}),
           image: target.image,
           latest_digest: digest,
-          ...(staleness.currentTag ? { current_tag: staleness.currentTag } : {}),
+          ...(tags?.currentTag ? { current_tag: tags.currentTag } : {}),
           ...(staleness.latestTag ? { latest_tag: staleness.latestTag } : {}),
-          ...(staleness.updateKind ? { update_kind: staleness.updateKind } : {}),
+          ...(tags?.updateKind ? { update_kind: tags.updateKind } : {}),
         },
         now,
       );

@@ -6,7 +6,7 @@
 // engine's registry mirrors first, as its digest was (docs/registry-mirrors.md): where Hub cannot be reached, a
 // version read must not cost a Hub timeout per stale check. Content is addressed by digest, so any mirror's copy
 // is the same image.
-import { errorMessage, parseImageReference, type ImageReference, type RunContext, type Staleness, type Target } from '../../core/index.js';
+import { errorMessage, FINDINGS, parseImageReference, readFinding, withFinding, type ImageReference, type RunContext, type Staleness, type Target } from '../../core/index.js';
 import type { RegistryClient } from './client.js';
 import type { RegistryEndpoint } from './endpoint.js';
 import { isIndex, parseJson, selectPlatform, type Platform } from './image-created.js';
@@ -48,10 +48,12 @@ export class CandidateVersions {
     this.#deps = deps;
   }
 
-  /** The `review` tap: a stale answer gains `latestVersion` when one is known. */
+  /** The `review` tap: a stale answer gains the version finding (core FINDINGS.version) when one is known. */
   async review(staleness: Staleness, target: Target, ctx: RunContext): Promise<Staleness> {
-    if (staleness.latestVersion) return staleness;
-    if (staleness.latestTag && staleness.latestTag !== staleness.currentTag) return { ...staleness, latestVersion: staleness.latestTag };
+    if (readFinding(staleness, FINDINGS.version)) return staleness;
+    if (staleness.latestTag && staleness.latestTag !== readFinding(staleness, FINDINGS.tags)?.currentTag) {
+      return withFinding(staleness, FINDINGS.version, staleness.latestTag);
+    }
     const digest = staleness.latestDigest;
     if (!digest) return staleness;
     let version: string;
@@ -65,7 +67,7 @@ export class CandidateVersions {
       ctx.logger.debug({ container: target.name, err: errorMessage(err) }, 'candidate version unknown');
       return staleness;
     }
-    return version ? { ...staleness, latestVersion: version } : staleness;
+    return version ? withFinding(staleness, FINDINGS.version, version) : staleness;
   }
 
   async #cached(key: string, ref: ImageReference, digest: string, target: Target, ctx: RunContext): Promise<string> {

@@ -4,6 +4,9 @@
 import {
   REGISTRY_PATH,
   createError,
+  FINDINGS,
+  withFinding,
+  type TagFacts,
   errorMessage,
   formatImageReference,
   parseImageReference,
@@ -106,21 +109,27 @@ export async function registryStaleness(
   }
   // The default path: the same answer, and the same requests, as before tag policies (docs/tags.md#what-it-costs).
   if (rules === DEFAULT_TAG_RULES) return digestStaleness(client, target, ref, ctx, mirrors);
-  const fields: Partial<Staleness> = { tagPolicy: rules.policy, ...(ref.tag !== undefined ? { currentTag: ref.tag } : {}) };
+  const facts: TagFacts = { policy: rules.policy, ...(ref.tag !== undefined ? { currentTag: ref.tag } : {}) };
+  const fields = tagFinding(facts);
   // `pin`: never change this container's image, not even its digest; nothing to ask.
   if (rules.policy === 'pin') return { source: SOURCE, stale: false, ...fields, ...currentOf(target, ref) };
   // The running tag's own newer digest: the answer when no newer tag is chosen, and the lowest candidate below them.
   const sameTag = async (note?: string): Promise<Staleness> => {
     const digest = await digestStaleness(client, target, ref, ctx, mirrors);
-    return { ...digest, ...fields, ...(digest.stale ? { updateKind: 'digest' as const } : {}), ...(note ? { note } : {}) };
+    return { ...digest, ...(digest.stale ? tagFinding({ ...facts, updateKind: 'digest' }) : fields), ...(note ? { note } : {}) };
   };
   // Only an image that came from a registry moves to another of its tags; a local build has nothing to compare.
   if (rules.rules && ref.tag !== undefined && tags && target.repoDigests.length > 0) {
-    const tagged = await tagUpdate({ client, ...tags }, target, { ...ref, tag: ref.tag }, rules.rules, ctx, fields, sameTag);
+    const tagged = await tagUpdate({ client, ...tags }, target, { ...ref, tag: ref.tag }, rules.rules, ctx, facts, sameTag);
     if (tagged.staleness) return tagged.staleness;
     return sameTag(tagged.note);
   }
   return sameTag();
+}
+
+/** The tag policy's answer as the stale answer's finding (docs/plugins.md#findings). */
+function tagFinding(facts: TagFacts): Pick<Staleness, 'findings'> {
+  return withFinding({}, FINDINGS.tags, facts);
 }
 
 function currentOf(target: Target, ref: ImageReference): Partial<Staleness> {
@@ -135,7 +144,7 @@ async function tagUpdate(
   ref: ImageReference & { tag: string },
   rules: TagRules,
   ctx: RunContext,
-  fields: Partial<Staleness>,
+  facts: TagFacts,
   sameTag: () => Promise<Staleness>,
 ): Promise<{ staleness?: Staleness; note?: string }> {
   let choice;
@@ -144,7 +153,7 @@ async function tagUpdate(
   } catch (err) {
     const error = errorMessage(err);
     ctx.logger.debug({ container: target.name, image: target.image, err: error }, 'tag list check failed');
-    return { staleness: { source: SOURCE, stale: false, error, ...currentOf(target, ref), ...fields } };
+    return { staleness: { source: SOURCE, stale: false, error, ...currentOf(target, ref), ...tagFinding(facts) } };
   }
   const { chosen, note, lower } = choice;
   const notes = note ? { note } : {};
@@ -157,9 +166,8 @@ async function tagUpdate(
     ...current,
     latestDigest: tag.digest,
     latestTag: tag.tag,
-    updateKind: tag.kind,
     ...extra,
-    ...fields,
+    ...tagFinding({ ...facts, updateKind: tag.kind }),
     // Lower candidates, asked for only when a gate refuses this one (docs/tags.md#candidates-and-gates):
     // the next lower tag serving the platform, then the running tag's own newer digest.
     nextCandidate: once(async () => {

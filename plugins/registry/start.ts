@@ -71,7 +71,7 @@ export function startRegistry(core: TidewatchCore, options: RegistryOptionValues
     platformOf: tags.platformOf,
     endpointsFor: (ref, target) => readEndpoints(ref, target, core.services.get(REGISTRY_MIRRORS)),
   });
-  core.hooks.review.tapPromise({ name: pluginName }, (staleness, target, ctx) => versions.review(staleness, target, ctx));
+  core.hooks.review.tapPromise({ name: pluginName, stage: STAGES.review.describe }, (staleness, target, ctx) => versions.review(staleness, target, ctx));
   // The cooldown gate ages images through this service, with the same connections and tokens.
   core.services.provide(REMOTE_IMAGES, { created: (reference, opts) => imageCreated(client, reference, opts) });
   core.services.provide(PULL_CREDENTIALS, { authFor: (imageRef) => pullAuth(credentials, imageRef) });

@@ -2,7 +2,7 @@
 // source repository is on GitHub, the releases after the running version up to the new one, asked through
 // the Git source's GitHub client (the GITHUB_API service: its token, API root, rate limits and conditional
 // requests). Off by default: no request leaves for a code host unless asked.
-import { GITHUB_API, definePlugin, option, type OptionValues } from '../../core/index.js';
+import { GITHUB_API, STAGES, definePlugin, option, type OptionValues } from '../../core/index.js';
 
 export const PLUGIN_NAME = 'release-notes';
 
@@ -23,7 +23,8 @@ export const releaseNotesPlugin = definePlugin({
     const { ReleaseNotesReader } = await import('./reader.js');
     const reader = new ReleaseNotesReader(() => core.services.get(GITHUB_API));
     // After the registry's review tap (built-in order): the latest version is known by then.
-    core.hooks.review.tapPromise({ name: PLUGIN_NAME }, (staleness, target, ctx) => reader.review(staleness, target, ctx));
+    // After the stage that names the candidate's version (the registry's), wherever this plugin is listed.
+    core.hooks.review.tapPromise({ name: PLUGIN_NAME, stage: STAGES.review.explain }, (staleness, target, ctx) => reader.review(staleness, target, ctx));
   },
 });
 

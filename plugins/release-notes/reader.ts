@@ -1,4 +1,4 @@
-// The release-notes `review` tap (docs/versions.md#release-notes): a stale answer gains `releaseNotes`, the
+// The release-notes `review` tap (docs/versions.md#release-notes): a stale answer gains the release-notes finding, the
 // location to read and, for a GitHub repository, the releases after the running version up to the latest.
 // Releases come from `GET /repos/{owner}/{repo}/releases` (newest published first), page by page only while
 // the running version (or an older one) is not found yet, and are chosen and ordered by version, the tag
@@ -8,8 +8,11 @@
 import {
   compareVersions,
   errorMessage,
+  FINDINGS,
   parseTag,
+  readFinding,
   tryParseImageReference,
+  withFinding,
   type TagVersion,
   type GitHubApi,
   type ReleaseNote,
@@ -153,12 +156,14 @@ function reached(releases: readonly Release[], current: string): boolean {
 
 export function versionsOf(staleness: Staleness, target: Target): Versions {
   const label = target.imageLabels[VERSION_LABEL]?.trim();
-  const tagVersion = staleness.tagPolicy && VERSION_POLICIES.has(staleness.tagPolicy) ? staleness.currentTag : undefined;
+  const tags = readFinding(staleness, FINDINGS.tags);
+  const tagVersion = tags?.policy && VERSION_POLICIES.has(tags.policy) ? tags.currentTag : undefined;
   const current = label || tagVersion;
-  const tag = staleness.latestTag ?? staleness.currentTag ?? tryParseImageReference(target.image)?.tag;
+  const tag = staleness.latestTag ?? tags?.currentTag ?? tryParseImageReference(target.image)?.tag;
+  const latest = readFinding(staleness, FINDINGS.version);
   return {
     ...(current ? { current } : {}),
-    ...(staleness.latestVersion ? { latest: staleness.latestVersion } : {}),
+    ...(latest ? { latest } : {}),
     ...(tag ? { tag } : {}),
   };
 }
@@ -175,7 +180,7 @@ export class ReleaseNotesReader {
   }
 
   async review(staleness: Staleness, target: Target, ctx: RunContext): Promise<Staleness> {
-    if (staleness.releaseNotes) return staleness;
+    if (readFinding(staleness, FINDINGS.releaseNotes)) return staleness;
     const versions = versionsOf(staleness, target);
     const location = locate(target, versions);
     const api = this.#api();
@@ -194,7 +199,7 @@ export class ReleaseNotesReader {
     }
     if (!url) return staleness;
     const notes = entries.map(({ tag: _tag, ...note }) => note);
-    return { ...staleness, releaseNotes: { url, entries: notes } };
+    return withFinding(staleness, FINDINGS.releaseNotes, { url, entries: notes });
   }
 
   /** Pages until the running version is among the releases read (or there are no more, or MAX_PAGES). */

@@ -1,10 +1,13 @@
 // Where verdicts meet runs (docs/signatures.md): the `review` tap puts the verdict on a stale target's
-// latestDigest into its Staleness (so checks report it), and the gate, after cooldown, lets an update
+// latestDigest into its findings (so checks report it), and the gate, after cooldown, lets an update
 // through under `enforce` only when that exact digest is verified, the digest the runtime then pulls
 // (docs/plugins.md#the-staleness-protocol). `warn` reports and never holds an update back.
 import {
   errorMessage,
+  FINDINGS,
+  readFinding,
   targetLabel,
+  withFinding,
   type RunContext,
   type SignatureCheck,
   type Skip,
@@ -44,7 +47,7 @@ export async function reviewSignature(verdicts: Verdicts, global: Policy, stalen
   const digest = staleness.latestDigest;
   const { verdict, reason } = await verdictFor(verdicts, target, digest, ctx);
   const signature: SignatureCheck = { verdict, reason, digest, policy };
-  return { ...staleness, signature };
+  return withFinding(staleness, FINDINGS.signature, signature);
 }
 
 /** The gate: under enforce, anything but a verified latestDigest is skipped with a reason `signature …`. */
@@ -58,7 +61,8 @@ export async function signatureGate(verdicts: Verdicts, global: Policy, target: 
     return { reason: 'signature error: no registry digest to verify (only registry images can be verified)', by: BY };
   }
   // The review tap's verdict when it judged this very digest; otherwise (a plugin's own path) judge now.
-  const check = staleness.signature?.digest === digest ? staleness.signature : await verdictFor(verdicts, target, digest, ctx);
+  const reviewed = readFinding(staleness, FINDINGS.signature);
+  const check = reviewed?.digest === digest ? reviewed : await verdictFor(verdicts, target, digest, ctx);
   if (check.verdict === 'verified') return undefined;
   if (policy === 'warn') {
     ctx.logger.warn({ container: target.name, digest, signature: check.verdict, reason: check.reason }, 'updating an image whose signature is not verified (warn)');

@@ -30,7 +30,9 @@ export function startSignatures(core: TidewatchCore, options: SignatureOptionVal
   core.services.provide(SIGNATURE_VERDICTS, { recheck: (repository, digest) => verdicts.recheck(repository, digest) });
   // The attestations gate (docs/attestations.md) verifies under the same keys and identity, through this service.
   core.services.provide(ATTESTATION_VERIFIER, attestationVerifier(finder, trust));
-  core.hooks.review.tapPromise({ name: pluginName }, (staleness, target, ctx) => reviewSignature(verdicts, options.verify, staleness, target, ctx));
+  core.hooks.review.tapPromise({ name: pluginName, stage: STAGES.review.verify }, (staleness, target, ctx) =>
+    reviewSignature(verdicts, options.verify, staleness, target, ctx),
+  );
   core.hooks.gate.tapPromise({ name: pluginName, stage: STAGES.gate.verify }, (target, staleness, ctx) =>
     signatureGate(verdicts, options.verify, target, staleness, ctx),
   );

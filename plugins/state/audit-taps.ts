@@ -5,8 +5,10 @@
 // runtime reported (`newContainerId`) is followed: the new container inherits the old one's state
 // (docs/state.md#identity).
 import {
+  FINDINGS,
   bareDigest,
   errorMessage,
+  readFinding,
   repoDigest,
   type ApplyResult,
   type AuditImage,
@@ -17,6 +19,12 @@ import {
   type TidewatchCore,
 } from '../../core/index.js';
 import { rememberOutcome } from './failed-candidates.js';
+
+/** The version the check named (core FINDINGS.version), as the audit entry's `to.version`. */
+function versionOf(staleness: Staleness): { version?: string } {
+  const version = readFinding(staleness, FINDINGS.version);
+  return version ? { version } : {};
+}
 import type { SeenStaleness } from './hold-gate.js';
 import type { RollbackRuns } from './rollback.js';
 
@@ -60,7 +68,7 @@ function recordOf(
       const digest = staleness.latestDigest ? bareDigest(staleness.latestDigest) : '';
       // A tag update runs another reference than the one it replaced (`newImage`).
       // The version the check named (the candidate's label, or the newer tag under a tag policy).
-      const to = { image: result.newImage ?? target.image, digest, image_id: result.newImageId ?? '', ...(staleness.latestVersion ? { version: staleness.latestVersion } : {}) };
+      const to = { image: result.newImage ?? target.image, digest, image_id: result.newImageId ?? '', ...versionOf(staleness) };
       return { ...base, action: 'update', from, to, outcome: 'updated', ...note };
     }
     case 'restarted':

@@ -4,10 +4,11 @@
 import t from 'tap';
 import { MAX_GATE_CANDIDATES, STAGES, createTidewatch, type Staleness, type Target, type TidewatchPlugin, type UpdatePlan } from '../../core/index.js';
 import { fakeTarget } from '../helpers/targets.js';
+import { asStaleness } from '../helpers/staleness.js';;
 
 /** Candidates `tags`, highest first, each with a digest of its own; counts the lower candidates asked for. */
 function tagSource(target: Target, tags: readonly string[], asked: { next: number }): TidewatchPlugin<object> {
-  const candidate = (i: number): Staleness => ({
+  const candidate = (i: number): Staleness => (asStaleness({
     source: 'registry',
     stale: true,
     currentTag: '1.0.0',
@@ -18,7 +19,7 @@ function tagSource(target: Target, tags: readonly string[], asked: { next: numbe
       asked.next++;
       return i + 1 < tags.length ? candidate(i + 1) : undefined;
     },
-  });
+  }));
   return {
     name: 'tag-source',
     apply(core) {

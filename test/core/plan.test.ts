@@ -2,7 +2,7 @@
 // applying replaces exactly the planned targets with exactly the planned candidates, skips what changed since,
 // and answers a plan once. The real engine and registry prove the same end to end in test/e2e/plan.test.ts.
 import t from 'tap';
-import { createTidewatch, errors, isTidewatchError, type Staleness, type Target, type TidewatchPlugin } from '../../core/index.js';
+import { createTidewatch, errors, FINDINGS, isTidewatchError, withFinding, type Staleness, type Target, type TidewatchPlugin } from '../../core/index.js';
 import { fakeTarget } from '../helpers/targets.js';
 
 const digest = (n: number) => `sha256:${String(n).repeat(64).slice(0, 64)}`;
@@ -51,7 +51,7 @@ function stubs(w: World, refuse: Record<string, string> = {}): TidewatchPlugin<o
         w.sourceAsked.push(target.name);
         const latestDigest = w.latest.get(target.name);
         return latestDigest
-          ? { source: 'registry', stale: true, currentDigest: digest(0), latestDigest, latestTag: '2.0.0', currentTag: '1.0.0', latestVersion: '2.0.0' }
+          ? withFinding(withFinding({ source: 'registry', stale: true, currentDigest: digest(0), latestDigest, latestTag: '2.0.0' } as Staleness, FINDINGS.tags, { currentTag: '1.0.0' }), FINDINGS.version, '2.0.0')
           : { source: 'registry', stale: false };
       });
       core.hooks.gate.tapPromise('stub', async (target, _staleness, ctx) => {

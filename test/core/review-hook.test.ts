@@ -1,7 +1,7 @@
 // The review hook (docs/plugins.md#hooks): after the source answers a target stale, a plugin may add a note
 // to the answer a check reports (the Compose note does); an answer with an error is left as the source gave it.
 import t from 'tap';
-import { createTidewatch, definePlugin } from '../../core/index.js';
+import { STAGES, createTidewatch, defineFinding, definePlugin, readFinding, withFinding } from '../../core/index.js';
 import { fakeTarget } from '../helpers/targets.js';
 
 const runtime = definePlugin({
@@ -39,4 +39,37 @@ t.test('without a reviewer the answer is the source\'s own object', async (t) =>
   t.teardown(() => tw.close());
   const { results } = await tw.check();
   t.equal(results.find((r) => r.target.name === 'a')?.staleness.note, 'from the source.');
+});
+
+// Named stages (docs/plugins.md#stages): a reviewer that reads what another found runs after it whatever the
+// plugin order, as the release notes read the version the registry named.
+const VERSION = defineFinding<string>('test-version', { summary: (v) => `version ${v}` });
+const NOTES = defineFinding<string>('test-notes', { summary: (n) => n });
+
+const explainer = definePlugin({
+  name: 'explainer',
+  apply(core) {
+    core.hooks.review.tap({ name: 'explainer', stage: STAGES.review.explain }, (staleness) =>
+      withFinding(staleness, NOTES, `notes for ${readFinding(staleness, VERSION) ?? 'no version'}`),
+    );
+  },
+});
+
+const describer = definePlugin({
+  name: 'describer',
+  apply(core) {
+    core.hooks.review.tap({ name: 'describer', stage: STAGES.review.describe }, (staleness) => withFinding(staleness, VERSION, '2.0.0'));
+  },
+});
+
+t.test('review stages: explain runs after describe, whichever plugin comes first', async (t) => {
+  t.ok(STAGES.review.describe < STAGES.review.verify && STAGES.review.verify < STAGES.review.explain, 'describe, verify, explain');
+  for (const plugins of [[runtime, explainer, describer], [runtime, describer, explainer]]) {
+    const tw = await createTidewatch({ plugins });
+    const { results } = await tw.check();
+    await tw.close();
+    const a = results.find((r) => r.target.name === 'a')?.staleness;
+    t.equal(readFinding(a, NOTES), 'notes for 2.0.0', `order ${plugins.map((p) => p.name).join(', ')}`);
+    t.same(a?.findings && Object.keys(a.findings), ['test-version', 'test-notes'], 'findings in the order written');
+  }
 });

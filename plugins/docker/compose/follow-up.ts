@@ -8,10 +8,11 @@ import { composeOrigin, joinNotes, pendingNote, pendingTagChange, rewrittenNote,
 import { followRollback } from './rollback.js';
 import { nextImageReference } from './rewrite.js';
 import { RUNTIME } from '../target.js';
+import { STAGES } from '../../../core/index.js';
 
 /** Adds the Compose note to a pending tag update of a Compose-managed container of this runtime. */
 export function tapComposeNotes(core: TidewatchCore, rewrite: boolean): void {
-  core.hooks.review.tap(RUNTIME, (staleness: Staleness, target: Target) => {
+  core.hooks.review.tap({ name: RUNTIME, stage: STAGES.review.describe }, (staleness: Staleness, target: Target) => {
     if (target.runtime !== RUNTIME) return staleness;
     const note = pendingNote(target, staleness, rewrite);
     return note ? { ...staleness, note: joinNotes(staleness.note, note) } : staleness;

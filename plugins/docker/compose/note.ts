@@ -8,6 +8,7 @@
 
 import { isAbsolute, resolve } from 'node:path';
 import type { Staleness, Target } from '../../../core/index.js';
+import { FINDINGS, readFinding } from '../../../core/index.js';
 
 export const COMPOSE_LABELS = {
   configFiles: 'com.docker.compose.project.config_files',
@@ -51,7 +52,7 @@ const RECREATES = 'the next time Compose recreates the container (docker compose
 
 /** A tag change is pending for the target: the source chose another tag than the running one. */
 export function pendingTagChange(staleness: Staleness): boolean {
-  return staleness.stale && !staleness.error && !!staleness.latestTag && staleness.latestTag !== staleness.currentTag;
+  return staleness.stale && !staleness.error && !!staleness.latestTag && staleness.latestTag !== readFinding(staleness, FINDINGS.tags)?.currentTag;
 }
 
 /** The check-time note: the update will not survive the next `docker compose up -d` unless the file changes. */

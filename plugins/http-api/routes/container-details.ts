@@ -3,7 +3,7 @@
 // what the last /v1/check found for that container (the fork's is always false), with `checked_at` saying when.
 import type { FastifyPluginAsync } from 'fastify';
 import { UPDATE_POLICIES, parseBoolLabel, readLabel, type Target, type UpdatePolicies } from '../../../core/index.js';
-import { currentDigest, placement, placementProperties, tagProperties, type FailedCandidateView, type Placement, type TagFields } from '../check-record.js';
+import { currentDigest, placement, placementProperties, tagProperties, type FailedCandidateView, type Placement, type TagFields, findingsProperties } from '../check-record.js';
 import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import type { KnownState } from '../last-checks.js';
@@ -35,6 +35,8 @@ export interface ContainerDetailsView extends Placement, TagFields {
   latest_image_version?: string;
   changelog?: string;
   release_notes?: ReleaseNoteView[];
+  /** Plugins' own findings of the last check, by key, each as its one line (docs/plugins.md#findings). */
+  findings?: Record<string, string>;
 }
 
 /** One release between the running version and the latest (docs/versions.md#release-notes). */
@@ -86,6 +88,7 @@ const detailsSchema = {
     // The tag policy's fields of that last check (docs/tags.md#what-the-api-shows).
     ...tagProperties,
     ...releaseNotesProperties,
+    ...findingsProperties,
   },
 } as const;
 
@@ -106,6 +109,7 @@ export function detailsView(target: Target, lastChecks: KnownState, policies?: U
     scope: readLabel(target.labels, 'scope') ?? '',
   };
   if (last?.tags) Object.assign(view, last.tags);
+  if (last?.findings) view.findings = { ...last.findings };
   const notes = last?.stale ? last.releaseNotes : undefined;
   if (notes) {
     view.changelog = notes.url;

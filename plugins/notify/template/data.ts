@@ -59,6 +59,28 @@ export interface ContainerReportInit {
   currentVersion?: string;
   latestVersion?: string;
   releaseNotesUrl?: string;
+  /** Plugins' own findings about the candidate, in the order written (docs/notifications.md#findings). */
+  findings?: readonly { key: string; summary: string }[];
+}
+
+/** A plugin's finding about the container's candidate (docs/plugins.md#findings): its key and its one line. */
+export class FindingReport extends GoStruct {
+  readonly #key: string;
+  readonly #summary: string;
+  constructor(key: string, summary: string) {
+    super();
+    this.#key = key;
+    this.#summary = summary;
+  }
+  get goType(): string {
+    return '*tidewatch.Finding';
+  }
+  Key(): string {
+    return this.#key;
+  }
+  Summary(): string {
+    return this.#summary;
+  }
 }
 
 /** One container of the report; in Go every accessor is a method, and it is an `error` (Error()). */
@@ -126,6 +148,10 @@ export class ContainerReport extends GoStruct {
   /** Where the release notes of the update are, with --release-notes (docs/versions.md#release-notes). */
   ReleaseNotesURL(): string {
     return this.init.releaseNotesUrl ?? '';
+  }
+  /** Plugins' own findings while an update is available or was applied: `{{range .Findings}}{{.Key}}: {{.Summary}}{{end}}`. */
+  Findings(): FindingReport[] {
+    return (this.init.findings ?? []).map((finding) => new FindingReport(finding.key, finding.summary));
   }
 }
 

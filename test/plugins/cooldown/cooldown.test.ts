@@ -14,6 +14,7 @@ import { cooldownPlugin, parseCooldownLabel } from '../../../plugins/cooldown/in
 import { formatDuration } from '../../../plugins/cooldown/duration.js';
 import { cooldownGate } from '../../../plugins/cooldown/gate.js';
 import { silentLogger } from '../../../core/logger.js';
+import { asStaleness } from '../../helpers/staleness.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -155,7 +156,7 @@ t.test('leaves alone: local (no-pull) comparisons, Git sources, and non-update r
     staleness: (tg) =>
       tg.name === 'local'
         ? { source: 'registry', stale: true, latestImageId: `sha256:${'9'.repeat(64)}` }
-        : { source: 'git', stale: true, git: { repo: 'r', ref: 'main' } },
+        : asStaleness({ source: 'git', stale: true, git: { repo: 'r', ref: 'main' } }),
   });
   t.same(r.updated, ['git', 'local']);
   t.same(r.asked, []);

@@ -10,6 +10,7 @@ import { followCompose } from '../../../plugins/docker/compose/follow-up.js';
 import { composeOrigin, pendingNote } from '../../../plugins/docker/compose/note.js';
 import { memoryLogger } from '../../helpers/memory-logger.js';
 import { fakeTarget } from '../../helpers/targets.js';
+import { asStaleness } from '../../helpers/staleness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tw-compose-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,14 +28,14 @@ const labels = (service: string) => ({
   'com.docker.compose.project.config_files': 'compose.yml',
   'com.docker.compose.project.working_dir': dir,
 });
-const staleness: Staleness = {
+const staleness: Staleness = asStaleness({
   source: 'registry',
   stale: true,
   currentTag: '1.25.3-alpine',
   latestTag: '1.25.4-alpine',
   updateKind: 'patch',
   latestDigest: `sha256:${'b'.repeat(64)}`,
-};
+});
 const web = fakeTarget('app-web-1', { runtime: 'docker', image: 'nginx:1.25.3-alpine', labels: labels('web') });
 const plan = (target = web, s = staleness): UpdatePlan => ({ target, staleness: s, restartOnly: false, dependents: [] });
 const updated = (target = web): ApplyResult => ({ target, outcome: 'updated', oldImageId: 'sha256:old', newImageId: 'sha256:new' });
@@ -92,7 +93,7 @@ t.test('a symlinked file is rewritten where it lives; the link stays a link', as
 t.test('an interpolated image is not rewritten, and the note says why', async (t) => {
   writeFileSync(file, yaml);
   const db = fakeTarget('app-db-1', { runtime: 'docker', image: 'postgres:16.4', labels: labels('db') });
-  const result = await followCompose(plan(db, { ...staleness, currentTag: '16.4', latestTag: '16.5' }), updated(db), true, memoryLogger());
+  const result = await followCompose(plan(db, asStaleness({ ...staleness, currentTag: '16.4', latestTag: '16.5' })), updated(db), true, memoryLogger());
   t.match(result.note, 'sets the image by variable (postgres:${PG:-16.4})');
   t.equal(readFileSync(file, 'utf8'), yaml);
 });

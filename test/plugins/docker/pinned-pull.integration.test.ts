@@ -9,6 +9,7 @@ import type { TestEnv } from '../../helpers/env.js';
 import { pullImage, pushImage, runContainer } from '../../helpers/images.js';
 import { scenario } from '../../helpers/scenarios.js';
 import { QUICK_STOP_CMD, containerNames } from './fixtures/setup.js';
+import { asStaleness } from '../../helpers/staleness.js';
 
 /** The real Docker and registry plugins, with the check's answer for every target fixed by the test. */
 async function withAnswer(env: TestEnv, prefix: string, answer: Staleness) {
@@ -43,7 +44,7 @@ t.test('a new tag: pulled by its digest, tagged, and the container recreated on 
   // The tag moves after the check resolved its digest: what runs must be the digest the check saw.
   await pushImage({ registry: env.registry, repo, tag: '1.1.0', marker: 'v3', cmd: QUICK_STOP_CMD });
 
-  const { tw, events } = await withAnswer(env, prefix, { source: 'registry', stale: true, latestDigest: v2.digest, latestTag: '1.1.0', currentTag: '1.0.0', updateKind: 'minor' });
+  const { tw, events } = await withAnswer(env, prefix, asStaleness({ source: 'registry', stale: true, latestDigest: v2.digest, latestTag: '1.1.0', currentTag: '1.0.0', updateKind: 'minor' }));
   t.teardown(() => tw.close());
   const report = await tw.update();
   t.match(report.summary, { updated: 1, failed: 0 });

@@ -5,14 +5,15 @@ import { createTidewatch, usePlugin } from '../../../core/index.js';
 import type { CheckResult, Logger, Staleness, Target, Tidewatch, TidewatchPlugin } from '../../../core/index.js';
 import { gitPlugin, type GitPluginOptions } from '../../../plugins/git/index.js';
 import { fakeTarget } from '../../helpers/targets.js';
+import { legacyView, type StalenessFields } from '../../helpers/staleness.js';
 export { memoryLogger as capturingLogger, type LogLine } from '../../helpers/memory-logger.js';
 
 export interface Harness {
   readonly tw: Tidewatch;
   /** Names of the targets the stub registry source was asked about, in the last runs. */
   readonly registryAsked: string[];
-  /** Runs a check and returns the staleness per target name. */
-  check(): Promise<Map<string, Staleness>>;
+  /** Runs a check and returns the staleness per target name, its Git finding as the field `git` (legacyView). */
+  check(): Promise<Map<string, StalenessFields>>;
 }
 
 export async function harness(
@@ -48,7 +49,7 @@ export async function harness(
     registryAsked,
     async check() {
       const report = await tw.check();
-      return new Map(report.results.map((r: CheckResult) => [r.target.name, r.staleness]));
+      return new Map(report.results.map((r: CheckResult) => [r.target.name, legacyView(r.staleness)]));
     },
   };
 }

@@ -2,6 +2,7 @@
 // docs/interface.md §4–5).
 import t from 'tap';
 import { bearer, startApi, target } from './helpers/harness.js';
+import { asStaleness } from '../../helpers/staleness.js';
 
 const D1 = `sha256:${'1'.repeat(64)}`;
 const D2 = `sha256:${'2'.repeat(64)}`;
@@ -32,7 +33,7 @@ t.test('records map every field of docs/http-api-contract.md §2.2', async (t) =
       ],
       staleness: new Map([
         ['web', { source: 'registry', stale: true, latestDigest: D2 }],
-        ['site', { source: 'git', stale: true, git: { repo: 'https://git.example/site', ref: 'main', commit: 'def456', changelog: 'https://git.example/site/compare' } }],
+        ['site', asStaleness({ source: 'git', stale: true, git: { repo: 'https://git.example/site', ref: 'main', commit: 'def456', changelog: 'https://git.example/site/compare' } })],
         ['broken', { source: 'registry', stale: false, error: 'registry answered 500' }],
         ['local', { source: 'label-staleness', stale: false, latestImageId: 'sha256:local' }],
       ]),

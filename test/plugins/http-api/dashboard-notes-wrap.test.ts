@@ -2,20 +2,19 @@
 // notes expanded, the Checked, Links and Actions columns stay on screen and the table needs no sideways
 // scrolling. Headless Chromium against the real HTTP API over a stubbed core.
 import t from 'tap';
-import type { Staleness } from '../../../core/index.js';
+import { FINDINGS, withFinding, type Staleness } from '../../../core/index.js';
 import { inPage, launchChromium, screenshot } from '../../helpers/chromium.js';
 import { EVENTS_TOKEN, startApi, target, TOKEN } from './helpers/harness.js';
 
 const LONG = `${'x'.repeat(3_000)} https://example.com/${'a'.repeat(2_000)}`;
 
 const staleness = new Map<string, Staleness>([
-  ['web', {
-    source: 'registry', stale: true, currentDigest: `sha256:${'a'.repeat(64)}`, latestDigest: `sha256:${'b'.repeat(64)}`, latestVersion: '2.4.0',
-    releaseNotes: {
-      url: 'https://github.com/acme/web/releases/tag/v2.4.0',
-      entries: [{ version: 'v2.4.0', title: 'Two four', url: 'https://github.com/acme/web/releases/tag/v2.4.0', body: `## Fixed\n\n${LONG}\n\n\`${'c'.repeat(1_500)}\`` }],
-    },
-  }],
+  ['web', withFinding(withFinding({
+    source: 'registry', stale: true, currentDigest: `sha256:${'a'.repeat(64)}`, latestDigest: `sha256:${'b'.repeat(64)}`,
+  } as Staleness, FINDINGS.version, '2.4.0'), FINDINGS.releaseNotes, {
+    url: 'https://github.com/acme/web/releases/tag/v2.4.0',
+    entries: [{ version: 'v2.4.0', title: 'Two four', url: 'https://github.com/acme/web/releases/tag/v2.4.0', body: `## Fixed\n\n${LONG}\n\n\`${'c'.repeat(1_500)}\`` }],
+  })],
 ]);
 
 t.test('a long unbroken line in a release note wraps: Checked, Links and Actions stay on screen', { timeout: 120_000 }, async (t) => {

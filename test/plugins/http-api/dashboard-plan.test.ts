@@ -2,7 +2,7 @@
 // in waves, what it leaves alone and why, as text — applies nothing on cancel, and on confirmation applies
 // exactly that plan with ?plan=ID, so a digest that moved meanwhile is not what gets applied.
 import t from 'tap';
-import type { Staleness, UpdatePlan } from '../../../core/index.js';
+import { FINDINGS, withFinding, type Staleness, type UpdatePlan } from '../../../core/index.js';
 import { inPage, launchChromium, screenshot, untilInPage } from '../../helpers/chromium.js';
 import { EVENTS_TOKEN, startApi, target, TOKEN } from './helpers/harness.js';
 
@@ -24,7 +24,7 @@ t.test('"Update all" shows the plan, then applies exactly it', { timeout: 180_00
     {
       targets: [target('web', { dependsOn: ['db'] }), target('db'), target('broken'), target('fine')],
       staleness: new Map<string, Staleness>([
-        ['web', staleTo(digest('a'), { latestTag: '2.0.0', currentTag: 'latest', latestVersion: '2.0.0' })],
+        ['web', withFinding(withFinding(staleTo(digest('a'), { latestTag: '2.0.0' }), FINDINGS.tags, { currentTag: 'latest' }), FINDINGS.version, '2.0.0')],
         ['db', staleTo(digest('b'))],
         // A registry's error text is untrusted: it must show as text, never as markup.
         ['broken', { source: 'registry', stale: false, error: 'registry said <b id="injected">no</b>' }],

@@ -8,6 +8,7 @@ import t from 'tap';
 import type { Staleness } from '../../../core/index.js';
 import { launchChromium, screenshot, untilInPage } from '../../helpers/chromium.js';
 import { EVENTS_TOKEN, startApi, target, TOKEN } from './helpers/harness.js';
+import { asStaleness } from '../../helpers/staleness.js';
 
 const HOSTILE = [
   '## Fixed',
@@ -19,7 +20,7 @@ const HOSTILE = [
 ].join('\n');
 
 const staleness = new Map<string, Staleness>([
-  ['web', {
+  ['web', asStaleness({
     source: 'registry', stale: true, currentDigest: `sha256:${'a'.repeat(64)}`, latestDigest: `sha256:${'b'.repeat(64)}`, latestVersion: '2.4.0',
     releaseNotes: {
       url: 'https://github.com/acme/web/releases/tag/v2.4.0',
@@ -28,7 +29,7 @@ const staleness = new Map<string, Staleness>([
         { version: 'v2.3.1', title: 'Two three one', url: 'javascript:window.__pwned=5', body: 'Plain *text*.' },
       ],
     },
-  }],
+  })],
 ]);
 
 t.test('the candidate\'s version, release notes expanded, hostile Markdown inert', { timeout: 120_000 }, async (t) => {

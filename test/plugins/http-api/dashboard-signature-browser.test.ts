@@ -1,7 +1,7 @@
 // The dashboard's signature badge (docs/signatures.md#verdicts) in headless Chromium against the API over a
 // stubbed core: a stale row shows its check record's verdict, a row without one shows no badge.
 import t from 'tap';
-import type { Staleness } from '../../../core/index.js';
+import { FINDINGS, withFinding, type Staleness } from '../../../core/index.js';
 import { launchChromium, untilInPage } from '../../helpers/chromium.js';
 import { EVENTS_TOKEN, startApi, target, TOKEN } from './helpers/harness.js';
 
@@ -14,13 +14,11 @@ t.test('a badge per verdict', { timeout: 120_000 }, async (t) => {
   const names = ['signed', 'unsigned', 'plain'];
   for (const [i, name] of names.entries()) {
     const latest = digest(String(i + 1));
-    staleness.set(name, {
-      source: 'registry',
-      stale: true,
-      currentDigest: digest('a'),
-      latestDigest: latest,
-      ...(name === 'plain' ? {} : { signature: { verdict: name === 'signed' ? 'verified' : 'unsigned', digest: latest, reason: 'r', policy: 'enforce' } }),
-    });
+    const answer: Staleness = { source: 'registry', stale: true, currentDigest: digest('a'), latestDigest: latest };
+    staleness.set(
+      name,
+      name === 'plain' ? answer : withFinding(answer, FINDINGS.signature, { verdict: name === 'signed' ? 'verified' : 'unsigned', digest: latest, reason: 'r', policy: 'enforce' }),
+    );
   }
   const h = await startApi({}, { targets: names.map((n) => target(n)), staleness });
   t.teardown(() => h.close());

@@ -12,15 +12,16 @@ import type { Page } from 'playwright-core';
 import type { Staleness } from '../../../core/index.js';
 import { launchChromium, screenshot, untilInPage, untilText } from '../../helpers/chromium.js';
 import { bearer, EVENTS_TOKEN, startApi, target, TOKEN } from './helpers/harness.js';
+import { asStaleness } from '../../helpers/staleness.js';
 
 const digest = (c: string): string => `sha256:${c.repeat(64)}`;
 const NOTE = 'Compose file /srv/app/compose.yml (service web) names nginx:1.25.3-alpine: change the file, or run Tidewatch with --compose-rewrite.';
 
 const staleness = new Map<string, Staleness>([
-  ['web', { source: 'registry', stale: true, tagPolicy: 'minor', currentTag: '1.25.3-alpine', latestTag: '1.25.4-alpine', updateKind: 'patch', currentDigest: digest('a'), latestDigest: digest('b'), note: NOTE }],
-  ['db', { source: 'registry', stale: false, tagPolicy: 'digest', currentTag: '16', currentDigest: digest('c'), latestDigest: digest('c') }],
-  ['cache', { source: 'registry', stale: true, tagPolicy: 'digest', currentTag: '7', updateKind: 'digest', currentDigest: digest('d'), latestDigest: digest('e') }],
-  ['api', { source: 'registry', stale: false, tagPolicy: 'minor', currentTag: '2.3.1', currentDigest: digest('f'), latestDigest: digest('f') }],
+  ['web', asStaleness({ source: 'registry', stale: true, tagPolicy: 'minor', currentTag: '1.25.3-alpine', latestTag: '1.25.4-alpine', updateKind: 'patch', currentDigest: digest('a'), latestDigest: digest('b'), note: NOTE })],
+  ['db', asStaleness({ source: 'registry', stale: false, tagPolicy: 'digest', currentTag: '16', currentDigest: digest('c'), latestDigest: digest('c') })],
+  ['cache', asStaleness({ source: 'registry', stale: true, tagPolicy: 'digest', currentTag: '7', updateKind: 'digest', currentDigest: digest('d'), latestDigest: digest('e') })],
+  ['api', asStaleness({ source: 'registry', stale: false, tagPolicy: 'minor', currentTag: '2.3.1', currentDigest: digest('f'), latestDigest: digest('f') })],
 ]);
 const targets = [
   target('web', { image: 'nginx:1.25.3-alpine' }),

@@ -2,6 +2,7 @@
 // each present only when it applies, and `old_image` beside `image` in update_completed.
 import t from 'tap';
 import { bearer, recordEvents, startApi, target } from './helpers/harness.js';
+import { asStaleness } from '../../helpers/staleness.js';
 
 const D1 = `sha256:${'1'.repeat(64)}`;
 const D2 = `sha256:${'2'.repeat(64)}`;
@@ -15,9 +16,9 @@ function world() {
       target('plain', { image: '127.0.0.1:5101/demo/web:latest', repoDigests: [`127.0.0.1:5101/demo/web@${D1}`] }),
     ],
     staleness: new Map([
-      ['moved', { source: 'registry', stale: true, currentDigest: D1, latestDigest: D2, tagPolicy: 'minor', currentTag: '16.4', latestTag: '16.6', updateKind: 'minor' as const }],
-      ['noted', { source: 'registry', stale: false, currentDigest: D1, latestDigest: D1, tagPolicy: 'major', currentTag: '16.4', updateKind: 'digest' as const, note: '17.1 exists, but not for linux/amd64' }],
-      ['pinned', { source: 'registry', stale: false, currentDigest: D1, tagPolicy: 'pin', currentTag: '16.4' }],
+      ['moved', asStaleness({ source: 'registry', stale: true, currentDigest: D1, latestDigest: D2, tagPolicy: 'minor', currentTag: '16.4', latestTag: '16.6', updateKind: 'minor' as const })],
+      ['noted', asStaleness({ source: 'registry', stale: false, currentDigest: D1, latestDigest: D1, tagPolicy: 'major', currentTag: '16.4', updateKind: 'digest' as const, note: '17.1 exists, but not for linux/amd64' })],
+      ['pinned', asStaleness({ source: 'registry', stale: false, currentDigest: D1, tagPolicy: 'pin', currentTag: '16.4' })],
       ['plain', { source: 'registry', stale: true, currentDigest: D1, latestDigest: D2 }],
     ]),
   };

@@ -5,6 +5,7 @@
 import t from 'tap';
 import type { Staleness } from '../../../core/index.js';
 import { bearer, startApi, target } from './helpers/harness.js';
+import { asStaleness } from '../../helpers/staleness.js';
 
 const VERSION = 'org.opencontainers.image.version';
 const NOTES = {
@@ -17,7 +18,7 @@ const NOTES = {
 
 t.test('latest_image_version, release_notes and changelog', async (t) => {
   const staleness = new Map<string, Staleness>([
-    ['web', { source: 'registry', stale: true, latestDigest: `sha256:${'b'.repeat(64)}`, latestVersion: '2.4.0', releaseNotes: NOTES }],
+    ['web', asStaleness({ source: 'registry', stale: true, latestDigest: `sha256:${'b'.repeat(64)}`, latestVersion: '2.4.0', releaseNotes: NOTES })],
     ['db', { source: 'registry', stale: false, latestDigest: `sha256:${'c'.repeat(64)}` }],
   ]);
   const targets = [target('web', { imageLabels: { [VERSION]: '2.3.0' } }), target('db', { imageLabels: { [VERSION]: '16.4' } })];

@@ -11,6 +11,7 @@ import { installedVersion, latestVersion, releaseUrlOf } from '../../../plugins/
 import { mqttPlugin } from '../../../plugins/mqtt/index.js'
 import { fakeTarget } from '../../helpers/targets.js'
 import { memoryLogger } from '../../helpers/memory-logger.js'
+import { asStaleness } from '../../helpers/staleness.js';
 
 const DIGEST = `sha256:${'ab'.repeat(32)}`
 const NEWER = `sha256:${'cd'.repeat(32)}`
@@ -64,7 +65,7 @@ t.test('versions, release URLs and options', async (t) => {
   t.equal(latestVersion(target), undefined, 'unknown before a check')
   t.equal(latestVersion(target, { source: 'registry', stale: false }), 'sha256:abababababab')
   t.equal(latestVersion(target, { source: 'registry', stale: true, latestDigest: NEWER }), 'sha256:cdcdcdcdcdcd')
-  t.equal(latestVersion(target, { source: 'git', stale: true, git: { repo: 'r', ref: 'main', commit: '0123456789abcdef' } }), 'commit 0123456789ab')
+  t.equal(latestVersion(target, asStaleness({ source: 'git', stale: true, git: { repo: 'r', ref: 'main', commit: '0123456789abcdef' } })), 'commit 0123456789ab')
   t.equal(latestVersion(target, { source: 'registry', stale: false, error: 'down' }), undefined, 'a failed check says nothing')
   t.equal(releaseUrlOf({ ...target, imageLabels: { 'org.opencontainers.image.url': 'javascript:alert(1)', 'org.opencontainers.image.source': 'https://x.test/r' } }), 'https://x.test/r')
 

@@ -6,6 +6,7 @@ import { createTidewatch, definePlugin, type Staleness, type Tidewatch } from '.
 import { mqttPlugin } from '../../../plugins/mqtt/index.js'
 import { requireBroker, subscribe } from '../../helpers/mqtt.js'
 import { fakeTarget } from '../../helpers/targets.js'
+import { asStaleness } from '../../helpers/staleness.js';
 
 const OLD = `sha256:${'a'.repeat(64)}`
 const NEW = `sha256:${'b'.repeat(64)}`
@@ -22,9 +23,9 @@ t.test('latest_version, release_url and release_summary reach the broker', async
     name: 'stand-in',
     apply(core) {
       core.hooks.discover.tapPromise('stand-in', async (found) => [...found, app])
-      core.hooks.checkStaleness.tapPromise('stand-in', async (): Promise<Staleness> => ({
+      core.hooks.checkStaleness.tapPromise('stand-in', async (): Promise<Staleness> => (asStaleness({
         source: 'registry', stale: true, currentDigest: OLD, latestDigest: NEW, latestVersion: '2.4.0', releaseNotes: { url: URL, entries },
-      }))
+      })))
     },
   })
   const sub = await subscribe(t, env.mqtt, [`${prefix}/#`])

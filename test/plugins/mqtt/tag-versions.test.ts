@@ -8,18 +8,19 @@ import { mqttPlugin } from '../../../plugins/mqtt/index.js'
 import { installedVersion, latestVersion } from '../../../plugins/mqtt/versions.js'
 import { requireBroker, subscribe } from '../../helpers/mqtt.js'
 import { fakeTarget } from '../../helpers/targets.js'
+import { asStaleness } from '../../helpers/staleness.js';
 
 const OLD = `sha256:${'a'.repeat(64)}`
 const NEW = `sha256:${'b'.repeat(64)}`
 
 t.test('versions from the tag fields', async (t) => {
   const target = fakeTarget('web', { image: 'nginx:1.25.3-alpine', repoDigests: [`nginx@${OLD}`] })
-  const tagged: Staleness = { source: 'registry', stale: true, tagPolicy: 'minor', currentTag: '1.25.3-alpine', latestTag: '1.25.4-alpine', updateKind: 'patch', latestDigest: NEW }
+  const tagged: Staleness = asStaleness({ source: 'registry', stale: true, tagPolicy: 'minor', currentTag: '1.25.3-alpine', latestTag: '1.25.4-alpine', updateKind: 'patch', latestDigest: NEW })
   t.equal(installedVersion(target, tagged), '1.25.3-alpine')
   t.equal(latestVersion(target, tagged), '1.25.4-alpine')
-  const upToDate: Staleness = { source: 'registry', stale: false, tagPolicy: 'minor', currentTag: '1.25.4-alpine' }
+  const upToDate: Staleness = asStaleness({ source: 'registry', stale: false, tagPolicy: 'minor', currentTag: '1.25.4-alpine' })
   t.equal(latestVersion(target, upToDate), '1.25.4-alpine', 'a version policy that is up to date: its tag')
-  const digest: Staleness = { source: 'registry', stale: true, tagPolicy: 'digest', currentTag: '1.25.3-alpine', updateKind: 'digest', latestDigest: NEW }
+  const digest: Staleness = asStaleness({ source: 'registry', stale: true, tagPolicy: 'digest', currentTag: '1.25.3-alpine', updateKind: 'digest', latestDigest: NEW })
   t.equal(installedVersion(target, digest), 'sha256:aaaaaaaaaaaa', 'a digest update: digests as before')
   t.equal(latestVersion(target, digest), 'sha256:bbbbbbbbbbbb')
 })
@@ -42,10 +43,10 @@ t.test('a tag update on the real broker: before, during and after', async (t) =>
       core.hooks.discover.tapPromise('stand-in', async (found) => [...found, web(), redis])
       core.hooks.checkStaleness.tapPromise('stand-in', async (target): Promise<Staleness> =>
         target.name === 'redis'
-          ? { source: 'registry', stale: true, tagPolicy: 'digest', currentTag: '7', updateKind: 'digest', currentDigest: OLD, latestDigest: NEW }
+          ? asStaleness({ source: 'registry', stale: true, tagPolicy: 'digest', currentTag: '7', updateKind: 'digest', currentDigest: OLD, latestDigest: NEW })
           : updated
-            ? { source: 'registry', stale: false, tagPolicy: 'minor', currentTag: '1.25.4-alpine', currentDigest: NEW }
-            : { source: 'registry', stale: true, tagPolicy: 'minor', currentTag: '1.25.3-alpine', latestTag: '1.25.4-alpine', updateKind: 'patch', currentDigest: OLD, latestDigest: NEW },
+            ? asStaleness({ source: 'registry', stale: false, tagPolicy: 'minor', currentTag: '1.25.4-alpine', currentDigest: NEW })
+            : asStaleness({ source: 'registry', stale: true, tagPolicy: 'minor', currentTag: '1.25.3-alpine', latestTag: '1.25.4-alpine', updateKind: 'patch', currentDigest: OLD, latestDigest: NEW }),
       )
       core.hooks.apply.tapPromise('stand-in', async (plan) => {
         if (plan.target.name === 'web') updated = true

@@ -1,14 +1,16 @@
 // The signature verdict in a notification's entries (docs/signatures.md#verdicts): a verified image is an
 // info line, anything else a warning saying what the update did (skipped under enforce, applied under warn).
 import t from 'tap';
-import type { CheckResult, SignatureCheck, UpdateReport } from '../../../core/index.js';
+import { FINDINGS, withFinding, type CheckResult, type SignatureCheck, type Staleness, type UpdateReport } from '../../../core/index.js';
 import { runOutcome } from '../../../plugins/notify/outcome.js';
 import { fakeTarget } from '../../helpers/targets.js';
 
 const digest = `sha256:${'4f'.repeat(32)}`;
 
+const stale: Staleness = { source: 'registry', stale: true, latestDigest: digest };
+
 function checkOf(name: string, signature?: SignatureCheck): CheckResult {
-  return { target: fakeTarget(name), staleness: { source: 'registry', stale: true, latestDigest: digest, ...(signature ? { signature } : {}) }, checkedAt: new Date() };
+  return { target: fakeTarget(name), staleness: signature ? withFinding(stale, FINDINGS.signature, signature) : stale, checkedAt: new Date() };
 }
 
 function update(checks: CheckResult[]): UpdateReport {

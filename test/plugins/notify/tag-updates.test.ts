@@ -7,6 +7,7 @@ import { runOutcome } from '../../../plugins/notify/outcome.js';
 import { messageRenderer } from '../../../plugins/notify/render.js';
 import { compileTemplate } from '../../../plugins/notify/template/index.js';
 import { fakeTarget } from '../../helpers/targets.js';
+import { asStaleness } from '../../helpers/staleness.js';
 
 const OLD = `sha256:${'a'.repeat(64)}`;
 const NEW = `sha256:${'b'.repeat(64)}`;
@@ -14,8 +15,8 @@ const NOTE = 'Compose file /srv/app/compose.yml (service web) still names nginx:
 
 const web = fakeTarget('web', { id: '1'.repeat(64), imageId: OLD, image: 'nginx:1.25.3-alpine' });
 const redis = fakeTarget('redis', { id: '2'.repeat(64), imageId: OLD, image: 'redis:7' });
-const tagged: Staleness = { source: 'registry', stale: true, currentTag: '1.25.3-alpine', latestTag: '1.25.4-alpine', updateKind: 'patch', latestDigest: NEW };
-const digest: Staleness = { source: 'registry', stale: true, currentTag: '7', updateKind: 'digest', latestDigest: NEW };
+const tagged: Staleness = asStaleness({ source: 'registry', stale: true, currentTag: '1.25.3-alpine', latestTag: '1.25.4-alpine', updateKind: 'patch', latestDigest: NEW });
+const digest: Staleness = asStaleness({ source: 'registry', stale: true, currentTag: '7', updateKind: 'digest', latestDigest: NEW });
 
 function updateRun(): EventPayloads['run_report'] {
   const checks: CheckResult[] = [

@@ -7,15 +7,16 @@ import { runOutcome } from '../../../plugins/notify/outcome.js';
 import { messageRenderer } from '../../../plugins/notify/render.js';
 import { compileTemplate } from '../../../plugins/notify/template/index.js';
 import { fakeTarget } from '../../helpers/targets.js';
+import { asStaleness } from '../../helpers/staleness.js';
 
 const VERSION = 'org.opencontainers.image.version';
 const web = fakeTarget('web', { id: '1'.repeat(64), image: 'acme/web:latest', imageLabels: { [VERSION]: '2.3.0' } });
 const db = fakeTarget('db', { id: '2'.repeat(64), image: 'acme/db:16', imageLabels: { [VERSION]: '16.4' } });
-const stale: Staleness = {
+const stale: Staleness = asStaleness({
   source: 'registry', stale: true, latestDigest: `sha256:${'b'.repeat(64)}`, latestVersion: '2.4.0',
   releaseNotes: { url: 'https://github.com/acme/web/releases/tag/v2.4.0', entries: [] },
-};
-const fresh: Staleness = { source: 'registry', stale: false, latestVersion: 'ignored', releaseNotes: { url: 'https://ignored.example', entries: [] } };
+});
+const fresh: Staleness = asStaleness({ source: 'registry', stale: false, latestVersion: 'ignored', releaseNotes: { url: 'https://ignored.example', entries: [] } });
 
 t.test('.CurrentVersion, .LatestVersion and .ReleaseNotesURL in a report template', async (t) => {
   // An update run's report (a check gives the template no report, docs/notifications.md#the-report).

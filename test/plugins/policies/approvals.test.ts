@@ -19,6 +19,7 @@ import {
 } from '../../../core/index.js';
 import { policiesPlugin } from '../../../plugins/policies/index.js';
 import { statePlugin } from '../../../plugins/state/index.js';
+import { asStaleness } from '../../helpers/staleness.js';
 
 interface World {
   latest: Map<string, Staleness>;
@@ -57,9 +58,9 @@ async function start(t: { teardown(fn: () => unknown): void }, world: World, tar
   return tw;
 }
 
-const minor = (n: number, tag: string): Staleness => ({
+const minor = (n: number, tag: string): Staleness => (asStaleness({
   source: REGISTRY_PATH, stale: true, latestDigest: DIGEST(n), tagPolicy: 'minor', currentTag: '1.0.0', latestTag: tag, updateKind: 'minor',
-});
+}));
 
 async function until(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
@@ -69,7 +70,7 @@ async function until(check: () => boolean, what: string): Promise<void> {
 t.test('a minor update under --approval minor: asked once, skipped while pending, applied exactly once approved', async (t) => {
   const world: World = { latest: new Map([['web', minor(1, '1.1.0')]]), applied: [] };
   const tw = await start(t, world, [target('web'), target('db')], { approval: 'minor' });
-  world.latest.set('db', { source: REGISTRY_PATH, stale: true, latestDigest: DIGEST(2), updateKind: 'digest' });
+  world.latest.set('db', asStaleness({ source: REGISTRY_PATH, stale: true, latestDigest: DIGEST(2), updateKind: 'digest' }));
   const policies = tw.services.require(UPDATE_POLICIES);
   const events: ApprovalEntry[] = [];
   tw.hooks.event.tap('test', (e) => { if (e.type === 'approval') events.push(e.data.entry); });
@@ -195,11 +196,11 @@ t.test('a dependent whose own window is closed still restarts with its parent, o
 
 t.test('with lower candidates: a minor passes under --approval major, one question per run, a closed window looks at no other', async (t) => {
   const asked: string[] = [];
-  const major = (next: () => Promise<Staleness | undefined>): Staleness => ({
+  const major = (next: () => Promise<Staleness | undefined>): Staleness => (asStaleness({
     source: REGISTRY_PATH, stale: true, latestDigest: DIGEST(2), tagPolicy: 'major', currentTag: '1.4.2', latestTag: '2.0.0', updateKind: 'major',
     nextCandidate: async () => { asked.push('1.5.0'); return next(); },
-  });
-  const minorOne: Staleness = { source: REGISTRY_PATH, stale: true, latestDigest: DIGEST(1), tagPolicy: 'major', currentTag: '1.4.2', latestTag: '1.5.0', updateKind: 'minor' };
+  }));
+  const minorOne: Staleness = asStaleness({ source: REGISTRY_PATH, stale: true, latestDigest: DIGEST(1), tagPolicy: 'major', currentTag: '1.4.2', latestTag: '1.5.0', updateKind: 'minor' });
   const world: World = { latest: new Map([['web', major(async () => minorOne)]]), applied: [] };
   const shut = target('shut', { 'tidewatch.update-window': '0 0 1 1 *;1m;UTC', 'tidewatch.approval': 'none' });
   const tw = await start(t, world, [target('web'), target('db', { 'tidewatch.approval': 'all' }), shut], { approval: 'major' });
@@ -215,14 +216,14 @@ t.test('with lower candidates: a minor passes under --approval major, one questi
 });
 
 t.test('a question a run asked stays open when that run applied a lower candidate, and is not asked again', async (t) => {
-  const lower: Staleness = { source: REGISTRY_PATH, stale: true, latestDigest: DIGEST(1), tagPolicy: 'major', currentTag: '1.4.2', latestTag: '1.5.0', updateKind: 'minor' };
-  const top: Staleness = { source: REGISTRY_PATH, stale: true, latestDigest: DIGEST(2), tagPolicy: 'major', currentTag: '1.4.2', latestTag: '2.0.0', updateKind: 'major', nextCandidate: async () => lower };
+  const lower: Staleness = asStaleness({ source: REGISTRY_PATH, stale: true, latestDigest: DIGEST(1), tagPolicy: 'major', currentTag: '1.4.2', latestTag: '1.5.0', updateKind: 'minor' });
+  const top: Staleness = asStaleness({ source: REGISTRY_PATH, stale: true, latestDigest: DIGEST(2), tagPolicy: 'major', currentTag: '1.4.2', latestTag: '2.0.0', updateKind: 'major', nextCandidate: async () => lower });
   const world: World = { latest: new Map([['web', top]]), applied: [] };
   const tw = await start(t, world, [target('web')], { approval: 'major' });
   const events: string[] = [];
   tw.hooks.event.tap('test', (e) => { if (e.type === 'approval') events.push(`${e.data.entry.latest_tag}:${e.data.entry.state}`); });
   await tw.update({ trigger: 'schedule' });
-  world.latest.set('web', { ...top, currentTag: '1.5.0', nextCandidate: undefined });
+  world.latest.set('web', asStaleness({ ...top, currentTag: '1.5.0', nextCandidate: undefined }));
   await tw.update({ trigger: 'schedule' });
   t.same(events, ['2.0.0:pending'], 'asked once; never superseded by the lower update');
 });

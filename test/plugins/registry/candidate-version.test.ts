@@ -6,6 +6,7 @@ import t from 'tap';
 import { requireEnv } from '../../helpers/env.js';
 import { pushImage, testPrefix } from '../../helpers/images.js';
 import { harness, target } from './harness.js';
+import { FINDINGS, readFinding } from '../../../core/index.js';
 
 const prefix = testPrefix('candidate-version');
 const VERSION = 'org.opencontainers.image.version';
@@ -33,7 +34,7 @@ t.test('docker config label, OCI annotation, index annotation, index child; cach
   t.teardown(() => h.tw.close());
 
   let report = await h.check();
-  for (const c of cases) t.equal(h.byName(report, c.name).staleness.latestVersion, undefined, `${c.name}: up to date, no version asked for`);
+  for (const c of cases) t.equal(readFinding(h.byName(report, c.name).staleness, FINDINGS.version), undefined, `${c.name}: up to date, no version asked for`);
   const upToDate = gets(h);
   report = await h.check();
   t.equal(gets(h), upToDate, 'a check of an up-to-date fleet makes no GET (HEADs only)');
@@ -45,12 +46,12 @@ t.test('docker config label, OCI annotation, index annotation, index child; cach
     const s = h.byName(report, c.name).staleness;
     t.equal(s.stale, true, `${c.name}: stale`);
     t.equal(s.latestDigest, pushed[i]!.digest);
-    t.equal(s.latestVersion, c.want, `${c.name}: the candidate's version`);
+    t.equal(readFinding(s, FINDINGS.version), c.want, `${c.name}: the candidate's version`);
   }
   const firstReads = gets(h);
   t.ok(firstReads >= upToDate + cases.length, 'the candidates were read');
 
   report = await h.check();
   t.equal(gets(h), firstReads, 'a second check reads no manifest or config again: the version is cached by digest');
-  t.equal(h.byName(report, 'label').staleness.latestVersion, '2.4.0');
+  t.equal(readFinding(h.byName(report, 'label').staleness, FINDINGS.version), '2.4.0');
 });

@@ -11,6 +11,7 @@ import { foreignPlatform, pushIndex, pushTags } from '../../helpers/tag-fixtures
 import { defaultPlatform } from '../../../plugins/registry/image-created.js';
 import { harness, target } from './harness.js';
 import { RegistryProxy } from './registry-proxy.js';
+import { legacyView } from '../../helpers/staleness.js';
 
 const prefix = testPrefix('tag-policy');
 const native = defaultPlatform();
@@ -51,7 +52,7 @@ t.test('each policy picks the right tag, at one tag-list walk per repository', a
   const h = await harness(targets, { tlsSkip: true });
   t.teardown(() => h.tw.close());
   const report = await h.check();
-  const pick = (n: string) => h.byName(report, n).staleness;
+  const pick = (n: string) => legacyView(h.byName(report, n).staleness);
 
   t.match(pick('1.0.0-patch'), { stale: true, tagPolicy: 'patch', currentTag: '1.0.0', latestTag: '1.0.1099', updateKind: 'patch', latestDigest: digests.get('1.0.1099') });
   t.match(pick('1.0.0-minor'), { stale: true, latestTag: '1.1.0', updateKind: 'minor', latestDigest: digests.get('1.1.0') });
@@ -91,13 +92,13 @@ t.test('the default policy costs what it cost before; pin costs nothing; a bad l
   const h = await harness(targets, { tlsSkip: true });
   t.teardown(() => h.tw.close());
   const report = await h.check();
-  t.same(h.byName(report, 'default').staleness, { source: 'registry', stale: false, currentDigest: digests.get('1.0.0'), latestDigest: digests.get('1.0.0') }, 'exactly the answer of before');
-  t.same(h.byName(report, 'pinned').staleness, { source: 'registry', stale: false, tagPolicy: 'pin', currentTag: '1.0.0', currentDigest: digests.get('1.0.0') });
-  t.match(h.byName(report, 'bad').staleness, { stale: false, error: /label tidewatch\.tag\.policy: "weekly" is not one of digest, patch, minor, major, pin/ });
-  t.match(h.byName(report, 'bad-pattern').staleness, { stale: false, error: /label tidewatch\.tag\.include: invalid RE2 pattern/ });
-  t.match(h.byName(report, 'bad-transform').staleness, { stale: false, error: /label wud\.tag\.transform: \$2 names a group/ });
+  t.same(legacyView(h.byName(report, 'default').staleness), { source: 'registry', stale: false, currentDigest: digests.get('1.0.0'), latestDigest: digests.get('1.0.0') }, 'exactly the answer of before');
+  t.same(legacyView(h.byName(report, 'pinned').staleness), { source: 'registry', stale: false, tagPolicy: 'pin', currentTag: '1.0.0', currentDigest: digests.get('1.0.0') });
+  t.match(legacyView(h.byName(report, 'bad').staleness), { stale: false, error: /label tidewatch\.tag\.policy: "weekly" is not one of digest, patch, minor, major, pin/ });
+  t.match(legacyView(h.byName(report, 'bad-pattern').staleness), { stale: false, error: /label tidewatch\.tag\.include: invalid RE2 pattern/ });
+  t.match(legacyView(h.byName(report, 'bad-transform').staleness), { stale: false, error: /label wud\.tag\.transform: \$2 names a group/ });
   // A local build never moves to a registry tag, and is never called up to date either (docs/engines.md).
-  const local = h.byName(report, 'local-build').staleness;
+  const local = legacyView(h.byName(report, 'local-build').staleness);
   t.match(local, { source: 'registry', stale: false, tagPolicy: 'minor', currentTag: '1.0.0', error: /records no registry digest for the running image/ }, 'a local build never moves to a registry tag');
   t.notOk(local.latestTag, 'no tag chosen');
   t.same(proxy.paths.filter((p) => p !== 'GET /v2/'), [`HEAD /v2/${repo}/manifests/1.0.0`], 'one HEAD for the default target; nothing for pin, the bad labels or the local build, no tag list');
@@ -122,11 +123,11 @@ t.test('--tag-policy is the default of containers without a label; floating tags
   );
   t.teardown(() => h.tw.close());
   const report = await h.check();
-  t.match(h.byName(report, 'versioned').staleness, { stale: true, tagPolicy: 'minor', latestTag: '1.26.0' });
-  t.match(h.byName(report, 'floating').staleness, { stale: false, tagPolicy: 'minor', currentTag: '1.25' });
+  t.match(legacyView(h.byName(report, 'versioned').staleness), { stale: true, tagPolicy: 'minor', latestTag: '1.26.0' });
+  t.match(legacyView(h.byName(report, 'floating').staleness), { stale: false, tagPolicy: 'minor', currentTag: '1.25' });
   t.notOk(h.byName(report, 'floating').staleness.latestTag, 'a floating tag under the global default follows its digest');
-  t.match(h.byName(report, 'calver').staleness, { stale: true, latestTag: '2024.10.1', updateKind: 'minor' }, 'calver, numerically');
-  t.match(h.byName(report, 'floating-explicit').staleness, { stale: true, latestTag: '1.26', updateKind: 'minor' }, 'an explicit policy keeps its segment count');
+  t.match(legacyView(h.byName(report, 'calver').staleness), { stale: true, latestTag: '2024.10.1', updateKind: 'minor' }, 'calver, numerically');
+  t.match(legacyView(h.byName(report, 'floating-explicit').staleness), { stale: true, latestTag: '1.26', updateKind: 'minor' }, 'an explicit policy keeps its segment count');
 });
 
 t.test('a newer tag without this platform is noted, never applied (What\'s Up Docker #488)', async (t) => {
@@ -143,7 +144,7 @@ t.test('a newer tag without this platform is noted, never applied (What\'s Up Do
   const name = `${proxy.host}/${repo}`;
   const h = await harness([labelled('pg', `${name}:17.0.0`, digests.get('17.0.0')!, { 'tidewatch.tag.policy': 'minor' })], { tlsSkip: true });
   t.teardown(() => h.tw.close());
-  const s = h.byName(await h.check(), 'pg').staleness;
+  const s = legacyView(h.byName(await h.check(), 'pg').staleness);
   t.match(s, { stale: true, latestTag: '17.0.1', latestDigest: both, updateKind: 'patch' }, 'the highest candidate that has this platform');
   t.equal(s.note, `17.1.1 exists, but not for ${nativeName} (nor 1 other newer tag)`);
   const gets = proxy.paths.filter((p) => p.startsWith('GET') && p.includes('/manifests/'));
@@ -155,7 +156,7 @@ t.test('a newer tag without this platform is noted, never applied (What\'s Up Do
   await pushIndex(env.registry, only, '1.0.1', [foreign]);
   const h2 = await harness([labelled('none', `${proxy.host}/${only}:1.0.0`, own.digests.get('1.0.0')!, { 'tidewatch.tag.policy': 'patch' })], { tlsSkip: true });
   t.teardown(() => h2.tw.close());
-  const none = h2.byName(await h2.check(), 'none').staleness;
+  const none = legacyView(h2.byName(await h2.check(), 'none').staleness);
   t.match(none, { stale: false, note: `1.0.1 exists, but not for ${nativeName}`, currentDigest: own.digests.get('1.0.0') });
   t.notOk(none.latestTag);
 });
@@ -170,14 +171,14 @@ t.test('the tag list is paged by Link, and a walk cut at its bound names the rep
   t.teardown(() => small.close());
   const h = await harness([labelled('paged', `${small.host}/${repo}:3.0.0`, digests.get('3.0.0')!, { 'tidewatch.tag.policy': 'patch' })], { tlsSkip: true });
   t.teardown(() => h.tw.close());
-  t.match(h.byName(await h.check(), 'paged').staleness, { stale: true, latestTag: '3.0.119' }, 'every page read (the highest tag sorts in the middle)');
+  t.match(legacyView(h.byName(await h.check(), 'paged').staleness), { stale: true, latestTag: '3.0.119' }, 'every page read (the highest tag sorts in the middle)');
   t.equal(small.count(/\/tags\/list$/), 18, '120 tags at 7 a page');
 
   const tiny = await new PagingRegistry(env.registry, 1).start();
   t.teardown(() => tiny.close());
   const cut = await harness([labelled('cut', `${tiny.host}/${repo}:3.0.0`, digests.get('3.0.0')!, { 'tidewatch.tag.policy': 'patch' })], { tlsSkip: true });
   t.teardown(() => cut.tw.close());
-  t.match(cut.byName(await cut.check(), 'cut').staleness, { stale: false, error: new RegExp(`the tag list of ${tiny.host}/${repo} has more than 50 pages`) });
+  t.match(legacyView(cut.byName(await cut.check(), 'cut').staleness), { stale: false, error: new RegExp(`the tag list of ${tiny.host}/${repo} has more than 50 pages`) });
   t.equal(tiny.count(/\/tags\/list$/), 50, 'no page past the bound');
 });
 
@@ -199,7 +200,7 @@ t.test("a tag list answered 429 is waited for and retried, as every registry req
   const h = await harness([labelled('limited', `${proxy.host}/${repo}:1.0.0`, digests.get('1.0.0')!, { 'tidewatch.tag.policy': 'patch' })], { tlsSkip: true });
   t.teardown(() => h.tw.close());
   const started = Date.now();
-  t.match(h.byName(await h.check(), 'limited').staleness, { stale: true, latestTag: '1.0.1' });
+  t.match(legacyView(h.byName(await h.check(), 'limited').staleness), { stale: true, latestTag: '1.0.1' });
   t.equal(proxy.count((r) => r.path.includes('/tags/list')), 3, 'two 429s, then the list');
   t.ok(Date.now() - started >= 1500, 'Retry-After was honoured');
 });

@@ -10,6 +10,8 @@ import { gitPlugin } from '../../../plugins/git/index.js';
 import { releaseNotesPlugin } from '../../../plugins/release-notes/index.js';
 import { FakeGitHub, type FakeGitHubOptions, type FakeRelease } from '../../helpers/fake-github.js';
 import { fakeTarget } from '../../helpers/targets.js';
+import { FINDINGS, readFinding } from '../../../core/index.js';
+import { asStaleness } from '../../helpers/staleness.js';
 
 const SOURCE = 'org.opencontainers.image.source';
 const VERSION = 'org.opencontainers.image.version';
@@ -41,7 +43,7 @@ async function setup(
           // A stale registry answer that already names its version (the registry plugin's review tap does).
           core.hooks.checkStaleness.tapPromise('stub', async (target): Promise<Staleness> => {
             const version = latest[target.name];
-            return { source: 'registry', stale: true, latestDigest: `sha256:${'b'.repeat(64)}`, ...(version ? { latestVersion: version } : {}) };
+            return asStaleness({ source: 'registry', stale: true, latestDigest: `sha256:${'b'.repeat(64)}`, ...(version ? { latestVersion: version } : {}) });
           });
         },
       },
@@ -59,7 +61,7 @@ t.test('the releases after the running version up to the latest; a second check 
   gh.setReleases('acme', 'app', ['v1.4.0', 'v1.3.0', 'v1.2.0', 'v1.1.0', 'v1.0.0', 'v0.9.0'].map((v) => release(v)));
 
   const first = await check();
-  const notes = first.get('web')?.releaseNotes;
+  const notes = readFinding(first.get('web'), FINDINGS.releaseNotes);
   t.same(notes?.entries.map((e) => e.version), ['v1.3.0', 'v1.2.0', 'v1.1.0'], 'after 1.0.0 up to 1.3.0, newest first: not 1.4.0, not 1.0.0');
   t.same(notes?.entries[0], {
     version: 'v1.3.0',
@@ -69,7 +71,7 @@ t.test('the releases after the running version up to the latest; a second check 
     body: 'Changes of v1.3.0',
   });
   t.equal(notes?.url, 'https://github.com/acme/app/releases/tag/v1.3.0', 'the location: the new release\'s page');
-  t.same(first.get('worker')?.releaseNotes, notes, 'a version with or without the v prefix names the same release');
+  t.same(readFinding(first.get('worker'), FINDINGS.releaseNotes), notes, 'a version with or without the v prefix names the same release');
   // The documented request shape, once for both containers of the repository.
   t.equal(gh.requests.length, 1, 'one request per repository per check');
   t.match(gh.requests[0], {
@@ -85,7 +87,7 @@ t.test('the releases after the running version up to the latest; a second check 
 
   gh.resetRequests();
   const second = await check();
-  t.same(second.get('web')?.releaseNotes, notes, 'the same notes, from the cache');
+  t.same(readFinding(second.get('web'), FINDINGS.releaseNotes), notes, 'the same notes, from the cache');
   t.equal(gh.requests.length, 1);
   t.ok(gh.requests.every((r) => r.ifNoneMatch !== undefined && r.status === 304), 'only conditional requests, each answered 304');
   t.equal(gh.remaining, spent, 'a repeated check cost no rate limit');
@@ -105,11 +107,11 @@ t.test('a repository GitHub answers 404 for is not asked again at the next check
   const first = await check();
   const seen = (): string[] => gh.requests.map((r) => `${r.path} ${r.status}${r.ifNoneMatch ? ' conditional' : ''}`).sort();
   t.same(seen(), ['/repos/acme/app/releases 200', '/repos/acme/gone/releases 404'], 'the first check asks both');
-  t.same(first.get('gone')?.releaseNotes, { url: 'https://github.com/acme/gone/releases', entries: [] }, 'the location is kept');
+  t.same(readFinding(first.get('gone'), FINDINGS.releaseNotes), { url: 'https://github.com/acme/gone/releases', entries: [] }, 'the location is kept');
   gh.resetRequests();
   const spent = gh.remaining;
   const second = await check();
-  t.same(second.get('gone')?.releaseNotes, first.get('gone')?.releaseNotes, 'the same answer');
+  t.same(readFinding(second.get('gone'), FINDINGS.releaseNotes), readFinding(first.get('gone'), FINDINGS.releaseNotes), 'the same answer');
   t.same(seen(), ['/repos/acme/app/releases 304 conditional'], 'only the existing repository is asked, conditionally');
   t.equal(gh.remaining, spent, 'the second check cost no rate limit');
 });
@@ -118,7 +120,7 @@ t.test('pages until the running version, at most 10 entries of at most 4 KiB', a
   const { gh, check } = await setup(t, [app('web', '1.0.0')], { web: '1.40.0' });
   const huge = `# Big\n${'é'.repeat(5000)}`;
   gh.setReleases('acme', 'app', Array.from({ length: 41 }, (_, i) => release(`1.${40 - i}.0`, huge)));
-  const notes = (await check()).get('web')?.releaseNotes;
+  const notes = readFinding((await check()).get('web'), FINDINGS.releaseNotes);
   t.same(gh.requests.map((r) => r.query), ['per_page=30&page=1', 'per_page=30&page=2'], 'page 2 only because 1.0.0 was not on page 1');
   t.equal(notes?.entries.length, 10);
   t.equal(notes?.entries[0]?.version, '1.40.0');
@@ -133,7 +135,7 @@ t.test('rate limited (403 with reset, 429 with retry-after): given up until the 
     const { gh, check } = await setup(t, [app('web', '1.0.0')], { web: '1.1.0' }, { github: { exhaustedStatus, ...(exhaustedStatus === 429 ? { retryAfter: 600 } : {}) } });
     gh.setReleases('acme', 'app', [release('1.1.0'), release('1.0.0')]);
     gh.setRemaining(0, 3600);
-    const notes = (await check()).get('web')?.releaseNotes;
+    const notes = readFinding((await check()).get('web'), FINDINGS.releaseNotes);
     t.match(gh.requests, [{ status: exhaustedStatus }], `${exhaustedStatus}: refused`);
     t.same(notes, { url: 'https://github.com/acme/app/releases', entries: [] }, `${exhaustedStatus}: the check goes on, with the location`);
     await check();
@@ -149,14 +151,14 @@ t.test('the release-notes label and What\'s Up Docker\'s link template; off by d
   const { gh, check } = await setup(t, [own, wud, hostile, unknown], { own: '2.0.0', wud: '1.1.0', hostile: '1.0.0' });
   gh.setReleases('acme', 'app', [release('v1.1.0'), release('v1.0.0')]);
   const found = await check();
-  t.same(found.get('own')?.releaseNotes, { url: 'https://example.org/app/2.0.0?tag=latest', entries: [] }, '{version} and {tag} filled; not GitHub: no request');
-  t.equal(found.get('wud')?.releaseNotes?.url, 'https://github.com/acme/app/releases/tag/v1.1.0', 'the template in its own syntax');
-  t.same(found.get('wud')?.releaseNotes?.entries.map((e) => e.version), ['v1.1.0'], 'a GitHub URL: its repository\'s releases');
-  t.equal(found.get('hostile')?.releaseNotes, undefined, 'only http(s) locations');
-  t.equal(found.get('unknown')?.releaseNotes, undefined, 'no latest version: no link to a wrong page');
+  t.same(readFinding(found.get('own'), FINDINGS.releaseNotes), { url: 'https://example.org/app/2.0.0?tag=latest', entries: [] }, '{version} and {tag} filled; not GitHub: no request');
+  t.equal(readFinding(found.get('wud'), FINDINGS.releaseNotes)?.url, 'https://github.com/acme/app/releases/tag/v1.1.0', 'the template in its own syntax');
+  t.same(readFinding(found.get('wud'), FINDINGS.releaseNotes)?.entries.map((e) => e.version), ['v1.1.0'], 'a GitHub URL: its repository\'s releases');
+  t.equal(readFinding(found.get('hostile'), FINDINGS.releaseNotes), undefined, 'only http(s) locations');
+  t.equal(readFinding(found.get('unknown'), FINDINGS.releaseNotes), undefined, 'no latest version: no link to a wrong page');
   t.equal(gh.requests.length, 1);
 
   const off = await setup(t, [app('web', '1.0.0')], { web: '1.1.0' }, { enabled: false });
-  t.equal((await off.check()).get('web')?.releaseNotes, undefined);
+  t.equal(readFinding((await off.check()).get('web'), FINDINGS.releaseNotes), undefined);
   t.equal(off.gh.requests.length, 0, 'without --release-notes no request leaves for GitHub');
 });

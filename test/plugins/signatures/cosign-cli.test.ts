@@ -9,6 +9,7 @@ import t from 'tap';
 import { cosignAttest, cosignSign, cosignVerifies, generateKeyPair, requireCosign } from '../../helpers/cosign-cli.js';
 import { testPrefix } from '../../helpers/images.js';
 import { checkAll, staleAt } from './harness.js';
+import { FINDINGS, readFinding } from '../../../core/index.js';
 
 const prefix = testPrefix('sig-cosign3');
 
@@ -34,7 +35,7 @@ t.test('Tidewatch and `cosign verify --key` agree on what cosign 3 writes', asyn
   const run = await checkAll(staged.map((s) => s.target), { verify: 'enforce', keys: [key.publicKey] });
   t.teardown(run.close);
   for (const s of staged) {
-    const tidewatch = run.results.get(s.name)?.staleness.signature;
+    const tidewatch = readFinding(run.results.get(s.name)?.staleness, FINDINGS.signature);
     t.equal(tidewatch?.verdict, s.expected, `${s.name}: Tidewatch says ${s.expected} (${tidewatch?.reason})`);
     const cosignSays = await cosignVerifies(cosign, key, s.reference);
     if (!s.agree) {

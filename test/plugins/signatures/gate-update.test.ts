@@ -11,6 +11,7 @@ import { requireEnv } from '../../helpers/env.js';
 import { testPrefix } from '../../helpers/images.js';
 import { emptyConfigDir, target } from '../registry/harness.js';
 import { staleAt } from './harness.js';
+import { FINDINGS, readFinding } from '../../../core/index.js';
 
 const prefix = testPrefix('sig-gate');
 
@@ -45,7 +46,7 @@ t.test('self-update and ordinary targets pass the same gate', async (t) => {
   t.teardown(() => tw.close());
   const report = await tw.update();
   t.same(applied.map((p) => p.target.name), ['signed'], 'only the verified candidate reached apply');
-  t.match(applied[0]?.staleness.signature, { verdict: 'verified', digest: signed.v2.digest });
+  t.match(readFinding(applied[0]?.staleness, FINDINGS.signature), { verdict: 'verified', digest: signed.v2.digest });
   t.equal(report.summary.skipped, 2);
   const reasons = new Map(report.skipped.map((s) => [s.target.name, s.reason]));
   t.match(reasons.get('self'), new RegExp(`^signature unsigned: no cosign signature for ${self.v2.digest}$`), 'self-update is gated too');

@@ -9,6 +9,7 @@ import { requireEnv } from '../../helpers/env.js';
 import { testPrefix } from '../../helpers/images.js';
 import { makeKeyless, type Keyless } from '../../helpers/sigstore-ca.js';
 import { checkAll, staleAt } from './harness.js';
+import { FINDINGS, readFinding } from '../../../core/index.js';
 
 const prefix = testPrefix('sig-keyless');
 const IDENTITY = 'release@tidewatch.test';
@@ -33,7 +34,7 @@ t.test('keyless bundles: identity, issuer, timestamp and CA decide', async (t) =
 
   const exact = await checkAll(cases, { verify: 'enforce', identity: IDENTITY, issuer: ISSUER, trustedRoot: trusted.trustedRoot });
   t.teardown(exact.close);
-  const sig = (name: string) => exact.results.get(name)?.staleness.signature;
+  const sig = (name: string) => readFinding(exact.results.get(name)?.staleness, FINDINGS.signature);
   t.equal(sig('keyless-ok')?.verdict, 'verified', sig('keyless-ok')?.reason ?? 'verified');
   t.match(sig('keyless-ok')?.reason, `signed by ${IDENTITY} via ${ISSUER}`);
   t.equal(sig('keyless-other-ca')?.verdict, 'invalid', 'a certificate from a CA not in the root');
@@ -44,15 +45,15 @@ t.test('keyless bundles: identity, issuer, timestamp and CA decide', async (t) =
   const ok = cases.filter((c) => c.name === 'keyless-ok');
   const regexp = await checkAll(ok, { verify: 'enforce', identityRegexp: '^release@tidewatch\\.test$', issuer: ISSUER, trustedRoot: trusted.trustedRoot });
   t.teardown(regexp.close);
-  t.equal(regexp.results.get('keyless-ok')?.staleness.signature?.verdict, 'verified', 'an identity expression that matches');
+  t.equal(readFinding(regexp.results.get('keyless-ok')?.staleness, FINDINGS.signature)?.verdict, 'verified', 'an identity expression that matches');
 
   const otherIdentity = await checkAll(ok, { verify: 'enforce', identity: 'someone@else.test', issuer: ISSUER, trustedRoot: trusted.trustedRoot });
   t.teardown(otherIdentity.close);
-  t.equal(otherIdentity.results.get('keyless-ok')?.staleness.signature?.verdict, 'invalid', 'another identity');
+  t.equal(readFinding(otherIdentity.results.get('keyless-ok')?.staleness, FINDINGS.signature)?.verdict, 'invalid', 'another identity');
 
   const otherIssuer = await checkAll(ok, { verify: 'enforce', identity: IDENTITY, issuer: 'https://accounts.other.test', trustedRoot: trusted.trustedRoot });
   t.teardown(otherIssuer.close);
-  t.equal(otherIssuer.results.get('keyless-ok')?.staleness.signature?.verdict, 'invalid', 'another issuer');
+  t.equal(readFinding(otherIssuer.results.get('keyless-ok')?.staleness, FINDINGS.signature)?.verdict, 'invalid', 'another issuer');
 });
 
 t.test("cosign's legacy keyless layers: certificate and RFC 3161 timestamp annotations", async (t) => {
@@ -78,7 +79,7 @@ t.test("cosign's legacy keyless layers: certificate and RFC 3161 timestamp annot
   await add('legacy-keyless-other-digest', true, `sha256:${'ab'.repeat(32)}`);
   const run = await checkAll(cases, { verify: 'enforce', identity: IDENTITY, issuer: ISSUER, trustedRoot: trusted.trustedRoot });
   t.teardown(run.close);
-  const sig = (name: string) => run.results.get(name)?.staleness.signature;
+  const sig = (name: string) => readFinding(run.results.get(name)?.staleness, FINDINGS.signature);
   t.equal(sig('legacy-keyless-ok')?.verdict, 'verified', sig('legacy-keyless-ok')?.reason ?? '');
   t.match(sig('legacy-keyless-ok')?.reason, /legacy \.sig, keyless/);
   t.equal(sig('legacy-keyless-no-ts')?.verdict, 'invalid', 'no timestamp');
@@ -86,5 +87,5 @@ t.test("cosign's legacy keyless layers: certificate and RFC 3161 timestamp annot
   t.match(sig('legacy-keyless-other-digest')?.reason, /names sha256:abab/);
   const otherIdentity = await checkAll(cases.slice(0, 1), { verify: 'enforce', identity: 'x@y.test', issuer: ISSUER, trustedRoot: trusted.trustedRoot });
   t.teardown(otherIdentity.close);
-  t.equal(otherIdentity.results.get('legacy-keyless-ok')?.staleness.signature?.verdict, 'invalid', 'another identity');
+  t.equal(readFinding(otherIdentity.results.get('legacy-keyless-ok')?.staleness, FINDINGS.signature)?.verdict, 'invalid', 'another identity');
 });

@@ -12,6 +12,7 @@ import { testPrefix } from '../../helpers/images.js';
 import { emptyConfigDir, stubRuntime } from '../registry/harness.js';
 import { RegistryProxy } from '../registry/registry-proxy.js';
 import { staleAt } from './harness.js';
+import { FINDINGS, readFinding } from '../../../core/index.js';
 
 const prefix = testPrefix('sig-service');
 
@@ -46,7 +47,7 @@ t.test('Bearer auth and a 429 on the signature lookup, through the registry plug
   t.teardown(() => tw.close());
   const started = Date.now();
   const report = await tw.check();
-  const sig = report.results[0]?.staleness.signature;
+  const sig = readFinding(report.results[0]?.staleness, FINDINGS.signature);
   t.equal(sig?.verdict, 'verified', sig?.reason ?? '');
   t.equal(limited, 1, 'the .sig lookup was answered 429 once');
   t.ok(Date.now() - started >= 900, 'and waited for Retry-After');

@@ -13,6 +13,7 @@ import { requireEnv, type TestEnv } from '../../helpers/env.js';
 import { testPrefix } from '../../helpers/images.js';
 import { REPO_ROOT } from '../../helpers/service.js';
 import { checkAll, staleAt } from './harness.js';
+import { FINDINGS, readFinding } from '../../../core/index.js';
 
 const prefix = testPrefix('sig-skopeo');
 
@@ -85,7 +86,7 @@ t.test('skopeo agrees with Tidewatch on every legacy case', async (t) => {
   );
   t.teardown(run.close);
   for (const s of staged) {
-    const tidewatch = run.results.get(s.name)?.staleness.signature;
+    const tidewatch = readFinding(run.results.get(s.name)?.staleness, FINDINGS.signature);
     t.equal(tidewatch?.verdict, s.expected, `${s.name}: Tidewatch says ${s.expected} (${tidewatch?.reason})`);
     const skopeoSays = await skopeoCopy(skopeo, dir, `${env.registry}/${s.repo}@${s.v2.digest}`);
     t.equal(skopeoSays.ok, s.expected === 'verified', `${s.name}: skopeo ${skopeoSays.ok ? 'accepts' : 'refuses'}${skopeoSays.ok ? '' : `: ${skopeoSays.output.split('\n').pop()}`}`);

@@ -11,6 +11,7 @@ import { requireEnv, type TestEnv } from '../../helpers/env.js';
 import { testPrefix } from '../../helpers/images.js';
 import { emptyConfigDir, stubRuntime, target } from '../registry/harness.js';
 import { checkAll, requests, staleAt } from './harness.js';
+import { FINDINGS, readFinding } from '../../../core/index.js';
 
 const prefix = testPrefix('sig-verify');
 const staleImage = (env: TestEnv, name: string, spec: { index?: boolean } = {}) => staleAt(env, prefix, name, spec);
@@ -60,9 +61,9 @@ t.test('legacy .sig signatures: the verdicts, and a cached verdict costs no requ
   for (const [name, [verdict, reason]] of expect) {
     const result = run.results.get(name)!;
     t.equal(result.staleness.stale, true, `${name} is stale`);
-    t.equal(result.staleness.signature?.verdict, verdict, `${name}: ${verdict}`);
-    t.match(result.staleness.signature?.reason, reason, `${name}: the reason`);
-    t.equal(result.staleness.signature?.digest, result.staleness.latestDigest, `${name}: the digest verified is the candidate`);
+    t.equal(readFinding(result.staleness, FINDINGS.signature)?.verdict, verdict, `${name}: ${verdict}`);
+    t.match(readFinding(result.staleness, FINDINGS.signature)?.reason, reason, `${name}: the reason`);
+    t.equal(readFinding(result.staleness, FINDINGS.signature)?.digest, result.staleness.latestDigest, `${name}: the digest verified is the candidate`);
   }
   t.equal(run.results.get('multi')?.staleness.latestDigest, multi.v2.digest, 'the index digest is the candidate');
   const verifications = run.events.filter((e) => e.type === 'signature_verification');
@@ -97,7 +98,7 @@ t.test('a second check of the same candidates makes no signature request', async
   t.teardown(() => tw.close());
   const first = await tw.check();
   const firstRequests = requests(events);
-  t.ok(first.results.every((r) => r.staleness.signature?.verdict === 'verified'));
+  t.ok(first.results.every((r) => readFinding(r.staleness, FINDINGS.signature)?.verdict === 'verified'));
   // The /v2/ ping and the two manifest HEADs; the referrers API once for the registry (404: remembered as
   // absent); per candidate the referrers tag (404), the .sig manifest and its payload blob, and its version (its
   // manifest and config, read once by digest: docs/versions.md).
@@ -105,7 +106,7 @@ t.test('a second check of the same candidates makes no signature request', async
   t.equal(firstRequests.filter((r) => r.code === '404').length, 1 + 2, 'the referrers API once, the referrers tag per candidate');
   events.length = 0;
   const second = await tw.check();
-  t.ok(second.results.every((r) => r.staleness.signature?.verdict === 'verified'), 'still verified');
+  t.ok(second.results.every((r) => readFinding(r.staleness, FINDINGS.signature)?.verdict === 'verified'), 'still verified');
   t.equal(requests(events).length, 2, 'the second check asks only for the two tags');
   t.equal(events.filter((e) => e.type === 'signature_verification').length, 0, 'no verification made again');
 });
@@ -140,7 +141,7 @@ t.test('v3 bundles under the referrers tag: signature, attestation, other digest
   const run = await checkAll(cases, { verify: 'enforce', keys: [key.pem] });
   t.teardown(run.close);
   for (const [name, [verdict, reason]] of expect) {
-    const sig = run.results.get(name)?.staleness.signature;
+    const sig = readFinding(run.results.get(name)?.staleness, FINDINGS.signature);
     t.equal(sig?.verdict, verdict, `${name}: ${verdict}`);
     t.match(sig?.reason, reason, `${name}: ${sig?.reason}`);
   }
@@ -171,7 +172,7 @@ t.test('an unreachable registry is an error verdict, never cached', async (t) =>
   t.teardown(() => tw.close());
   for (const round of [1, 2]) {
     const report = await tw.check();
-    const sig = report.results[0]?.staleness.signature;
+    const sig = readFinding(report.results[0]?.staleness, FINDINGS.signature);
     t.equal(sig?.verdict, 'error', `round ${round}: error`);
     t.match(sig?.reason, /cannot read the signatures/);
     t.equal(sig?.policy, 'warn');
@@ -204,7 +205,7 @@ t.test('what a registry sends is bounded: an oversized signature payload is an e
   await putManifest(env.registry, repo, `${v2.digest.replace(':', '-')}.sig`, manifest, COSIGN.ociManifest);
   const run = await checkAll([tg], { verify: 'enforce', keys: [key.pem] });
   t.teardown(run.close);
-  const sig = run.results.get('oversized')?.staleness.signature;
+  const sig = readFinding(run.results.get('oversized')?.staleness, FINDINGS.signature);
   t.equal(sig?.verdict, 'error');
   t.match(sig?.reason, /over the 16384-byte bound/);
 });
@@ -221,10 +222,10 @@ t.test('the tidewatch.verify label turns verification on or off per container', 
     { verify: 'off', keys: [key.pem] },
   );
   t.teardown(globalOff.close);
-  t.match(globalOff.results.get('label-on')?.staleness.signature, { verdict: 'unsigned', policy: 'enforce' }, 'the label turns it on');
-  t.equal(globalOff.results.get('label-none')?.staleness.signature, undefined, 'absent when the policy is off');
+  t.match(readFinding(globalOff.results.get('label-on')?.staleness, FINDINGS.signature), { verdict: 'unsigned', policy: 'enforce' }, 'the label turns it on');
+  t.equal(readFinding(globalOff.results.get('label-none')?.staleness, FINDINGS.signature), undefined, 'absent when the policy is off');
   const globalWarn = await checkAll([{ ...offed.target, labels: { 'com.centurylinklabs.watchtower.verify': 'off' } }, plain.target], { verify: 'warn', keys: [key.pem] });
   t.teardown(globalWarn.close);
-  t.equal(globalWarn.results.get('label-off')?.staleness.signature, undefined, 'the label turns it off (alias prefix)');
-  t.match(globalWarn.results.get('label-none')?.staleness.signature, { verdict: 'unsigned', policy: 'warn' });
+  t.equal(readFinding(globalWarn.results.get('label-off')?.staleness, FINDINGS.signature), undefined, 'the label turns it off (alias prefix)');
+  t.match(readFinding(globalWarn.results.get('label-none')?.staleness, FINDINGS.signature), { verdict: 'unsigned', policy: 'warn' });
 });

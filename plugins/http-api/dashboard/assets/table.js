@@ -4,7 +4,7 @@ import { api } from './api.js';
 import { loadApprovals } from './approvals.js';
 import { $, esc, setStatus, short, when } from './dom.js';
 import { state } from './state.js';
-import { links, releaseNotes, versionCell, versionsOf } from './versions.js';
+import { findings, links, releaseNotes, versionCell, versionsOf } from './versions.js';
 
 function rows() {
   const q = $('search').value.trim().toLowerCase();
@@ -50,10 +50,11 @@ function row(c) {
   const note = v.note ? `<p class="note">${esc(v.note)}</p>` : '';
   const details = state.details.get(c.name);
   const notes = r?.error ? '' : releaseNotes(c.name, details, r ? r.update_available : details?.stale);
+  const found = r?.error ? '' : findings(r, details);
   return `<tr data-name="${esc(c.name)}" class="${r?.update_available ? 'stale' : ''}">
 <td data-label="Name" class="name" data-timeline="${esc(c.name)}">${esc(c.name)}</td><td data-label="Image" class="image">${esc(c.image)}</td><td data-label="State">${esc(c.state)}</td><td data-label="Source">${esc(r?.update_source ?? c.update_source)}</td>
 ${versionCell('Current', v.current, current)}${versionCell('Latest', v.latest, latest)}
-<td data-label="Update" class="${updateClass}${r?.error ? ' err' : ''}" title="${esc(r?.error ?? '')}">${esc(r?.error ? `error: ${r.error}` : update)}${r?.error ? '' : change}${sig}${note}${notes}</td>
+<td data-label="Update" class="${updateClass}${r?.error ? ' err' : ''}" title="${esc(r?.error ?? '')}">${esc(r?.error ? `error: ${r.error}` : update)}${r?.error ? '' : change}${sig}${note}${found}${notes}</td>
 <td data-label="Flags">${flags}</td><td data-label="Checked">${esc(entry ? when(entry.at) : '')}</td><td data-label="Links">${links(r, state.details.get(c.name))}</td>
 <td data-label="Actions">${actions(c, r, busy)}</td>
 </tr>`;

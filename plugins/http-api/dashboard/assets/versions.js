@@ -44,6 +44,16 @@ export function links(record, d) {
   return out.join(' ');
 }
 
+// Plugins' own findings (docs/plugins.md#findings): each by its key and its one line, from this tab's check
+// record, else from /v1/containers/details. The dashboard knows none of them; it shows whatever is there.
+export function findings(record, d) {
+  const src = record?.findings ?? (record ? undefined : d?.findings);
+  if (!src) return '';
+  return Object.entries(src)
+    .map(([key, line]) => `<p class="finding" data-finding="${esc(key)}"><span class="finding-key">${esc(key)}</span> ${esc(line)}</p>`)
+    .join('');
+}
+
 // The releases an update brings (docs/dashboard.md#release-notes), folded; rendered by the safe renderer.
 export function releaseNotes(name, d, stale) {
   const notes = stale && d?.stale ? d.release_notes : undefined;
