@@ -27,6 +27,7 @@ export function createRunContext(
   request: RunRequest,
   logger: Logger,
   stopping: AbortSignal = new AbortController().signal,
+  preview = false,
 ): RunContext {
   const runId = request.runId ?? nodeCrypto().randomUUID();
   const filters = normaliseFilters(request.filters);
@@ -38,6 +39,7 @@ export function createRunContext(
   const ctx: RunContext = {
     runId,
     kind,
+    ...(preview ? { preview: true } : {}),
     targeted: isTargeted(filters),
     trigger: request.trigger ?? 'embed',
     filters,

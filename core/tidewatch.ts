@@ -168,10 +168,10 @@ class TidewatchEngine implements Tidewatch {
   }
 
   /** A run's context; its signal is the request's and the engine's stop together. */
-  #context(kind: ContextKind, request: RunRequest): RunContext {
+  #context(kind: ContextKind, request: RunRequest, preview = false): RunContext {
     const stop = this.#stopping.signal;
     const signal = request.signal ? AbortSignal.any([request.signal, stop]) : stop;
-    return createRunContext(kind, { ...request, signal }, this.logger, stop);
+    return createRunContext(kind, { ...request, signal }, this.logger, stop, preview);
   }
 
   takeOverScheduling(by: string): void {
@@ -241,7 +241,7 @@ class TidewatchEngine implements Tidewatch {
   }
 
   async plan(request: RunRequest = {}): Promise<Plan> {
-    const ctx = this.#context('update', request);
+    const ctx = this.#context('update', request, true);
     const decided = await decidePlan(this.#runDeps(), ctx, this.#plans.expiry());
     this.#plans.add(decided);
     return decided.plan;

@@ -67,6 +67,10 @@ t.test('plan, newer push, apply: exactly the planned digests, dependencies first
   t.same(plan.skipped, []);
   t.match(plan.steps[0]?.to, { image: db.image.ref, tag: 'latest' }, 'the new container keeps its reference');
   t.equal((await s.engine.getContainer(db.name).inspect()).Id, db.container.id, 'deciding a plan replaced nothing');
+  // Nor pulled: an update run starts its pulls once every gate passed, and a pull by digest retags the image.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  t.equal((await s.engine.getImage(db.image.ref).inspect()).Id, db.image.configDigest, 'the local tag still names v1');
+  t.equal(await s.engine.getImage(dbV2.digestRef).inspect().then(() => true, () => false), false, 'v2 was not pulled');
 
   // A newer push after the plan: the tag now names v3, the plan still says v2.
   const dbV3 = await pushNext(s, db, { marker: `${db.repo} v3` });
