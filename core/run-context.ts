@@ -34,6 +34,7 @@ export function createRunContext(
   request: RunRequest,
   logger: Logger,
   stopping: AbortSignal = new AbortController().signal,
+  preview = false,
 ): RunContext {
   const runId = request.runId ?? nodeCrypto().randomUUID();
   const filters = normaliseFilters(request.filters);
@@ -47,6 +48,7 @@ export function createRunContext(
   const ctx: RunContext = {
     runId,
     kind,
+    ...(preview ? { preview: true } : {}),
     targeted: isTargeted(filters),
     trigger,
     ...(actor ? { actor } : {}),

@@ -172,12 +172,13 @@ class TidewatchEngine implements Tidewatch {
 
   /**
    * A run's context; its signal is the request's and the engine's stop together (linked-signal.ts says why
-   * not `AbortSignal.any`). `done` must run when the run ends: it lets go of the sources.
+   * not `AbortSignal.any`). `done` must run when the run ends: it lets go of the sources. `preview`: a plan
+   * being decided (docs/plans.md), which starts no pull and runs no hook.
    */
-  #context(kind: ContextKind, request: RunRequest): { ctx: RunContext; done: () => void } {
+  #context(kind: ContextKind, request: RunRequest, preview = false): { ctx: RunContext; done: () => void } {
     const stop = this.#stopping.signal;
     const linked = request.signal ? linkedSignal([request.signal, stop]) : undefined;
-    const ctx = createRunContext(kind, { ...request, signal: linked?.signal ?? stop }, this.logger, stop);
+    const ctx = createRunContext(kind, { ...request, signal: linked?.signal ?? stop }, this.logger, stop, preview);
     return { ctx, done: linked ? linked.unlink : () => undefined };
   }
 
@@ -269,7 +270,7 @@ class TidewatchEngine implements Tidewatch {
   }
 
   async plan(request: RunRequest = {}): Promise<Plan> {
-    const { ctx, done } = this.#context('update', request);
+    const { ctx, done } = this.#context('update', request, true);
     try {
       const decided = await decidePlan(this.#runDeps(), ctx, this.#plans.expiry());
       this.#plans.add(decided);

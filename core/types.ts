@@ -217,6 +217,11 @@ export interface RunRequest {
 export interface RunContext {
   readonly runId: string;
   readonly kind: ContextKind;
+  /**
+   * True while a plan is decided (docs/plans.md): an `update` run in every judgement, but nothing may change
+   * yet — no pull started ahead, no command run in a container. Absent otherwise.
+   */
+  readonly preview?: boolean;
   readonly targeted: boolean;
   /**
    * Who started the run (`RunRequest.trigger`): `schedule`, `api`, `startup`, `mqtt`, `webhook:<receiver>`…;

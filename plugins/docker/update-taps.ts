@@ -99,7 +99,8 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
   // before it.
   const slots = new PullSlots();
   core.hooks.gate.tapPromise({ name: RUNTIME, stage: STAGES.gate.commit }, async (target, staleness, ctx) => {
-    if (!mine(target) || ctx.kind !== 'update' || !staleness.stale || staleness.error) return undefined;
+    // Deciding a plan pulls nothing: the plan may never be applied, and a pull by digest retags the image.
+    if (!mine(target) || ctx.kind !== 'update' || ctx.preview || !staleness.stale || staleness.error) return undefined;
     const own = ownership(target, rt.ownId(), runsInContainer());
     if (own === 'unknown' || (own === 'own' && !options.selfUpdate)) return undefined;
     if (await needsPull(rt.docker, { restartOnly: false, staleness })) {
@@ -121,7 +122,8 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
   if (options.enableLifecycleHooks) {
     // Before every staleness source, so the pre-check runs before the container is checked.
     core.hooks.checkStaleness.tapPromise({ name: RUNTIME, stage: STAGES.checkStaleness.observe }, async (target, ctx) => {
-      if (!mine(target) || ctx.kind !== 'update') return undefined;
+      // A plan's pre-check runs when it is applied (the plan answers the staleness then), not when decided.
+      if (!mine(target) || ctx.kind !== 'update' || ctx.preview) return undefined;
       states.of(ctx).checkedTargets.set(target.name, target);
       await runCheckHook(rt, target, 'pre-check', ctx);
       return undefined;

@@ -185,3 +185,39 @@ t.test('filters narrow a plan as they narrow an update run', async (t) => {
   await tw.applyPlan(plan.planId);
   t.same(w.applied.map((a) => a.name), ['cache']);
 });
+
+t.test('a plugin pins a candidate for its own run and applies it through the plan (how approvals apply)', async (t) => {
+  const w = world([fakeTarget('db'), fakeTarget('cache')], { db: 2, cache: 3 });
+  // What an approvals plugin holds: its runs, each with the one digest a person approved.
+  const pinned = new Map<string, string>();
+  let pinner: { plan: (name: string, digest: string) => Promise<string>; apply: (id: string) => Promise<unknown> } | undefined;
+  const approvals: TidewatchPlugin<object> = {
+    name: 'approvals-like',
+    apply(core) {
+      core.hooks.checkStaleness.tap({ name: 'approvals-like', stage: -14 }, (target, ctx) => {
+        const digest = pinned.get(ctx.runId);
+        return digest === undefined ? undefined : { source: 'registry', stale: true, latestDigest: digest };
+      });
+      pinner = {
+        plan: async (name, digest) => {
+          const runId = `approval-${name}`;
+          pinned.set(runId, digest);
+          try {
+            return (await core.plan({ filters: { containers: [name] }, runId, trigger: 'approval' })).planId;
+          } finally {
+            pinned.delete(runId);
+          }
+        },
+        apply: (id) => core.applyPlan(id, { trigger: 'approval' }),
+      };
+    },
+  };
+  const tw = await createTidewatch({ plugins: [approvals, stubs(w)] });
+  const planId = await pinner!.plan('db', digest(8));
+  // The tag moves again before the approved plan is applied: still the approved digest.
+  w.latest.set('db', digest(9));
+  await pinner!.apply(planId);
+  t.same(w.applied, [{ name: 'db', restartOnly: false, digest: digest(8) }], 'exactly the approved digest, only that container');
+  t.notOk(w.sourceAsked.includes('db'), 'the registry source never answered for the pinned run');
+  await tw.close();
+});

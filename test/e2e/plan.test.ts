@@ -1,6 +1,6 @@
 // The exact plan end to end (docs/plans.md), through the built binary, the real engine and the local registry:
-// POST /v1/plan decides, POST /v1/update?plan=ID applies exactly the planned digests in the planned waves even
-// after a newer push, a second apply is 409, a container recreated in between is skipped `changed since plan`,
+// POST /v1/plan decides (pulling nothing), POST /v1/update?plan=ID applies exactly the planned digests in the
+// planned waves, with their linked restarts, even after a newer push; a second apply is 409, a container recreated in between is skipped `changed since plan`,
 // an expired plan is 404.
 import t from 'tap';
 import { waitFor } from '../helpers/env.js';
@@ -51,6 +51,8 @@ t.test('plan, newer push, apply: exactly the planned digests, dependencies first
   if (!s) return;
   const db = await runningOn(s, 'db');
   const web = await runningOn(s, 'web', { run: { labels: { 'tidewatch.depends-on': db.name } } });
+  // Not stale itself, but linked to db: recreated with db's step (Watchtower's linked restart).
+  const sidecar = await runningOn(s, 'sidecar', { run: { labels: { 'tidewatch.depends-on': db.name } } });
   const dbV2 = await pushNext(s, db);
   const webV2 = await pushNext(s, web);
   const service = await serviceFor(t, s);
@@ -65,8 +67,13 @@ t.test('plan, newer push, apply: exactly the planned digests, dependencies first
     'db first (web depends on it), each with its exact candidate',
   );
   t.same(plan.skipped, []);
+  t.same(plan.steps.map((step) => step.restarts), [[sidecar.name], []], "db's step names its linked restart");
   t.match(plan.steps[0]?.to, { image: db.image.ref, tag: 'latest' }, 'the new container keeps its reference');
   t.equal((await s.engine.getContainer(db.name).inspect()).Id, db.container.id, 'deciding a plan replaced nothing');
+  // Nor pulled: an update run starts its pulls once every gate passed, and a pull by digest retags the image.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  t.equal((await s.engine.getImage(db.image.ref).inspect()).Id, db.image.configDigest, 'the local tag still names v1');
+  t.equal(await s.engine.getImage(dbV2.digestRef).inspect().then(() => true, () => false), false, 'v2 was not pulled');
 
   // A newer push after the plan: the tag now names v3, the plan still says v2.
   const dbV3 = await pushNext(s, db, { marker: `${db.repo} v3` });
@@ -79,7 +86,7 @@ t.test('plan, newer push, apply: exactly the planned digests, dependencies first
     [db.name, 'updated'],
     [web.name, 'updated'],
   ]);
-  t.match(body.summary, { updated: 2, failed: 0 });
+  t.match(body.summary, { updated: 2, failed: 0, restarted: 1 });
 
   const dbNow = await s.engine.getContainer(db.name).inspect();
   const webNow = await s.engine.getContainer(web.name).inspect();
@@ -87,6 +94,9 @@ t.test('plan, newer push, apply: exactly the planned digests, dependencies first
   t.equal(webNow.Image, webV2.configDigest, 'web runs its planned v2');
   t.ok(dbNow.State.Running && webNow.State.Running, 'both running');
   t.ok(Date.parse(dbNow.Created) <= Date.parse(webNow.Created), 'wave 1 (db) was replaced before wave 2 (web)');
+  const sidecarNow = await s.engine.getContainer(sidecar.name).inspect();
+  t.not(sidecarNow.Id, sidecar.container.id, 'the linked restart was recreated');
+  t.ok(sidecarNow.State.Running && sidecarNow.Image === sidecar.image.configDigest, 'on its own, unchanged image');
 
   const again = await apply(service, plan.plan_id);
   t.equal(again.status, 409);

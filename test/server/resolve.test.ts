@@ -128,6 +128,11 @@ t.test('durations: digits alone are seconds', async (t) => {
   t.match(e.message, /for --stop-timeout \(WATCHTOWER_TIMEOUT\)/, 'names the variable actually read');
   e = configError(t, () => run(['--interval', '0']));
   t.match(e.message, /greater than zero/);
+  // How long a plan may be applied (docs/plans.md): 15m unless said, never zero.
+  t.equal(run([]).config.planTtl, 15 * 60_000);
+  t.equal(run([], { TIDEWATCH_PLAN_TTL: '90s' }).config.planTtl, 90_000);
+  e = configError(t, () => run(['--plan-ttl', '0s']));
+  t.match(e.message, /^invalid value "0s" for --plan-ttl \(TIDEWATCH_PLAN_TTL\): .*greater than zero/);
 });
 
 t.test('booleans: Go set, --flag=false, bare flag', async (t) => {

@@ -4,15 +4,15 @@
 // timeout does, and the core honours that between containers, never in the middle of one.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { errorMessage, errors, formatGoDuration, isTargeted, isTidewatchError, type UpdateReport, type AppliedPlan } from '../../../core/index.js';
+import { errorMessage, errors, formatGoDuration, isTargeted, isTidewatchError, type AppliedPlan, type UpdateReport } from '../../../core/index.js';
 import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import { envelope, envelopeProperties, errorResponse, sendError } from '../envelope.js';
-import { filterQuerySchema, parseAsync, parseTimeout, runFilters, timeoutQuerySchema, type Query, querySingle } from '../query.js';
+import { httpErrors } from '../errors.js';
+import { appliedJson, appliedStepsSchema } from '../plan-json.js';
+import { filterQuerySchema, parseAsync, parseTimeout, querySingle, runFilters, timeoutQuerySchema, type Query } from '../query.js';
 import { compileContainerPatterns } from '../pattern-filters.js';
 import { RunDeadline } from '../run-deadline.js';
 import type { RunStarts } from '../run-starts.js';
-import { httpErrors } from '../errors.js';
-import { appliedJson, appliedStepsSchema } from '../plan-json.js';
 import { actorOf } from '../access.js';
 
 export const RETRY_AFTER_BUSY_SECONDS = 30;

@@ -81,3 +81,47 @@ t.test('"Update all" shows the plan, then applies exactly it', { timeout: 180_00
     ['web', digest('a')],
   ], 'exactly the planned digests, in the planned order');
 });
+
+t.test("a row's Update asks about the planned candidate and applies exactly it", { timeout: 180_000 }, async (t) => {
+  const browser = await launchChromium(t, { viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
+  if (!browser) return;
+  const applied: UpdatePlan[] = [];
+  const h = await startApi(
+    {},
+    {
+      targets: [target('db'), target('cache')],
+      staleness: new Map<string, Staleness>([
+        ['db', staleTo(digest('b'))],
+        ['cache', staleTo(digest('e'))],
+      ]),
+      apply: async (plan) => {
+        applied.push(plan);
+        return { target: plan.target, outcome: 'updated', newImageId: 'sha256:new' };
+      },
+    },
+  );
+  t.teardown(() => h.close());
+  const { page } = browser;
+  const updates: string[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.pathname === '/v1/update') updates.push(url.search);
+  });
+  await page.goto(`${h.url}/ui/`);
+  await page.fill('#token', TOKEN);
+  await page.fill('#events-token', EVENTS_TOKEN);
+  await page.click('#login-form button[type=submit]');
+  await page.waitForSelector('#app:not([hidden])');
+  await page.click('#check-all');
+  await page.waitForSelector('button[data-update="db"]:not([disabled])');
+  await page.click('button[data-update="db"]');
+  await page.waitForSelector('#confirm[open]');
+  t.equal(await page.textContent('#confirm-text'), `Update db to digest ${'b'.repeat(12)}?`);
+  // The tag moves while the person reads the question.
+  h.world.staleness.set('db', staleTo(digest('c')));
+  await page.click('#confirm-ok');
+  for (let i = 0; i < 300 && applied.length < 1; i++) await new Promise((r) => setTimeout(r, 100));
+  t.same(updates.length, 1);
+  t.match(updates[0], /^\?plan=[0-9a-f-]{36}$/, 'applied through the plan');
+  t.same(applied.map((p) => [p.target.name, p.staleness.latestDigest]), [['db', digest('b')]], 'the digest asked about, only that container');
+});

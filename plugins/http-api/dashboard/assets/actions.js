@@ -1,7 +1,7 @@
 // What a person's buttons do (docs/dashboard.md): check, update (one or all stale), rollback and release,
 // each behind a confirmation where it changes a container.
 import { api, errorText } from './api.js';
-import { $, confirmDialog, setStatus, short, showMessage } from './dom.js';
+import { $, confirmDialog, setStatus, short, showMessage, tagOf } from './dom.js';
 import { state } from './state.js';
 import { loadDetails, refreshContainers, render } from './table.js';
 import { missedText, planDetail } from './plan.js';
@@ -27,25 +27,40 @@ export async function check(name, { keepMessage = false } = {}) {
   await loadDetails();
 }
 
+// A person's targeted update goes through a plan too (docs/plans.md): the question names the candidate the
+// plan decided, and exactly that candidate is applied, even if the tag moves before the person confirms.
 export async function update(name) {
   const r = state.checks.get(name)?.record;
+  showMessage('');
+  const planned = await api('POST', `/v1/plan?container=${encodeURIComponent(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)}`);
+  if (planned.status !== 201) {
+    showMessage(errorText(planned));
+    return;
+  }
+  const step = planned.body.steps.find((s) => s.container === name);
+  if (!step) {
+    const skipped = planned.body.skipped.find((s) => s.container === name);
+    showMessage(skipped ? `${name} is not updated now: ${skipped.reason}` : `Nothing to update for ${name} now.`, skipped ? 'error' : 'ok');
+    return;
+  }
+  const newTag = step.to.tag && step.to.tag !== tagOf(step.from.image) ? step.to.tag : '';
   const to =
     r?.update_source === 'git'
       ? `commit ${short(r.git_commit)}`
-      : r?.latest_tag
-        ? `${r.latest_tag}${r.update_kind ? ` (${r.update_kind})` : ''}`
-        : `digest ${short(r?.latest_digest)}`;
+      : newTag
+        ? `${newTag}${r?.update_kind && r.latest_tag === newTag ? ` (${r.update_kind})` : ''}`
+        : `digest ${short(step.to.digest)}`;
   if (!(await confirmDialog(`Update ${name} to ${to}?`, 'Update'))) return;
-  showMessage('');
   state.updating.add(name);
   state.ownRun = true;
   render();
-  const res = await api('POST', `/v1/update?container=${encodeURIComponent(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)}`);
+  const res = await api('POST', `/v1/update?plan=${encodeURIComponent(planned.body.plan_id)}`);
   state.updating.delete(name);
   state.ownRun = false;
   await refreshContainers();
   await check(name);
   if (res.status !== 200) showMessage(errorText(res));
+  else if (missedText(res.body.steps)) showMessage(missedText(res.body.steps));
 }
 
 // The plan first (plan.js): what is shown is exactly what is applied, even if the registry moves meanwhile.

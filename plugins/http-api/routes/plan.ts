@@ -2,13 +2,13 @@
 // decided by every stage and gate and kept for --plan-ttl; nothing applied, no lock taken. Enabled with the
 // update endpoint: a plan is applied through POST /v1/update?plan=ID.
 import type { FastifyPluginAsync } from 'fastify';
-import { formatGoDuration } from '../../core/index.js';
-import { MAIN_SECURITY, requireAccess, type RouteContext } from './context.js';
-import { envelope, envelopeProperties, errorResponse } from './envelope.js';
-import { planJson, planSchema } from './plan-json.js';
-import { filterQuerySchema, parseTimeout, runFilters, timeoutQuerySchema, type Query } from './query.js';
-import { compileContainerPatterns } from './pattern-filters.js';
-import { RunDeadline } from './run-deadline.js';
+import { formatGoDuration } from '../../../core/index.js';
+import { MAIN_SECURITY, requireAccess, type RouteContext } from '../context.js';
+import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
+import { planJson, planSchema } from '../plan-json.js';
+import { filterQuerySchema, parseTimeout, runFilters, timeoutQuerySchema, type Query } from '../query.js';
+import { compileContainerPatterns } from '../pattern-filters.js';
+import { RunDeadline } from '../run-deadline.js';
 
 export function planRoutes(ctx: RouteContext): FastifyPluginAsync {
   const { core, options } = ctx;
