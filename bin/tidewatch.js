@@ -5,6 +5,15 @@
 // starting it gets the same ones: the image, `npx tidewatch`, `node bin/tidewatch.js`, a systemd unit
 // (docs/performance.md#v8-settings). They must be set before anything else loads, so the service itself
 // is imported below, dynamically. A flag given to node (its command line or NODE_OPTIONS) wins.
+// Node 24 releases before node:sqlite was marked stable print `ExperimentalWarning: SQLite is an experimental
+// feature` to stderr when the state store opens (docs/state.md#the-database); the service's output is its log,
+// so that one warning is dropped here. Every other warning is printed as Node prints it.
+const emitWarning = process.emitWarning;
+process.emitWarning = function (warning, ...rest) {
+  const type = typeof rest[0] === 'object' && rest[0] !== null ? rest[0].type : rest[0];
+  if (type === 'ExperimentalWarning' && /\bSQLite\b/.test(String(warning?.message ?? warning))) return;
+  return emitWarning.call(process, warning, ...rest);
+};
 const v8 = process.getBuiltinModule('node:v8');
 const given = [...process.execArgv, ...(process.env['NODE_OPTIONS'] ?? '').split(/\s+/)].map((flag) => flag.replace(/^--(?:no-)?([^=]*)/, (_, name) => `--${name.replace(/_/g, '-')}`));
 const isGiven = (name) => given.some((flag) => flag === `--${name}` || flag.startsWith(`--${name}=`));

@@ -36,6 +36,11 @@ import { Transactions } from './transactions.js';
 export const CONTAINER_CAPACITY = 200_000;
 
 const noop = () => undefined;
+/** A page of a list that has nothing yet. */
+const pageOfNothing = (query: PageQuery): Page<never> => {
+  if (query.cursor !== undefined) decodeCursor(query.cursor, 2);
+  return { entries: [] };
+};
 const silentLogger: Logger = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, child: () => silentLogger };
 
 export interface StateStoreOptions {
@@ -66,12 +71,22 @@ function content(check: LastCheck): string {
   return JSON.stringify({ ...check, checkedAt: '' });
 }
 
+/** The open database and its prepared statements. */
+interface Opened {
+  readonly db: DatabaseSync;
+  readonly tx: Transactions;
+  readonly checks: KeyedStatements;
+  readonly tables: Record<ContainerTable, KeyedStatements>;
+  readonly audit: AuditTable;
+  readonly runs: RunsTable;
+}
+
 export class SqliteStateStore implements StateStore {
-  readonly #tx: Transactions;
-  readonly #checks: KeyedStatements;
-  readonly #tables: Record<ContainerTable, KeyedStatements>;
-  readonly #audit: AuditTable;
-  readonly #runs: RunsTable;
+  /**
+   * Opened at once on disk; in memory with the first write: until something is recorded an in-memory store
+   * is empty, and an idle service without a data directory never loads SQLite (docs/performance.md#state).
+   */
+  #opened: Opened | undefined;
   readonly #extensions = new Map<string, unknown>();
   /** Times of checks that changed nothing, by container id, until flush writes them. */
   readonly #checkedAt = new Map<string, string>();
@@ -79,16 +94,29 @@ export class SqliteStateStore implements StateStore {
 
   constructor(
     readonly dir: string | undefined,
-    readonly db: DatabaseSync,
     readonly logger: Logger,
-    auditCapacity?: number,
-  ) {
-    this.#tx = new Transactions(db, logger);
-    this.#checks = statements(db, 'last_checks');
-    this.#tables = Object.fromEntries(CONTAINER_TABLES.map((t) => [t, statements(db, t)])) as Record<ContainerTable, KeyedStatements>;
-    this.#audit = new AuditTable(db, this.#tx, auditCapacity);
-    this.#runs = new RunsTable(db, this.#tx);
+    readonly auditCapacity?: number,
+  ) {}
+
+  /** Opens the database (the data directory's, or one in memory) with its statements. */
+  open(): Opened {
+    if (this.#opened) return this.#opened;
+    const db = openDatabase(this.dir ? join(this.dir, DATABASE_FILE) : ':memory:');
+    const tx = new Transactions(db, this.logger);
+    this.#opened = {
+      db,
+      tx,
+      checks: statements(db, 'last_checks'),
+      tables: Object.fromEntries(CONTAINER_TABLES.map((t) => [t, statements(db, t)])) as Record<ContainerTable, KeyedStatements>,
+      audit: new AuditTable(db, tx, this.auditCapacity),
+      runs: new RunsTable(db, tx),
+    };
     this.reloadExtensions();
+    return this.#opened;
+  }
+
+  get db(): DatabaseSync {
+    return this.open().db;
   }
 
   /** Plugins' records are read whole by `extension`: held in memory, read once at open (and after a migration). */
@@ -101,7 +129,13 @@ export class SqliteStateStore implements StateStore {
 
   /** The tables the JSON migration fills (migrate-json.ts), inside its one transaction. */
   get tables(): { audit: AuditTable; runs: RunsTable } {
-    return { audit: this.#audit, runs: this.#runs };
+    const { audit, runs } = this.open();
+    return { audit, runs };
+  }
+
+  /** A read: an in-memory store not opened yet holds nothing. */
+  #read<T>(read: (opened: Opened) => T): T | undefined {
+    return this.#opened ? read(this.#opened) : undefined;
   }
 
   #get<T>(statements: KeyedStatements, id: string): T | undefined {
@@ -110,7 +144,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   #put(statements: KeyedStatements, id: string, value: unknown): void {
-    this.#tx.write(() => {
+    this.open().tx.write(() => {
       statements.put.run(id, Date.now(), JSON.stringify(value));
       if (++this.#writes % 1000 === 0) this.#bound();
     });
@@ -127,23 +161,24 @@ export class SqliteStateStore implements StateStore {
   }
 
   lastCheck(id: string): LastCheck | undefined {
-    const check = this.#get<LastCheck>(this.#checks, id);
+    const check = this.#read((o) => this.#get<LastCheck>(o.checks, id));
     const at = this.#checkedAt.get(id);
     return check && at ? { ...check, checkedAt: at } : check;
   }
 
   recordCheck(id: string, check: LastCheck): void {
-    const stored = this.#get<LastCheck>(this.#checks, id);
+    const { checks } = this.open();
+    const stored = this.#get<LastCheck>(checks, id);
     if (stored && content(stored) === content(check)) {
       this.#checkedAt.set(id, check.checkedAt);
       return;
     }
     this.#checkedAt.delete(id);
-    this.#put(this.#checks, id, check);
+    this.#put(checks, id, check);
   }
 
   previousImage(id: string): PreviousImage | undefined {
-    return this.#get(this.#tables.previous_images, id);
+    return this.#read((o) => this.#get<PreviousImage>(o.tables.previous_images, id));
   }
 
   setPreviousImage(id: string, previous: PreviousImage | undefined): void {
@@ -151,7 +186,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   hold(id: string): Hold | undefined {
-    return this.#get(this.#tables.holds, id);
+    return this.#read((o) => this.#get<Hold>(o.tables.holds, id));
   }
 
   setHold(id: string, hold: Hold | undefined): void {
@@ -159,7 +194,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   failedCandidate(id: string): FailedCandidate | undefined {
-    return this.#get(this.#tables.failed_candidates, id);
+    return this.#read((o) => this.#get<FailedCandidate>(o.tables.failed_candidates, id));
   }
 
   setFailedCandidate(id: string, failed: FailedCandidate | undefined): void {
@@ -167,52 +202,56 @@ export class SqliteStateStore implements StateStore {
   }
 
   #set(table: ContainerTable, id: string, value: unknown): void {
-    const statements = this.#tables[table];
+    const { tables, tx } = this.open();
+    const statements = tables[table];
     if (value !== undefined) this.#put(statements, id, value);
-    else this.#tx.write(() => statements.remove.run(id));
+    else tx.write(() => statements.remove.run(id));
   }
 
   followReplacement(oldId: string, newId: string): void {
     if (oldId === newId) return;
     // The new container takes what the old one had; what the old one lacked, the new one keeps.
-    this.#tx.write(() => {
-      for (const table of CONTAINER_TABLES) this.#tables[table].move.run(newId, oldId);
-    });
+    this.#read(({ tx, tables }) =>
+      tx.write(() => {
+        for (const table of CONTAINER_TABLES) tables[table].move.run(newId, oldId);
+      }),
+    );
   }
 
   retainedImages(): readonly RetainedImage[] {
-    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'retained_images'").get() as { value: string } | undefined;
+    const row = this.#read((o) => o.db.prepare("SELECT value FROM meta WHERE key = 'retained_images'").get() as { value: string } | undefined);
     return row ? (JSON.parse(row.value) as RetainedImage[]) : [];
   }
 
   setRetainedImages(images: readonly RetainedImage[]): void {
-    this.#tx.write(() =>
-      this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('retained_images', ?)").run(JSON.stringify(images)),
+    const { tx, db } = this.open();
+    tx.write(() =>
+      db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('retained_images', ?)").run(JSON.stringify(images)),
     );
   }
 
   history(): readonly HistoryEntry[] {
-    return this.#runs.newest();
+    return this.#read((o) => o.runs.newest()) ?? [];
   }
 
   async historyPage(query: HistoryQuery & PageQuery): Promise<Page<HistoryEntry>> {
-    return this.#runs.page(query);
+    return this.#read((o) => o.runs.page(query)) ?? pageOfNothing(query);
   }
 
   recordHistory(entry: HistoryEntry): void {
-    this.#runs.append(entry);
+    this.open().runs.append(entry);
   }
 
   async appendAudit(record: AuditRecord): Promise<AuditEntry> {
-    return this.#audit.append(record);
+    return this.open().audit.append(record);
   }
 
   async audit(query: AuditQuery = {}): Promise<AuditEntry[]> {
-    return this.#audit.query(query);
+    return this.#read((o) => o.audit.query(query)) ?? [];
   }
 
   async auditPage(query: Omit<AuditQuery, 'limit'> & PageQuery): Promise<Page<AuditEntry>> {
-    return this.#audit.page(query);
+    return this.#read((o) => o.audit.page(query)) ?? pageOfNothing(query);
   }
 
   extension(name: string): unknown {
@@ -222,30 +261,34 @@ export class SqliteStateStore implements StateStore {
   setExtension(name: string, value: unknown): void {
     if (value === undefined) {
       if (!this.#extensions.delete(name)) return;
-      this.#tx.write(() => this.db.prepare('DELETE FROM extensions WHERE name = ?').run(name));
+      const { tx, db } = this.open();
+      tx.write(() => db.prepare('DELETE FROM extensions WHERE name = ?').run(name));
       return;
     }
+    const { tx, db } = this.open();
     this.#extensions.set(name, value);
-    this.#tx.write(() => this.db.prepare('INSERT OR REPLACE INTO extensions (name, body) VALUES (?, ?)').run(name, JSON.stringify(value)));
+    tx.write(() => db.prepare('INSERT OR REPLACE INTO extensions (name, body) VALUES (?, ?)').run(name, JSON.stringify(value)));
   }
 
   record(collection: string, key: string): unknown {
-    const row = this.db.prepare('SELECT body FROM records WHERE collection = ? AND key = ?').get(collection, key) as { body: string } | undefined;
+    const row = this.#read((o) => o.db.prepare('SELECT body FROM records WHERE collection = ? AND key = ?').get(collection, key) as { body: string } | undefined);
     return row ? JSON.parse(row.body) : undefined;
   }
 
   setRecord(collection: string, key: string, value: unknown): void {
-    this.#tx.write(() => {
-      this.db.prepare('DELETE FROM records WHERE collection = ? AND key = ?').run(collection, key);
+    const { tx, db } = this.open();
+    tx.write(() => {
+      db.prepare('DELETE FROM records WHERE collection = ? AND key = ?').run(collection, key);
       if (value !== undefined) {
-        this.db.prepare('INSERT INTO records (collection, key, body) VALUES (?, ?, ?)').run(collection, key, JSON.stringify(value));
+        db.prepare('INSERT INTO records (collection, key, body) VALUES (?, ?, ?)').run(collection, key, JSON.stringify(value));
       }
     });
   }
 
   recordsPage(collection: string, query: PageQuery): Page<KeyedRecord> {
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 1);
-    const rows = this.db
+    if (!this.#opened) return { entries: [] };
+    const rows = this.#opened.db
       .prepare(`SELECT seq, key, body FROM records WHERE collection = ?${cursor ? ' AND seq < ?' : ''} ORDER BY seq DESC LIMIT ?`)
       .all(...(cursor ? [collection, cursor[0] as number, query.limit + 1] : [collection, query.limit + 1])) as {
       seq: number;
@@ -256,23 +299,28 @@ export class SqliteStateStore implements StateStore {
   }
 
   async flush(): Promise<void> {
+    const opened = this.#opened;
+    if (!opened) return;
     if (this.#checkedAt.size > 0) {
-      this.#tx.write(() => {
+      opened.tx.write(() => {
         for (const [id, at] of this.#checkedAt) {
-          const check = this.#get<LastCheck>(this.#checks, id);
-          if (check) this.#checks.put.run(id, Date.now(), JSON.stringify({ ...check, checkedAt: at }));
+          const check = this.#get<LastCheck>(opened.checks, id);
+          if (check) opened.checks.put.run(id, Date.now(), JSON.stringify({ ...check, checkedAt: at }));
         }
       });
       this.#checkedAt.clear();
     }
-    this.#tx.commitNow();
+    opened.tx.commitNow();
   }
 
   /** Commits and closes; the store is not used after. */
   async close(): Promise<void> {
     await this.flush();
-    if (this.dir) this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-    this.db.close();
+    const opened = this.#opened;
+    if (!opened) return;
+    if (this.dir) opened.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    opened.db.close();
+    this.#opened = undefined;
   }
 }
 
@@ -280,8 +328,10 @@ export class SqliteStateStore implements StateStore {
 export async function openStateStore(options: StateStoreOptions = {}): Promise<SqliteStateStore> {
   const logger = options.logger ?? silentLogger;
   const { dir } = options;
-  const db = openDatabase(dir ? join(dir, DATABASE_FILE) : ':memory:');
-  const store = new SqliteStateStore(dir, db, logger, options.auditCapacity);
-  if (dir) await migrateJsonState(dir, store, logger);
+  const store = new SqliteStateStore(dir, logger, options.auditCapacity);
+  if (dir) {
+    store.open();
+    await migrateJsonState(dir, store, logger);
+  }
   return store;
 }
