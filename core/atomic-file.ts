@@ -1,4 +1,4 @@
-// Files that are never half-written (docs/state.md#crash-safety): a write goes to a temporary file in the
+// Files that are never half-written (docs/state.md#what-survives-which-failure): a write goes to a temporary file in the
 // same directory, is flushed to disk, renamed over the old file, and the directory is flushed too, so a
 // process killed at any instant leaves either the old file or the new one. A file that cannot be read or
 // parsed is moved aside as `<file>.corrupt-<time>` with one warning, and the caller starts from nothing.

@@ -1,5 +1,5 @@
 // Container labels: `tidewatch.<key>`, with Watchtower's `com.centurylinklabs.watchtower.<key>` read
-// as an alias (docs/interface.md#names); the Tidewatch label wins when both are set.
+// as an alias (docs/interface.md#1-names); the Tidewatch label wins when both are set.
 import type { Target } from './types.js';
 
 export const LABEL_PREFIX = 'tidewatch.';

@@ -50,7 +50,7 @@ const DURATION_ACCEPTED = 'expected a Go duration such as 30s, 5m or 1h30m (digi
 
 /**
  * Go durations, in milliseconds. Digits alone mean seconds from every source: variables need it
- * (docs/interface.md#configuration-rules), and Watchtower's `--interval` flag was an integer number of
+ * (docs/interface.md#2-configuration-rules), and Watchtower's `--interval` flag was an integer number of
  * seconds, so `--interval 300` from a Watchtower compose file keeps working.
  */
 export function durationParser(opts: { positive?: boolean; zeroMeans?: number } = {}): Parser<number> {

@@ -69,7 +69,7 @@ export interface Staleness {
   /**
    * The revision (the image's `org.opencontainers.image.revision` label) the pulled image must carry for
    * the update to be applied; otherwise the runtime skips the target with the reason
-   * `image for <revision> not published yet` (docs/interface.md#git-watched-containers).
+   * `image for <revision> not published yet` (docs/interface.md#9-git-watched-containers).
    */
   readonly requiredRevision?: string;
   /**
@@ -181,7 +181,7 @@ export type RunKind = 'check' | 'update';
 /** `list` is discovery and selection only (GET /v1/containers). */
 export type ContextKind = RunKind | 'list';
 
-/** Request filters of `/v1/check` and `/v1/update` (docs/interface.md#query-parameters). */
+/** Request filters of `/v1/check` and `/v1/update` (docs/interface.md#5-query-parameters). */
 export interface RunFilters {
   /** Image names, with or without tag. */
   readonly images: readonly string[];

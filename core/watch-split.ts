@@ -4,7 +4,7 @@
 // container is never registry-checked because the Git plugin happens to be missing or to run late.
 //
 // What the core knows, and why: one label, `git.repo`. A container with a non-blank `git.repo` label is
-// Git-watched (docs/interface.md#git-watched-containers); that rule must hold even when no Git plugin is
+// Git-watched (docs/interface.md#9-git-watched-containers); that rule must hold even when no Git plugin is
 // loaded, so it cannot live in the Git plugin. Every other path is claimed by the plugin that serves it.
 import { readLabel } from './labels.js';
 import type { Target } from './types.js';

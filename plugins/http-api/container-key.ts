@@ -1,4 +1,4 @@
-// The container a rollback or release names (docs/http-api.md#post-v1rollback): by exact name, and with
+// The container a rollback or release names (docs/http-api.md#post-v1rollbackcontainername): by exact name, and with
 // several engines by `host=` too. A name held on several engines without `host=` is ambiguous (400 naming the
 // engines), a name no engine holds is unknown (404), so that neither call answers as if it had acted.
 import { exactNamePattern, type ContainerKey, type TidewatchCore } from '../../core/index.js';

@@ -1,5 +1,5 @@
 // What the last check found for each container, so GET /v1/containers and /v1/containers/details can say
-// it (docs/http-api.md#containers). With the state plugin (docs/state.md) that is the state store, fed by
+// it (docs/http-api.md#metrics-containers-config-history). With the state plugin (docs/state.md) that is the state store, fed by
 // every run and kept across restarts; without it (an embedder that left it out), this in-memory map of
 // what /v1/check found. Keyed by container id: a replaced container has a new id and starts unchecked.
 import { lastCheckOf, type CheckResult, type ContainerKey, type FailedCandidate, type Hold, type LastCheck as KeptCheck, type ReleaseNotes, type StateStore } from '../../core/index.js';

@@ -1,4 +1,4 @@
-// The one MQTT connection of the plugin (docs/mqtt.md#availability): Tidewatch's last will marks every entity
+// The one MQTT connection of the plugin (docs/mqtt.md#availability-and-failures): Tidewatch's last will marks every entity
 // unavailable (`offline`, retained) when the process dies, `online` is published on every (re)connect, and
 // MQTT.js reconnects by itself. Publishing never throws and never waits: a message that cannot go out is
 // logged and dropped, because every (re)connect republishes the whole current picture (`onConnect`).

@@ -1,4 +1,4 @@
-// cosign v3's Sigstore bundles (docs/signatures.md#the-bundle-format): a DSSE envelope around an in-toto
+// cosign v3's Sigstore bundles (docs/signatures.md#signing-images-with-cosign): a DSSE envelope around an in-toto
 // statement whose subject is the signed image digest and whose predicate type is cosign's signature type;
 // anything else (an attestation: SBOM, provenance…) is not a signature. Key-based bundles are checked
 // under each configured key, keyless ones against the trusted root (a Fulcio-style chain, RFC 3161

@@ -1,5 +1,5 @@
 // Finding the signatures of one candidate digest on its registry, through the REGISTRY_CLIENT service
-// (docs/signatures.md#where-signatures-are-found):
+// (docs/signatures.md#signing-images-with-cosign):
 //   1. the OCI 1.1 referrers API `GET /v2/<name>/referrers/<digest>`; a 404 means the registry has none
 //      (remembered per registry), and the referrers tag `sha256-<hex>` is read instead: cosign v3 stores
 //      its Sigstore bundles as artifacts listed there;
@@ -24,7 +24,7 @@ export const ANNOTATIONS = Object.freeze({
   predicateType: 'dev.sigstore.bundle.predicateType',
 });
 
-/** Bounds on what one candidate may make us read (docs/signatures.md#what-it-costs). */
+/** Bounds on what one candidate may make us read (docs/signatures.md#what-it-costs-per-check). */
 export const LIMITS = Object.freeze({
   /** Referrer entries looked at, and bundles read, per candidate. */
   referrers: 16,
@@ -219,7 +219,7 @@ export class SignatureFinder {
  * Whether a referrer entry may be a Sigstore bundle: one typed as a bundle, or untyped, or typed as the OCI
  * empty descriptor. cosign 3 on a registry without the referrers API writes the referrers tag's index itself
  * and gives each entry its manifest's config type, the empty descriptor; the manifest (its artifactType and
- * its bundle layer, read next) says what it holds (docs/signatures.md#where-signatures-are-found).
+ * its bundle layer, read next) says what it holds (docs/signatures.md#signing-images-with-cosign).
  */
 function mayHoldBundle(d: Descriptor): boolean {
   const type = d.artifactType ?? MEDIA.bundle;

@@ -1,4 +1,4 @@
-// cosign's legacy signatures (docs/signatures.md#the-legacy-format): a simple-signing payload (JSON naming
+// cosign's legacy signatures (docs/signatures.md#signing-images-with-cosign): a simple-signing payload (JSON naming
 // the signed manifest digest) in a layer of the `sha256-<hex>.sig` tag, the signature over the payload's
 // exact bytes in the layer's `dev.cosignproject.cosign/signature` annotation (base64). Verified with
 // Node's crypto under the configured keys.

@@ -1,4 +1,4 @@
-// Duplicate deliveries (docs/webhooks.md#duplicates): a registry retries, GitHub redelivers, a proxy may
+// Duplicate deliveries (docs/webhooks.md#handling): a registry retries, GitHub redelivers, a proxy may
 // replay. Keys (a delivery id, an event id, or repository + tag + digest) are remembered for a few minutes
 // in a bounded map: past its size the oldest keys go first, so a flood cannot grow memory.
 export class RecentKeys {

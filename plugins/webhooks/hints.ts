@@ -20,7 +20,7 @@ export interface ImageHint {
 
 export interface GitHint {
   readonly kind: 'git';
-  /** `host/owner/name`, lower-case, no scheme, credentials or `.git` (docs/webhooks.md#git-push-events). */
+  /** `host/owner/name`, lower-case, no scheme, credentials or `.git` (docs/webhooks.md#github-ghcrio-packages-and-pushes-for-git-watched-containers). */
   readonly repo: string;
   /** The ref pushed: `refs/heads/main`, `refs/tags/v1`. */
   readonly ref: string;

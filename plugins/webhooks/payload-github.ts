@@ -1,4 +1,4 @@
-// GitHub's webhooks (docs/webhooks.md#github): package events for ghcr.io (`registry_package`, `package`)
+// GitHub's webhooks (docs/webhooks.md#github-ghcrio-packages-and-pushes-for-git-watched-containers): package events for ghcr.io (`registry_package`, `package`)
 // and `push` events for Git-watched containers. The event type comes from `X-GitHub-Event`; `ping` and any
 // other type are accepted and ignored (GitHub marks a non-2xx delivery failed).
 import { isArtifactTag } from '../../core/index.js';

@@ -3,7 +3,7 @@
 // check-config` (docs/configuration.md#checking-a-configuration), which reads flags, variables and config
 // files as the service does and exits 2 with the one line the service would print. An example that would
 // not start fails here, naming the page and line.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -71,6 +71,20 @@ type ComposeFile = { services: Record<string, Record<string, unknown>> };
 const EXAMPLE_FILES = ['examples/docker-compose.yml', 'examples/compose-tidewatch-native.yml'];
 const exampleFile = (path: string) => parse(readFileSync(join(REPO_ROOT, path), 'utf8')) as ComposeFile;
 const tidewatchService = (file: ComposeFile) => Object.values(file.services).find((s) => /tidewatch/.test(String(s['image'])))!;
+
+t.test('check-config starts nothing: no engine, broker or listener is contacted, no file written', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tw-check-config-data-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const res = await checkConfig({
+    where: 'here',
+    argv: ['--host', 'unix:///nonexistent/tidewatch/docker.sock', '--mqtt-url', 'mqtt://127.0.0.1:1', '--data-dir', dataDir,
+      '--http-api-endpoints', 'all', '--http-api-token', 'tok-0123456789-main', '--http-api-events-token', 'tok-0123456789-events',
+      '--notification-url', 'generic+http://127.0.0.1:1/hook'],
+    env: {},
+  });
+  t.equal(res.code, 0, `nothing answers at those addresses, and it does not matter: ${res.stderr}`);
+  t.same(readdirSync(dataDir), [], 'the data directory stays empty');
+});
 
 const commands = commandExamples(REPO_ROOT);
 const compose = [

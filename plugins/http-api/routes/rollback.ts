@@ -1,4 +1,4 @@
-// POST /v1/rollback and POST /v1/release (docs/http-api.md#post-v1rollback, docs/state.md#rollback-on-demand),
+// POST /v1/rollback and POST /v1/release (docs/http-api.md#post-v1rollbackcontainername, docs/state.md#rollback-on-demand),
 // both under the endpoint name `rollback`. A rollback is a targeted update run (it waits for the update lock)
 // that puts the container back on the image it ran before its last update, through the runtime's one safe
 // replacement: 200 with the update result plus `container`, `from` and `to`; 404 when no previous image is

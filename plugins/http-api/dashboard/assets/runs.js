@@ -1,4 +1,4 @@
-// The Runs panel (docs/dashboard.md#runs): the last runs as a chart and a table, each run named by what
+// The Runs panel (docs/dashboard.md#what-it-shows): the last runs as a chart and a table, each run named by what
 // started it (its history record's `trigger`, `kind` and `targeted`), not by its kind alone.
 import { api } from './api.js';
 import { $, esc, when } from './dom.js';

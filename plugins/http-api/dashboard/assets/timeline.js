@@ -1,4 +1,4 @@
-// A container's timeline (docs/dashboard.md#timeline): its audit trail, newest first, in words: the versions
+// A container's timeline (docs/dashboard.md#what-it-shows): its audit trail, newest first, in words: the versions
 // (the image's version, else its tag) a change moved between, digests folded behind a toggle, and the
 // outcome as a person says it ("rolled back", not `rolled_back`). It reads 50 changes at a time: the API pages
 // the audit trail (docs/http-api.md#pages), and "Older changes" follows the page's `next`.
