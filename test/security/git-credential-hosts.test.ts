@@ -6,7 +6,7 @@ import t from 'tap';
 import { CredentialHosts, parseCredentialHost } from '../../plugins/git/credential-hosts.js';
 import { parseRepoUrl } from '../../plugins/git/repo-url.js';
 import { SmartHttpClient } from '../../plugins/git/smart-http.js';
-import { CaptureServer, never, rejectsWithout } from '../helpers/capture-server.js';
+import { CaptureServer, never, rejectsWithout, type Answer } from '../helpers/capture-server.js';
 import { docker, requireEnv } from '../helpers/env.js';
 import { GitServer } from '../helpers/git-server.js';
 import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../helpers/images.js';
@@ -88,7 +88,7 @@ t.test('a listed host that redirects elsewhere: the next hop is judged on its ow
     await front.close();
   });
   sink.answer = () => ({ status: 401, headers: { 'www-authenticate': 'Basic realm="sink"' } });
-  front.answer = (req) =>
+  front.answer = (req): Answer =>
     req.headers.authorization
       ? { status: 307, headers: { location: `${sink.origin}/x.git/info/refs?service=git-upload-pack` } }
       : { status: 401, headers: { 'www-authenticate': 'Basic realm="front"' } };
