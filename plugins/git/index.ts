@@ -19,7 +19,7 @@ export const gitOptions = {
     description: 'Basic-auth password for Git hosts other than github.com (default: the git token).',
   }),
   credentialHosts: option.list({
-    flag: 'git-credential-hosts', default: ['github.com'], split: 'comma', valueName: '<host[:port],…>', group,
+    flag: 'git-credential-hosts', watchtowerEnv: null, default: ['github.com'], split: 'comma', valueName: '<host[:port],…>', group,
     item: (value) => {
       parseCredentialHost(value);
       return value.trim().toLowerCase();

@@ -68,7 +68,7 @@ export class SmartHttpClient {
     let sentCredentials = false;
     let response;
     for (let hop = 0; ; hop++) {
-      ({ response, sentCredentials } = await this.#challenged401(repo, url, runSignal));
+      ({ response, sentCredentials } = await this.#getAnsweringChallenge(repo, url, runSignal));
       const location = response.headers.get('location');
       if (!REDIRECTS.has(response.status) || !location) break;
       await response.body?.cancel();
@@ -96,7 +96,7 @@ export class SmartHttpClient {
   }
 
   /** One GET of `url`, repeated once with credentials after a 401 when this origin may have them. */
-  async #challenged401(repo: SmartHttpRepo, url: URL, runSignal: AbortSignal) {
+  async #getAnsweringChallenge(repo: SmartHttpRepo, url: URL, runSignal: AbortSignal) {
     const origin = url.origin;
     const authorization = this.#authorization(repo, url);
     // Credentials written into the URL were meant for that host: send them with the first request.

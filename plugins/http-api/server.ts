@@ -17,6 +17,7 @@ import { frameworkErrors, installErrorHandling, RouteTable } from './error-handl
 import { PROTECTED_ENDPOINTS, type Endpoint, type ResolvedHttpApiOptions } from './options.js';
 import { SlidingWindowLimiter } from './guards/rate-limit.js';
 import { registerCors } from './guards/cors.js';
+import { installBrowserOriginRule } from './browser-origin.js';
 import { EventHub } from './event-hub.js';
 import type { ApiMetrics } from './metrics.js';
 import { checkRoutes } from './routes/check.js';
@@ -184,6 +185,9 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
     const length = Number(request.headers['content-length'] ?? 0);
     if (length > BODY_LIMIT) return sendError(reply, 413, `request body is larger than ${BODY_LIMIT} bytes`, 'TW_ERR_HTTP_BODY_TOO_LARGE');
   });
+
+  // 2b. Browsers: no state change from another origin, whatever the credential (browser-origin.ts).
+  installBrowserOriginRule(app, proxies, options.corsOrigins, logger);
 
   // No endpoint reads a body; accept (and bound) any media type instead of answering 415.
   app.removeAllContentTypeParsers();

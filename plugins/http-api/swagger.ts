@@ -8,6 +8,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import YAML from 'yaml';
 import type { ProxyTrust } from './guards/client-ip.js';
+import { PAGE_CSP } from './content-security.js';
 import { pathOf, type RouteTable } from './error-handling.js';
 
 import { SWAGGER_PREFIX } from './swagger-paths.js';
@@ -110,7 +111,7 @@ const PAGE_SCRIPT = `window.onload = function () {
     plugins: [SwaggerUIBundle.plugins.DownloadUrl],
     layout: 'StandaloneLayout',
     validatorUrl: null,
-    persistAuthorization: true,
+    persistAuthorization: false,
     tryItOutEnabled: true
   });
 };
@@ -128,9 +129,16 @@ export function swaggerRoutes(proxies: ProxyTrust, routes: RouteTable): FastifyP
     describeFor(structuredClone(app.swagger() as unknown as SwaggerDocument), request);
 
   return async (app) => {
+    // Every answer under /swagger/ gets the dashboard's policy, frame-ancestors 'none' included: the page holds
+    // the token a person pastes, and must not be framed by another site (docs/http-api.md#browsers-and-other-origins).
+    // The token is not kept in localStorage either (persistAuthorization off): any script of this origin could read it.
+    app.addHook('onSend', async (_request, reply, payload) => {
+      reply.header('content-security-policy', PAGE_CSP).header('x-frame-options', 'DENY').header('x-content-type-options', 'nosniff');
+      return payload;
+    });
     await app.register(fastifySwaggerUi, {
       routePrefix: SWAGGER_PREFIX,
-      uiConfig: { persistAuthorization: true, tryItOutEnabled: true },
+      uiConfig: { persistAuthorization: false, tryItOutEnabled: true },
       validatorUrl: false,
       transformSpecification: (spec, request) => describeFor(spec as SwaggerDocument, request) as never,
       uiHooks: {

@@ -159,7 +159,10 @@ export class Authorizer {
     // A missing service is the realm's host, as Docker clients assume.
     const service = challenge.service ?? realm.host;
     const scopes = scope.split(/\s+/).filter(Boolean);
-    const safe = credentials !== undefined && mayCarryCredentials(realm, this.#tlsSkip);
+    // The realm is named by the registry's answer: credentials go there over https or to a loopback address; plain
+    // http elsewhere only under --registry-tls-skip and only to the registry's own host, which gets them anyway.
+    const sameHost = realm.hostname.toLowerCase() === new URL(endpoint.baseUrl).hostname.toLowerCase();
+    const safe = credentials !== undefined && mayCarryCredentials(realm, this.#tlsSkip && sameHost);
     let reply: RegistryReply;
     if (safe && credentials.identityToken) {
       const form = new URLSearchParams({ grant_type: 'refresh_token', service, client_id: 'tidewatch' });

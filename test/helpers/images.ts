@@ -57,6 +57,8 @@ export interface ImageSpec {
   marker?: string
   /** extra files in the marker layer: path (no leading /) -> content */
   files?: Record<string, string | Buffer>
+  /** symbolic links in the marker layer: path (no leading /) -> link target (an untrusted image's trick) */
+  symlinks?: Record<string, string>
   /** image creation time (config.created); default 2024-01-01T00:00:00Z */
   created?: Date | string
   /** default ['/bin/sleep', '3600'] */
@@ -228,7 +230,8 @@ export function getBusyboxLayer(): Promise<Layer> {
 async function markerLayer(spec: ImageSpec): Promise<Layer | undefined> {
   const files: Record<string, string | Buffer> = { ...(spec.files ?? {}) }
   if (spec.marker !== undefined) files.marker = spec.marker
-  const names = Object.keys(files).sort()
+  const links = spec.symlinks ?? {}
+  const names = [...Object.keys(files), ...Object.keys(links)].sort()
   if (names.length === 0) return undefined
   const entries: TarEntry[] = []
   const dirs = new Set<string>()
@@ -241,6 +244,11 @@ async function markerLayer(spec: ImageSpec): Promise<Layer | undefined> {
         dirs.add(d)
         entries.push({ name: d, type: 'directory' })
       }
+    }
+    const link = links[raw]
+    if (link !== undefined) {
+      entries.push({ name, type: 'symlink', linkname: link })
+      continue
     }
     const v = files[raw]!
     entries.push({ name, type: 'file', data: Buffer.isBuffer(v) ? v : Buffer.from(v) })

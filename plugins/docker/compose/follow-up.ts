@@ -47,7 +47,7 @@ export async function followCompose(plan: UpdatePlan, result: ApplyResult, rewri
   // A rollback on demand put it back on a local image, under another reference when the update changed tag.
   if (staleness.targetImageId !== undefined) return followRollback(target, result, rewrite, logger);
   if (!pendingTagChange(staleness)) return result;
-  const origin = composeOrigin(target.labels);
+  const origin = composeOrigin(target.labels, target.imageLabels);
   // What the runtime created the container on (ApplyResult.newImage), else the same rule spelled out here.
   const newRef = result.newImage ?? nextImageReference(target.image, staleness.latestTag as string, staleness.latestDigest);
   if (!origin || !newRef) return result;

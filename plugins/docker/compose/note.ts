@@ -22,12 +22,18 @@ export interface ComposeOrigin {
   readonly files: readonly string[];
 }
 
-/** The Compose service and files a container came from, or undefined when Compose did not create it. */
-export function composeOrigin(labels: Readonly<Record<string, string>>): ComposeOrigin | undefined {
-  const service = labels[COMPOSE_LABELS.service];
-  const list = labels[COMPOSE_LABELS.configFiles];
+/**
+ * The Compose service and files a container came from, or undefined when Compose did not create it. The labels
+ * name files on the host, which --compose-rewrite writes: only the operator's count. A container inherits its
+ * image's labels, so a value the image itself carries is the publisher's word and is ignored
+ * (docs/security.md#threat-model).
+ */
+export function composeOrigin(labels: Readonly<Record<string, string>>, imageLabels: Readonly<Record<string, string>> = {}): ComposeOrigin | undefined {
+  const own = (key: string): string | undefined => (imageLabels[key] !== undefined && imageLabels[key] === labels[key] ? undefined : labels[key]);
+  const service = own(COMPOSE_LABELS.service);
+  const list = own(COMPOSE_LABELS.configFiles);
   if (!service || !list) return undefined;
-  const workingDir = labels[COMPOSE_LABELS.workingDir];
+  const workingDir = own(COMPOSE_LABELS.workingDir);
   const files = list
     .split(',')
     .map((file) => file.trim())
@@ -59,7 +65,7 @@ export function pendingTagChange(staleness: Staleness): boolean {
 export function pendingNote(target: Target, staleness: Staleness, rewrite: boolean): string | undefined {
   // Every target of every check passes here: the cheap test first.
   if (!pendingTagChange(staleness)) return undefined;
-  const origin = composeOrigin(target.labels);
+  const origin = composeOrigin(target.labels, target.imageLabels);
   if (!origin) return undefined;
   const where = describeOrigin(origin);
   const what = `Compose file ${where} names ${target.image}: after the update to ${staleness.latestTag}, ${RECREATES} puts it back on that tag`;

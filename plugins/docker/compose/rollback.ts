@@ -42,7 +42,7 @@ async function checkOnly(origin: ComposeOrigin, target: Target, backRef: string,
  * only then), the file follows it; never fails the rollback.
  */
 export async function followRollback(target: Target, result: ApplyResult, rewrite: boolean, logger: Logger): Promise<ApplyResult> {
-  const origin = composeOrigin(target.labels);
+  const origin = composeOrigin(target.labels, target.imageLabels);
   const backRef = result.newImage;
   if (!origin || !backRef) return result;
   try {

@@ -25,6 +25,15 @@ export interface ExecHandle {
   inspect(): Promise<{ ExitCode: number | null; Running: boolean }>;
 }
 
+/** The Engine's `X-Docker-Container-Path-Stat` (Go's os.FileMode bits in `mode`). */
+export interface ContainerPathStat {
+  readonly name: string;
+  readonly size: number;
+  readonly mode: number;
+  readonly mtime: string;
+  readonly linkTarget: string;
+}
+
 export interface ContainerHandle {
   readonly id: string;
   inspect(options?: { signal?: AbortSignal }): Promise<Docker.ContainerInspectInfo>;
@@ -146,6 +155,25 @@ export class EngineClient implements EngineApi {
    */
   getArchive(id: string, path: string, signal?: AbortSignal): Promise<http.IncomingMessage> {
     return this.#transport.open('GET', `/containers/${encodeURIComponent(id)}/archive`, { query: { path }, agent: false, signal });
+  }
+
+  /**
+   * `HEAD /containers/{id}/archive?path=`: the engine's stat of `path` inside the container, the last component
+   * not followed (a symbolic link is reported as one, with its target); undefined when nothing is there.
+   */
+  async statPath(id: string, path: string): Promise<ContainerPathStat | undefined> {
+    let response: http.IncomingMessage;
+    try {
+      response = await this.#transport.open('HEAD', `/containers/${encodeURIComponent(id)}/archive`, { query: { path } });
+    } catch (err) {
+      if ((err as { statusCode?: unknown }).statusCode === 404) return undefined;
+      throw err;
+    }
+    response.resume();
+    const header = response.headers['x-docker-container-path-stat'];
+    const value = Array.isArray(header) ? header[0] : header;
+    if (!value) throw new Error(`the engine sent no stat for ${path}`);
+    return JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as ContainerPathStat;
   }
 
   /**

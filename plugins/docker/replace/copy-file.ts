@@ -11,6 +11,7 @@
 import { createError, errorMessage, readLabel, type Logger } from '../../../core/index.js';
 import type Docker from 'dockerode';
 import { posix } from 'node:path';
+import { destinationRefusal } from '../copy-file-destination.js';
 import { packFiles, readOneFile, type CarriedFile } from './copy-file-tar.js';
 import type { EngineClient } from '../engine/client.js';
 import { isNotFound } from '../engine/errors.js';
@@ -118,20 +119,50 @@ async function readFiles(docker: EngineClient, from: Docker.ContainerInspectInfo
 }
 
 /**
- * Copies the files the copy-file label of `from` names into `toId` (created, not started). Throws
- * TW_ERR_DOCKER_COPY_FILE on any refusal; the caller removes `toId` and leaves `from` as it was.
+ * The files whose destination in the created container `toId` is safe to write; the others are left out, each
+ * with its reason (copy-file-destination.ts): the container still gets every file that lands in its own layer.
  */
-export async function carryFiles(docker: EngineClient, from: Docker.ContainerInspectInfo, toId: string, name: string, logger: Logger): Promise<void> {
+async function judgeDestinations(docker: EngineClient, toId: string, files: readonly CarriedFile[], name: string, logger: Logger) {
+  const info = await docker.getContainer(toId).inspect();
+  const safe: CarriedFile[] = [];
+  const skipped: string[] = [];
+  for (const file of files) {
+    const refusal = await destinationRefusal(docker, info, file.path);
+    if (refusal === undefined) {
+      safe.push(file);
+      continue;
+    }
+    logger.warn({ container: name, path: file.path }, `copy-file: ${refusal}`);
+    skipped.push(`copy-file: ${refusal}`);
+  }
+  return { safe, skipped };
+}
+
+/**
+ * Copies the files the copy-file label of `from` names into `toId` (created, not started). Throws
+ * TW_ERR_DOCKER_COPY_FILE on any refusal; the caller removes `toId` and leaves `from` as it was. Resolves to the
+ * reasons of the files left out because of where they would land in the new container (the audit entry's note).
+ */
+export async function carryFiles(docker: EngineClient, from: Docker.ContainerInspectInfo, toId: string, name: string, logger: Logger): Promise<string[]> {
   const paths = copyFilePaths(from.Config.Labels ?? {}, name);
-  if (paths.length === 0) return;
-  await oneAtATime(async () => {
-    const files = await readFiles(docker, from, paths, name, logger);
-    if (files.length === 0) return;
+  if (paths.length === 0) return [];
+  return oneAtATime(async () => {
+    const read = await readFiles(docker, from, paths, name, logger);
+    if (read.length === 0) return [];
+    let judged: { safe: CarriedFile[]; skipped: string[] };
+    try {
+      judged = await judgeDestinations(docker, toId, read, name, logger);
+    } catch (err) {
+      throw CopyFileError(name, `reading the new container: ${errorMessage(err)}`);
+    }
+    const files = judged.safe;
+    if (files.length === 0) return judged.skipped;
     try {
       await docker.putArchive(toId, '/', await packFiles(files));
     } catch (err) {
       throw CopyFileError(name, `writing into the new container: ${errorMessage(err)}`);
     }
     logger.info({ container: name, paths: files.map((f) => f.path) }, 'copy-file: files carried over');
+    return judged.skipped;
   });
 }

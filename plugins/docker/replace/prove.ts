@@ -105,3 +105,12 @@ export async function proveContainer(docker: EngineClient, id: string, options: 
     await sleep(Math.max(1, Math.min(poll, until)), undefined, options.signal ? { signal: options.signal } : {}).catch(() => undefined);
   }
 }
+
+/**
+ * The result's note: the copy-file paths left out, and, when the health check rather than the grace period set
+ * the wait, why the update took that long.
+ */
+export function resultNote(proof: Proof | undefined, copyFileNotes: readonly string[]): { note?: string } {
+  const parts = [...copyFileNotes, ...(proof?.extended ? [`proven after ${formatGoDuration(proof.waitedMs)}: ${proof.why}`] : [])];
+  return parts.length === 0 ? {} : { note: parts.join('; ') };
+}

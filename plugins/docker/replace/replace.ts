@@ -27,7 +27,7 @@ import { isConflict, isNotFound } from '../engine/errors.js';
 import { EX_TEMPFAIL, runHook, type HookResult } from './lifecycle-hooks.js';
 import { stopPolicy } from './stop-policy.js';
 import { followOwners, joinedContainers } from './namespaces.js';
-import { proveContainer, type Proof } from './prove.js';
+import { proveContainer, resultNote, type Proof } from './prove.js';
 import { recreateOptions, splitNetworks, type ImageDefaults } from './recreate-config.js';
 import { applyHostConfigCompat } from './cpu-copy.js';
 import { carryFiles } from './copy-file.js';
@@ -290,8 +290,9 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
   } catch (err) {
     return abandon({ outcome: 'failed', error: `creating the new container: ${errorMessage(err)}`, rolledBack: false });
   }
+  let copyFileNotes: string[]; // files left out for where they would land (a link, a mount): the audit says so
   try {
-    await carryFiles(rt.docker, info, newId, target.name, logger);
+    copyFileNotes = await carryFiles(rt.docker, info, newId, target.name, logger);
   } catch (err) {
     await removeContainer(rt.docker, newId).catch((cause: unknown) => logger.warn({ container: target.name, err: errorMessage(cause) }, 'could not remove the new container'));
     return abandon({ outcome: 'failed', error: errorMessage(err), rolledBack: false });
@@ -379,8 +380,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     newImageId: imageId,
     newContainerId: newId,
     ...(runName !== subject.imageName ? { newImage: runName } : {}),
-    // Said when the health check, not the grace period, set the wait: the user sees why the update took that long.
-    ...(proof?.extended ? { note: `proven after ${formatGoDuration(proof.waitedMs)}: ${proof.why}` } : {}),
+    ...resultNote(proof, copyFileNotes),
   };
 }
 

@@ -4,17 +4,9 @@
 // change anything. A strict Content-Security-Policy allows only this origin's scripts, styles and requests.
 import { readdirSync, readFileSync } from 'node:fs';
 import type { FastifyPluginAsync } from 'fastify';
+import { PAGE_CSP } from '../content-security.js';
 
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "connect-src 'self'",
-  "img-src 'self' data:",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+const CSP = PAGE_CSP;
 
 /** Content types by extension; the page is HTML, CSS and ES modules of one concern each (app.js imports the rest). */
 const TYPES: Readonly<Record<string, string>> = {

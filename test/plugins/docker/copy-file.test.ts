@@ -9,6 +9,7 @@ import type Docker from 'dockerode';
 import { carryFiles, copyFilePaths, skipReason } from '../../../plugins/docker/replace/copy-file.js';
 import type { EngineClient } from '../../../plugins/docker/engine/client.js';
 import { EngineError } from '../../../plugins/docker/engine/transport.js';
+import { destinationRefusal } from '../../../plugins/docker/copy-file-destination.js';
 import { memoryLogger } from '../../helpers/memory-logger.js';
 import { packFiles, readOneFile } from '../../../plugins/docker/replace/copy-file-tar.js';
 
@@ -98,6 +99,9 @@ t.test('carried: one archive with every file; a missing path skipped; past 16 Mi
       t.equal(path, '/');
       written.push(tar);
     },
+    // The new container: nothing of the paths exists in it yet, no mounts (copy-file-destination.ts).
+    getContainer: (id: string) => ({ inspect: async () => ({ Id: id, HostConfig: {}, Mounts: [] }) }),
+    statPath: async () => undefined,
   } as unknown as EngineClient;
   const container = (paths: string[]) =>
     ({ Id: 'old', Config: { Labels: { [LABEL]: paths.join(',') } }, HostConfig: {}, Mounts: [] }) as unknown as Docker.ContainerInspectInfo;
@@ -115,4 +119,33 @@ t.test('carried: one archive with every file; a missing path skipped; past 16 Mi
     message: /\/f16 refused: 1048576 bytes, over the limit of 0 \(the files before it leave 0 of the 16777216 bytes allowed in all\)/,
   });
   t.equal(written.length, 0, 'nothing written into the new container');
+});
+
+t.test('the destination is judged in the new container: a link on the path or a mount leaves the file out', async (t) => {
+  const GO_SYMLINK = 2 ** 27;
+  const GO_DIR = 2 ** 31;
+  const tree: Record<string, { mode: number; linkTarget: string }> = {
+    '/etc': { mode: GO_DIR + 0o755, linkTarget: '' },
+    '/etc/app': { mode: GO_SYMLINK + 0o777, linkTarget: '/hostdir' },
+    '/opt': { mode: GO_DIR + 0o755, linkTarget: '' },
+    '/opt/conf': { mode: GO_SYMLINK + 0o777, linkTarget: '/hostdir/conf' },
+    '/srv': { mode: GO_DIR + 0o755, linkTarget: '' },
+  };
+  const asked: string[] = [];
+  const docker = {
+    statPath: async (_id: string, path: string) => {
+      asked.push(path);
+      const entry = tree[path];
+      return entry && { name: path.split('/').pop(), size: 0, mtime: '', ...entry };
+    },
+  } as unknown as EngineClient;
+  const created = { Id: 'new', HostConfig: { Binds: ['/data:/data'], Tmpfs: { '/run': '' } }, Mounts: [{ Destination: '/vol', RW: true }] } as unknown as Docker.ContainerInspectInfo;
+  t.equal(await destinationRefusal(docker, created, '/etc/app/conf.yml'), '/etc/app is a symbolic link in the new image');
+  t.equal(await destinationRefusal(docker, created, '/opt/conf'), '/opt/conf is a symbolic link in the new image', 'the path itself a link');
+  t.equal(await destinationRefusal(docker, created, '/data/x'), '/data/x is under the mount /data in the new container');
+  t.equal(await destinationRefusal(docker, created, '/run/x'), '/run/x is under the mount /run in the new container');
+  t.equal(await destinationRefusal(docker, created, '/vol/x'), '/vol/x is under the mount /vol in the new container', 'any mount, anonymous volumes too');
+  asked.length = 0;
+  t.equal(await destinationRefusal(docker, created, '/srv/a/b/c'), undefined, 'a directory the copy creates');
+  t.same(asked, ['/srv', '/srv/a'], 'no stat below a path that does not exist');
 });

@@ -11,8 +11,12 @@ t.test('no origins configured: no CORS headers', async (t) => {
   const h = await startApi();
   t.teardown(() => h.close());
   const res = await fetch(`${h.url}/v1/check`, { method: 'POST', headers: { ...bearer(), origin: 'https://ui.example' } });
-  t.equal(res.status, 200);
+  // Another origin may not change anything, whatever the credential (docs/http-api.md#browsers-and-other-origins).
+  t.equal(res.status, 403);
   t.equal(res.headers.get('access-control-allow-origin'), null);
+  const own = await fetch(`${h.url}/v1/check`, { method: 'POST', headers: { ...bearer(), origin: h.url } });
+  t.equal(own.status, 200, 'the API\'s own origin is served');
+  t.equal(own.headers.get('access-control-allow-origin'), null);
   const preflight = await fetch(`${h.url}/v1/check`, {
     method: 'OPTIONS',
     headers: { origin: 'https://ui.example', 'access-control-request-method': 'POST' },

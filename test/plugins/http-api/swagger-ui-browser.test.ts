@@ -18,6 +18,7 @@ t.test('authorize and "Try it out" on POST /v1/check', { timeout: 120_000 }, asy
 
   const res = await page.goto(`${h.url}/swagger/index.html`);
   t.equal(res?.status(), 200);
+  t.match(res?.headers()['content-security-policy'], /frame-ancestors 'none'/, 'the dashboard\'s policy, never framed');
   await page.waitForSelector('.opblock', { timeout: 30_000 });
   t.match(await page.title(), /Tidewatch/);
 
@@ -27,6 +28,8 @@ t.test('authorize and "Try it out" on POST /v1/check', { timeout: 120_000 }, asy
   await bearerBlock.locator('input').fill(TOKEN);
   await bearerBlock.locator('button.authorize').click();
   await page.click('button.btn-done');
+  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+  t.notMatch(stored, TOKEN, 'the token is not kept in localStorage (persistAuthorization off)');
 
   // Try it out on POST /v1/check (tryItOutEnabled: the Execute button is there at once).
   const operation = page.locator('.opblock-post').filter({ hasText: '/v1/check' });

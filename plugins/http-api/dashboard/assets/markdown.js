@@ -11,16 +11,31 @@ function link(text, url) {
   return /^https?:\/\//i.test(url) ? `<a href="${url}" rel="noopener noreferrer nofollow" target="_blank">${text}</a>` : text;
 }
 
-/** Inline Markdown of one escaped line: code spans first (nothing inside them is Markdown), then the rest. */
+/** Bold and italics of escaped text that holds no link. */
+function emphasis(text) {
+  return text
+    .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
+    .replace(/(^|[\s(])[*_]([^*_\s][^*_]*)[*_](?=$|[\s.,;:!?)])/g, '$1<em>$2</em>');
+}
+
+/**
+ * Inline Markdown of one escaped line: code spans first (nothing inside them is Markdown), then links, then
+ * emphasis in the text between links and in a link's own text, never in its URL (an `_` or `**` in a URL
+ * would otherwise put tags inside the `href` and break the link).
+ */
 function inline(line) {
   return esc(line)
     .split(/(`[^`]+`)/)
     .map((part, i) => {
       if (i % 2 === 1) return `<code>${part.slice(1, -1)}</code>`;
       return part
-        .replace(/!?\[([^\]]*)\]\(([^)\s]+)\)/g, (_m, text, url) => link(text, url))
-        .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
-        .replace(/(^|[\s(])[*_]([^*_\s][^*_]*)[*_](?=$|[\s.,;:!?)])/g, '$1<em>$2</em>');
+        .split(/(!?\[[^\]]*\]\([^)\s]+\))/)
+        .map((piece, j) => {
+          if (j % 2 === 0) return emphasis(piece);
+          const [, text, url] = /^!?\[([^\]]*)\]\(([^)\s]+)\)$/.exec(piece);
+          return link(emphasis(text), url);
+        })
+        .join('');
     })
     .join('');
 }

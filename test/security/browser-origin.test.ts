@@ -1,0 +1,83 @@
+// Threat model row "pages of other origins, in the browser of a signed-in person" (docs/security.md#threat-model):
+// headless Chromium holds the `access_token` cookie for the API (what the cookie fallback reads), and a page on
+// another origin (the capture server, another port) posts a form to POST /v1/update: refused with 403, nothing is
+// applied. The same page frames /swagger/index.html: not rendered (frame-ancestors 'none'). And the legitimate
+// use still works: the dashboard, on the API's own origin, signs in and its Check and Update go through.
+import t from 'tap';
+import { launchChromium, untilInPage } from '../helpers/chromium.js';
+import { CaptureServer } from '../helpers/capture-server.js';
+import { startApi, target, TOKEN, EVENTS_TOKEN } from '../plugins/http-api/helpers/harness.js';
+
+const STALE = {
+  source: 'registry',
+  stale: true,
+  currentDigest: `sha256:${'a'.repeat(64)}`,
+  latestDigest: `sha256:${'b'.repeat(64)}`,
+} as const;
+
+t.test('another origin can neither post with the cookie nor frame Swagger; the dashboard still works', { timeout: 180_000 }, async (t) => {
+  const browser = await launchChromium(t);
+  if (!browser) return;
+  const applied: string[] = [];
+  const h = await startApi(
+    {},
+    {
+      targets: [target('web')],
+      staleness: new Map([['web', STALE]]),
+      apply: async (plan) => {
+        applied.push(plan.target.name);
+        return { target: plan.target, outcome: 'updated', newImageId: 'sha256:new' };
+      },
+    },
+  );
+  t.teardown(() => h.close());
+  const attacker = await new CaptureServer().start();
+  t.teardown(() => attacker.close());
+  const html = (body: string) => ({ status: 200, body, headers: { 'content-type': 'text/html; charset=utf-8' } });
+  attacker.answer = (req) =>
+    req.path === '/post'
+      ? html(`<form id="f" method="POST" action="${h.url}/v1/update"></form><script>document.getElementById('f').submit()</script>`)
+      : html(`<iframe id="x" src="${h.url}/swagger/index.html" width="800" height="600"></iframe>`);
+
+  const { context, page } = browser;
+  // The person's browser holds the API's cookie, as the cookie fallback expects it.
+  await context.addCookies([{ name: 'access_token', value: TOKEN, url: h.url }]);
+
+  // 1. The cross-origin form post: the browser sends the cookie (same site, another port), the API refuses.
+  const posted = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/update', { timeout: 60_000 });
+  await page.goto(`${attacker.origin}/post`);
+  const response = await posted;
+  t.equal(response.status(), 403, 'refused with 403');
+  t.equal(response.request().headers()['origin'], attacker.origin, 'the browser said where the post came from');
+  t.match(await response.text(), /TW_ERR_HTTP_ORIGIN|may not change anything/);
+  t.same(applied, [], 'nothing was applied');
+  t.ok(h.logs.some((l) => /refused: origin/.test(l.msg ?? '') || /refused: origin/.test(l.text)), 'the refusal is logged');
+
+  // 2. Swagger framed by another origin: the browser does not render it.
+  await page.goto(`${attacker.origin}/frame`);
+  await page.waitForTimeout(3000);
+  const frame = page.frames().find((f) => f !== page.mainFrame());
+  t.ok(frame, 'the frame exists');
+  const rendered = frame ? await frame.locator('#swagger-ui').count().catch(() => 0) : 0;
+  t.equal(rendered, 0, 'the Swagger page is not rendered inside another site\'s frame');
+
+  // 3. The dashboard on its own origin: sign in, Check now, then Update all stale (the browser sends the API's origin).
+  const updates: number[] = [];
+  page.on('response', (r) => {
+    if (new URL(r.url()).pathname === '/v1/update') updates.push(r.status());
+  });
+  await page.goto(`${h.url}/ui/`);
+  await page.fill('#token', TOKEN);
+  await page.fill('#events-token', EVENTS_TOKEN);
+  await page.click('#login-form button[type=submit]');
+  await page.waitForSelector('#app:not([hidden])');
+  await page.click('#check-all');
+  await untilInPage(page, `document.querySelectorAll('#containers tbody tr.stale').length > 0`, 60_000);
+  await page.click('#update-all');
+  await page.waitForSelector('#confirm[open]');
+  await page.click('#confirm-ok');
+  await untilInPage(page, 'true', 1000);
+  for (let i = 0; i < 100 && updates.length === 0; i++) await page.waitForTimeout(200);
+  t.same(updates, [200], 'the dashboard\'s own update is served');
+  t.same(applied, ['web'], 'and applied');
+});
