@@ -71,7 +71,7 @@ export class AccessGuard {
     return session ? { kind: 'session', value: session } : { kind: 'token', value: undefined };
   }
 
-  /** A token's caller; `undefined` with the reason it was refused. */
+  /** A token's caller, or the reason it was refused. */
   #token(value: string | undefined): Principal | string {
     // Hash even when nothing was sent, so a missing token costs what a wrong one costs.
     const hash = digest(value ?? '');
