@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import type { ApplyResult, Staleness, UpdatePlan } from '../../../core/index.js';
-import { followCompose } from '../../../plugins/docker/compose-follow-up.js';
-import { composeOrigin, pendingNote } from '../../../plugins/docker/compose-note.js';
+import { followCompose } from '../../../plugins/docker/compose/follow-up.js';
+import { composeOrigin, pendingNote } from '../../../plugins/docker/compose/note.js';
 import { memoryLogger } from '../../helpers/memory-logger.js';
 import { fakeTarget } from '../../helpers/targets.js';
 
