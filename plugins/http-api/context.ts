@@ -4,7 +4,7 @@ import { TidewatchError } from '../../core/index.js';
 import type { TidewatchCore } from '../../core/index.js';
 import type { TokenGuard } from './guards/auth.js';
 import type { ProxyTrust } from './guards/client-ip.js';
-import type { AccessGuard } from './access.js';
+import type { AccessGuard } from './guards/access.js';
 import type { ResolvedHttpApiOptions } from './options.js';
 
 export interface RouteContext {

@@ -7,8 +7,9 @@ import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { TokenGuard } from './guards/auth.js';
 import { ProxyTrust } from './guards/client-ip.js';
-import { AccessGuard } from './access.js';
-import { meRoutes } from './routes-me.js';
+import { AccessGuard } from './guards/access.js';
+import { meRoutes } from './routes/me.js';
+
 import { AccessTable } from './access-table.js';
 import type { RouteContext } from './context.js';
 import { sendError } from './envelope.js';

@@ -68,8 +68,9 @@ const tokenView = {
     name: { type: 'string' },
     role: { type: 'string', enum: [...ROLES] },
     created_at: { type: 'string', format: 'date-time' },
-    expires_at: { type: ['string', 'null'], format: 'date-time' },
-    last_used_at: { type: ['string', 'null'], format: 'date-time' },
+    // No `type`: Swagger 2.0 has no nullable string, and these are RFC 3339 or null.
+    expires_at: { description: 'RFC 3339, or null: the token does not expire' },
+    last_used_at: { description: 'RFC 3339, or null: never used' },
   },
 } as const;
 

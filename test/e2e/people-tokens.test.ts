@@ -8,6 +8,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { launchChromium } from '../helpers/chromium.js';
 import { pushNext, runningOn, scenario } from '../helpers/scenarios.js';
 import { call, startService, type RunningService } from '../helpers/service.js';
 
@@ -35,7 +36,7 @@ t.test('personal tokens: roles, expiry, revocation, a name on every decision', {
   const serve = async (): Promise<RunningService> => {
     const service = await startService([
       '--host', s.env.dockerHost,
-      '--http-api-endpoints', 'update,check,containers,audit,rollback,history,tokens,events',
+      '--http-api-endpoints', 'update,check,containers,audit,rollback,history,tokens,events,dashboard',
       '--http-api-token', TOKEN,
       '--http-api-events-token', 'e2e-people-tokens-events-0123',
       '--data-dir', dir, '--update-grace-period', '1s', '--stop-timeout', '5s',
@@ -101,6 +102,21 @@ t.test('personal tokens: roles, expiry, revocation, a name on every decision', {
   ], 'the audit trail names who updated, rolled back and released');
   const history = (await api('GET', '/v1/history', ci.token)).body.entries as { actor?: unknown }[];
   t.match(history.at(-1), { actor: { kind: 'token', name: 'ops-ana' } }, 'the run history too');
+
+  // The dashboard with the viewer's pasted token: named, no operator controls, and the timeline says who.
+  const browser = await launchChromium(t, { viewport: { width: 1280, height: 800 } });
+  if (!browser) return;
+  const { page } = browser;
+  await page.goto(`${service.url}/ui/`);
+  await page.fill('#token', ci.token);
+  await page.click('#login-form button[type=submit]');
+  await page.waitForSelector('#app:not([hidden])', { timeout: 30_000 });
+  t.equal(await page.textContent('#who'), 'ci-checks (viewer)', 'the header names the token');
+  t.ok(await page.isHidden('#check-all'), 'a viewer token is not offered "Check now"');
+  t.ok(await page.isHidden(`button[data-update="${app.name}"]`), 'nor a row\'s Update');
+  await page.click(`[data-timeline="${app.name}"]`);
+  await page.waitForSelector('#timeline .actor', { timeout: 30_000 });
+  t.same(await page.locator('#timeline .actor').allTextContents(), ['ops-ana', 'ops-ana', 'ops-ana'], 'the timeline says who released, rolled back and updated');
 
   // Listed without secrets, last use shown.
   const listed = (await api('GET', '/v1/tokens', TOKEN)).body.tokens as Record<string, unknown>[];

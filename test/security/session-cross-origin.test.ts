@@ -2,7 +2,7 @@
 // cookie with any request a page makes, so a hostile page could make a signed-in person's browser update or roll
 // back containers. A state-changing request that carries a session is refused with 403 unless its Origin is the
 // API's own (or the public URL's, or listed in --http-api-cors-origins); `Origin: null` and a cross-site fetch
-// without Origin are refused too. Fails when the check in plugins/http-api/session-origin.ts is removed.
+// without Origin are refused too. Fails when the check in plugins/http-api/guards/session-origin.ts is removed.
 import t from 'tap';
 import { PEOPLE, createTidewatch, type People } from '../../core/index.js';
 import { createHttpApiPlugin } from '../../plugins/http-api/index.js';

@@ -3,13 +3,14 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { formatGoDuration } from '../../../core/index.js';
 import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
+import { actorOf } from '../guards/access.js';
 import { checkRecord, checkRecordSchema, withHold } from '../check-record.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import type { KnownState } from '../last-checks.js';
 import { filterQuerySchema, parseTimeout, runFilters, timeoutQuerySchema, type Query } from '../query.js';
 import { compileContainerPatterns } from '../pattern-filters.js';
 import { RunDeadline } from '../run-deadline.js';
-import { actorOf } from '../access.js';
+
 
 /**
  * `known` keeps each container's answer for the container lists (a state store records it itself) and says

@@ -9,7 +9,7 @@ import { type RouteContext, requireAccess } from '../context.js';
 import { envelope, sendError } from '../envelope.js';
 import { codeOf } from '../error-handling.js';
 import type { Endpoint } from '../options.js';
-import { principalOf } from '../access.js';
+import { principalOf } from '../guards/access.js';
 
 /** Query parameters, a repeated one by its first value (what a contributed route sees). */
 function queryMap(request: FastifyRequest): Record<string, string> {

@@ -4,13 +4,13 @@
 // 400 rather than ignored: a monitoring script that typed a date wrong should hear about it.
 import type { FastifyPluginAsync } from 'fastify';
 import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
+import type { Actor, HistoryEntry } from '../../../core/index.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import { httpErrors } from '../errors.js';
 import { querySingle, type Query } from '../query.js';
 import { summarySchema } from './update.js';
-import { STATE_STORE, type HistoryEntry } from '../../../core/index.js';
+import { STATE_STORE } from '../../../core/index.js';
 import { nextProperty, pageOfList, pageQueryProperties, parsePage } from '../paging.js';
-import type { Actor } from '../../../core/index.js';
 import { actorSchema } from './audit.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;

@@ -4,7 +4,6 @@ import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import type { ApiMetrics } from '../metrics.js';
 import { errorResponse } from '../envelope.js';
 
-
 export function metricsRoutes(ctx: RouteContext, metrics: ApiMetrics): FastifyPluginAsync {
   const guard = requireAccess(ctx);
   return async (app) => {

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { ROLLBACKS, formatGoDuration, type ContainerKey, type UpdateReport } from '../../../core/index.js';
 import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
+import { actorOf, principalOf } from '../guards/access.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import { resolveContainerKey } from '../container-key.js';
 import { httpErrors } from '../errors.js';
@@ -14,7 +15,7 @@ import { imageSchema } from './audit.js';
 import { parseTimeout, querySingle, type Query } from '../query.js';
 import { summarySchema } from './update.js';
 import { RunDeadline } from '../run-deadline.js';
-import { actorOf, principalOf } from '../access.js';
+
 
 const containerQuery = {
   type: 'object',

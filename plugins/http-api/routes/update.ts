@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { errorMessage, errors, formatGoDuration, isTargeted, isTidewatchError, type AppliedPlan, type UpdateReport } from '../../../core/index.js';
 import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
+import { actorOf } from '../guards/access.js';
 import { envelope, envelopeProperties, errorResponse, sendError } from '../envelope.js';
 import { httpErrors } from '../errors.js';
 import { appliedJson, appliedStepsSchema } from '../plan-json.js';
@@ -13,7 +14,7 @@ import { filterQuerySchema, parseAsync, parseTimeout, querySingle, runFilters, t
 import { compileContainerPatterns } from '../pattern-filters.js';
 import { RunDeadline } from '../run-deadline.js';
 import type { RunStarts } from '../run-starts.js';
-import { actorOf } from '../access.js';
+
 
 export const RETRY_AFTER_BUSY_SECONDS = 30;
 

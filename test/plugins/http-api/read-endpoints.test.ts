@@ -136,7 +136,8 @@ t.test('history: oldest first, since/until inclusive, limit, 400 on bad values',
   const all = (await res.json()) as { entries: Record<string, never>[]; count: number };
   t.equal(all.count, 4);
   t.same(all.entries.map((e) => e.kind), ['update', 'update', 'update', 'check']);
-  t.same(Object.keys(all.entries[0] ?? {}).sort(), ['finished_at', 'kind', 'run_id', 'started_at', 'summary', 'targeted', 'trigger']);
+  // `actor`: the main token started them (docs/people.md#a-name-on-every-decision).
+  t.same(Object.keys(all.entries[0] ?? {}).sort(), ['actor', 'finished_at', 'kind', 'run_id', 'started_at', 'summary', 'targeted', 'trigger']);
   t.same(all.entries.map((e) => e.trigger), ['api', 'api', 'api', 'api'], 'each run says the API started it');
   t.same(all.entries[0]?.summary, { scanned: 1, updated: 0, failed: 0, restarted: 0, skipped: 0 });
 

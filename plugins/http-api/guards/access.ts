@@ -7,9 +7,9 @@
 // Refusals are logged with who and the client IP, never with what was sent.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { bearerToken, roleAllows, type Actor, type Logger, type People, type Principal, type Role } from '../../core/index.js';
-import type { ProxyTrust } from './guards/client-ip.js';
-import { sendError } from './envelope.js';
+import { bearerToken, roleAllows, type Actor, type Logger, type People, type Principal, type Role } from '../../../core/index.js';
+import type { ProxyTrust } from './client-ip.js';
+import { sendError } from '../envelope.js';
 import { crossOriginRefusal } from './session-origin.js';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
@@ -71,7 +71,7 @@ export class AccessGuard {
     return session ? { kind: 'session', value: session } : { kind: 'token', value: undefined };
   }
 
-  /** A token's caller; `undefined` with the reason it was refused. */
+  /** A token's caller, or the reason it was refused. */
   #token(value: string | undefined): Principal | string {
     // Hash even when nothing was sent, so a missing token costs what a wrong one costs.
     const hash = digest(value ?? '');
