@@ -1,22 +1,16 @@
 // The state store on disk (docs/state.md): a reopened store reads what was saved, a corrupt snapshot is
 // moved aside with one warning, a torn audit line is cut, and the audit trail stays bounded.
-import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { openStateStore } from '../../core/index.js';
 import { memoryLogger } from '../helpers/memory-logger.js';
-
-async function tempDir(t: { teardown(fn: () => unknown): void }): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'tw-state-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+import { tempDir } from '../helpers/fixtures.js';
 
 const check = { name: 'web', updateAvailable: true, latestDigest: 'sha256:aa', checkedAt: '2026-01-01T00:00:00.000Z' };
 
 t.test('what is recorded survives a reopen', async (t) => {
-  const dir = await tempDir(t);
+  const dir = await tempDir(t, 'state');
   const store = await openStateStore({ dir });
   store.recordCheck('id1', check);
   store.setHold('id1', { imageId: 'sha256:old', digest: 'sha256:d', image: 'r/web:1', since: check.checkedAt });
@@ -45,7 +39,7 @@ t.test('a replacement hands the old container\'s state to the new one, and only 
 });
 
 t.test('a version-1 snapshot (by name) goes to the container of that name checked last', async (t) => {
-  const dir = await tempDir(t);
+  const dir = await tempDir(t, 'state');
   const previous = { image: 'r/web:1', imageId: 'sha256:p', digest: '', replacedAt: check.checkedAt };
   await writeFile(join(dir, 'state.json'), JSON.stringify({
     version: 1,
@@ -71,7 +65,7 @@ t.test('a version-1 snapshot (by name) goes to the container of that name checke
 });
 
 t.test('a corrupt snapshot is moved aside with one warning; the store starts empty', async (t) => {
-  const dir = await tempDir(t);
+  const dir = await tempDir(t, 'state');
   await writeFile(join(dir, 'state.json'), '{"version":1,"checks":{');
   const logger = memoryLogger();
   const store = await openStateStore({ dir, logger });
@@ -82,7 +76,7 @@ t.test('a corrupt snapshot is moved aside with one warning; the store starts emp
 });
 
 t.test('a torn last audit line is cut; the entries before it stay', async (t) => {
-  const dir = await tempDir(t);
+  const dir = await tempDir(t, 'state');
   const store = await openStateStore({ dir });
   await store.appendAudit({ action: 'update', container: 'a', trigger: 'api', run_id: 'r', outcome: 'updated' });
   await appendFile(join(dir, 'audit.jsonl'), '{"id":"x","time":"2026');
@@ -93,7 +87,7 @@ t.test('a torn last audit line is cut; the entries before it stay', async (t) =>
 });
 
 t.test('the audit trail keeps the newest entries past its bound; queries filter and limit', async (t) => {
-  const dir = await tempDir(t);
+  const dir = await tempDir(t, 'state');
   const store = await openStateStore({ dir, auditCapacity: 10 });
   for (let i = 0; i < 25; i++) {
     await store.appendAudit({ action: 'update', container: `c${i % 2}`, trigger: 'api', run_id: String(i), outcome: 'updated', time: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString() });
