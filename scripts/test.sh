@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The project's test command (`npm test`): build, typecheck, start the real test environment, run every
-# test file with tap, check coverage, and close on one line: `N passed, N failed`.
+# The project's test command (`npm test`): build, typecheck, run the unit lane on every core while the real
+# test environment starts, then the environment lane, check coverage over both, print the 20 slowest test
+# files, and close on one line: `N passed, N failed` (CONTRIBUTING.md#test-lanes).
 #
-# Tap's settings live in package.json "tap" (no tap typecheck: tsc runs here; 600 s per file; 2 jobs).
+# Tap's settings live in package.json "tap" (no tap typecheck: tsc runs here; 600 s per file); the jobs are
+# set here per lane.
 # Environment: TIDEWATCH_ENV_DIR (see scripts/test-env.sh); CI=true makes a missing environment fatal.
 # Extra arguments are passed to tap, e.g. `npm test -- --grep=lock`.
 set -euo pipefail
