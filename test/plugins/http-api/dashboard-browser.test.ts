@@ -3,9 +3,11 @@
 // the real binary, engine and registry is test/e2e/dashboard.test.ts.
 //
 // Measured here: the first load's transfer (≤ 150 KB) and the render time of 500 rows: within 200 ms, or,
-// on a loaded machine, within RENDER_FLOOR_RATIO times a floor measured in the same page right after it
+// on a loaded machine, within RENDER_FLOOR_RATIO times a floor measured in the same page after each render
 // (the browser parsing the markup of all 500 rows into a hidden table: work a full render cannot skip,
-// slowed by load as the render is). A render that does much more than it should fails either way.
+// slowed by load as the render is), the slowest floor of the page counting: load comes in bursts, and a render
+// caught in one must not be held to a floor measured between two. A render that does much more than it
+// should fails either way.
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import type { Staleness } from '../../../core/index.js';
@@ -16,8 +18,9 @@ const ROWS = 500;
 const FIRST_LOAD_BUDGET = 150 * 1024;
 const RENDER_BUDGET_MS = 200;
 /**
- * Render time over the floor: measured 2.1-2.8 for a full render and below 1 for a filtered one under a load of
- * 25 on 2 cores (the render builds its markup in script, then the browser parses it: about twice the floor).
+ * Render time over the floor: measured 1.9-3.6 for a full render (3.6 with little load, where the 200 ms hold
+ * anyway) and 0.4-3.3 for a filtered one, under loads of 10-38 on 2 cores; a render made to do its work six
+ * times measured 13.4 (the render builds its markup in script, then the browser parses it).
  */
 const RENDER_FLOOR_RATIO = 5;
 const name = (i: number): string => `app-${String(i).padStart(3, '0')}`;
@@ -111,8 +114,8 @@ interface Render {
 
 const lastRenderWithFloor = async (page: Page): Promise<Render> => ({ ms: await lastRenderMs(page), floorMs: await renderFloorMs(page) });
 
-/** Within the idle budget, or within the ratio of its floor when the machine is loaded. */
-const withinBudget = (r: Render): boolean => r.ms <= RENDER_BUDGET_MS || r.ms <= RENDER_FLOOR_RATIO * Math.max(r.floorMs, 1);
+/** Within the idle budget, or within the ratio of the page's slowest floor when the machine is loaded. */
+const withinBudget = (r: Render, floorMs: number): boolean => r.ms <= RENDER_BUDGET_MS || r.ms <= RENDER_FLOOR_RATIO * Math.max(floorMs, 1);
 const shown = (r: Render): string => `${r.ms.toFixed(1)} ms (floor ${r.floorMs.toFixed(1)} ms, ratio ${(r.ms / Math.max(r.floorMs, 0.1)).toFixed(2)})`;
 
 async function startWorld(t: { teardown(fn: () => unknown): void }, rows = ROWS): Promise<Harness> {
@@ -163,7 +166,6 @@ t.test('500 containers: first load, sign-in, check, filters, sort, render time',
   t.equal(await page.locator('#containers tbody tr.stale').count(), stale.length, 'the stale rows are marked');
   const checkRender = await lastRenderWithFloor(page);
   t.comment(`render of ${ROWS} checked rows: ${shown(checkRender)}`);
-  t.ok(withinBudget(checkRender), `render ${shown(checkRender)}: ≤ ${RENDER_BUDGET_MS} ms or ≤ ${RENDER_FLOOR_RATIO}× its floor`);
   const row7 = page.locator('#containers tbody tr[data-name="app-007"]');
   t.match(await row7.innerText(), /available/);
   t.match(await row7.locator('.digest').nth(1).getAttribute('title'), digest('n7'), 'latest digest in full on hover');
@@ -197,7 +199,9 @@ t.test('500 containers: first load, sign-in, check, filters, sort, render time',
   t.equal(await page.getAttribute('th button[data-sort="name"]', 'aria-sort'), 'descending');
   await lastRender();
   t.comment(`filter and sort renders: ${renders.map(shown).join('; ')}`);
-  t.ok(renders.every(withinBudget), 'every filter and sort renders within the budget');
+  const floorMs = Math.max(checkRender.floorMs, ...renders.map((r) => r.floorMs));
+  t.ok(withinBudget(checkRender, floorMs), `render of ${ROWS} rows ${checkRender.ms.toFixed(1)} ms: ≤ ${RENDER_BUDGET_MS} ms or ≤ ${RENDER_FLOOR_RATIO}× the floor (${floorMs.toFixed(1)} ms)`);
+  t.ok(renders.every((r) => withinBudget(r, floorMs)), 'every filter and sort renders within the budget');
 
   // Nothing sent the main token in an address.
   t.notOk(requests.some((u) => u.includes(TOKEN)), 'the main token never appears in a request address');
