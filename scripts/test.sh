@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The project's test command (`npm test`): build, typecheck, start the real test environment, run every
-# test file with tap, check coverage, and close on one line: `N passed, N failed`.
+# The project's test command (`npm test`): build, typecheck, run the unit lane on every core while the real
+# test environment starts, then the environment lane, check coverage over both, print the 20 slowest test
+# files, and close on one line: `N passed, N failed` (CONTRIBUTING.md#test-lanes).
 #
-# Tap's settings live in package.json "tap" (no tap typecheck: tsc runs here; 600 s per file; 2 jobs).
+# Tap's settings live in package.json "tap" (no tap typecheck: tsc runs here; 600 s per file); the jobs are
+# set here per lane.
 # Environment: TIDEWATCH_ENV_DIR (see scripts/test-env.sh); CI=true makes a missing environment fatal.
 # Extra arguments are passed to tap, e.g. `npm test -- --grep=lock`.
 set -euo pipefail
@@ -16,6 +18,7 @@ COVERAGE_LINES_MIN=70
 
 REPORT_DIR=.tap/report
 TAP_OUT=.tap/results.tap
+UNIT_OUT=.tap/results-unit.tap
 
 # The suite runs on the Node versions package.json's "engines" names (docs/node.md). A machine whose
 # own node is outside them (Debian's or an older runner's Node 20) gets the pinned Node 24 from the npm
@@ -30,16 +33,11 @@ echo "test.sh: node $(node --version) ($(command -v node))"
 npm run build
 npm run typecheck
 
-if [ "$(id -u)" -eq 0 ]; then
-  bash scripts/test-env.sh up
-elif [ "${CI:-}" = "true" ]; then
-  echo "test.sh: CI=true but not root: cannot start the test environment (private dockerd, registries)" >&2
-  exit 1
-else
-  echo "test.sh: warning: not root, not starting the test environment; tests that need it will skip" >&2
-fi
-
-mapfile -t files < <(find test -name '*.test.ts' | sort)
+# Two lanes (CONTRIBUTING.md#test-lanes, scripts/test-lanes.mjs): the unit lane (no environment) runs first
+# on every core while the environment starts beside it; then the environment lane, two files at a time.
+mapfile -t unit_files < <(node scripts/test-lanes.mjs | awk '$1 == "unit" { print $2 }')
+mapfile -t env_files < <(node scripts/test-lanes.mjs | awk '$1 == "environment" { print $2 }')
+files=("${unit_files[@]}" "${env_files[@]}")
 if [ ${#files[@]} -eq 0 ]; then
   echo "test.sh: no test files under test/" >&2
   echo "0 passed, 1 failed"
@@ -47,10 +45,51 @@ if [ ${#files[@]} -eq 0 ]; then
 fi
 
 mkdir -p .tap
-rm -rf "$REPORT_DIR"
+rm -rf "$REPORT_DIR" .tap/coverage-unit .tap/processinfo-unit
+env_pid=
+if [ "$(id -u)" -eq 0 ]; then
+  bash scripts/test-env.sh up >.tap/test-env.log 2>&1 &
+  env_pid=$!
+elif [ "${CI:-}" = "true" ]; then
+  echo "test.sh: CI=true but not root: cannot start the test environment (private dockerd, registries)" >&2
+  exit 1
+else
+  echo "test.sh: warning: not root, not starting the test environment; tests that need it will skip" >&2
+fi
+
 tap_rc=0
-# The raw TAP goes to the console and to $TAP_OUT, which is what gets counted below.
-npx tap --reporter=tap --jobs=2 "$@" "${files[@]}" | tee "$TAP_OUT" || tap_rc=$?
+# The raw TAP goes to the console and to $UNIT_OUT / $TAP_OUT, which is what gets counted below.
+echo "test.sh: unit lane: ${#unit_files[@]} files, $(nproc) jobs"
+if [ ${#unit_files[@]} -gt 0 ]; then
+  # A unit file that needed the environment after all fails here (under CI=true) instead of racing its start.
+  TIDEWATCH_ENV_DIR=/nonexistent/tidewatch-unit-lane npx tap --reporter=tap --jobs="$(nproc)" "$@" "${unit_files[@]}" | tee "$UNIT_OUT" || tap_rc=$?
+else
+  : >"$UNIT_OUT"
+fi
+# Each tap run starts by deleting the coverage of the last one: the unit lane's is kept aside and put back.
+[ -d .tap/coverage ] && mv .tap/coverage .tap/coverage-unit
+[ -d .tap/processinfo ] && mv .tap/processinfo .tap/processinfo-unit
+
+if [ -n "$env_pid" ]; then
+  env_rc=0
+  wait "$env_pid" || env_rc=$?
+  cat .tap/test-env.log >&2
+  if [ "$env_rc" -ne 0 ]; then
+    echo "test.sh: scripts/test-env.sh up failed ($env_rc)" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+fi
+
+echo "test.sh: environment lane: ${#env_files[@]} files, 2 jobs"
+if [ ${#env_files[@]} -gt 0 ]; then
+  npx tap --reporter=tap --jobs=2 "$@" "${env_files[@]}" | tee "$TAP_OUT" || tap_rc=$?
+else
+  : >"$TAP_OUT"
+fi
+mkdir -p .tap/coverage .tap/processinfo
+if [ -d .tap/coverage-unit ]; then cp -a .tap/coverage-unit/. .tap/coverage/ && rm -rf .tap/coverage-unit; fi
+if [ -d .tap/processinfo-unit ]; then cp -a .tap/processinfo-unit/. .tap/processinfo/ && rm -rf .tap/processinfo-unit; fi
 
 # Coverage: json-summary of the run above, into .tap/report/coverage-summary.json.
 coverage_rc=0
@@ -76,11 +115,11 @@ EOF
 # assertion made directly in a file or in a subtest that also has subtests. A file or subtest that
 # failed without any failed test inside (a crash, a timeout, a wrong plan) counts as one failure, and
 # so does every test file that never reported (tap itself died).
-node --input-type=module - "$TAP_OUT" "$tap_rc" "${files[@]}" <<'EOF' && count_rc=0 || count_rc=$?
+node --input-type=module - "$UNIT_OUT" "$TAP_OUT" "$tap_rc" "${files[@]}" <<'EOF' && count_rc=0 || count_rc=$?
 import { readFileSync } from 'node:fs'
 import { Parser } from 'tap-parser'
-const [out, tapRc, ...files] = process.argv.slice(2)
-const events = Parser.parse(readFileSync(out, 'utf8'))
+const [unitOut, out, tapRc, ...files] = process.argv.slice(2)
+const events = [...Parser.parse(readFileSync(unitOut, 'utf8')), ...Parser.parse(readFileSync(out, 'utf8'))]
 const hasSubtests = evs => evs.some(e => e[0] === 'child')
 const add = (a, b) => { for (const k of Object.keys(a)) a[k] += b[k] }
 function count(evs) {
@@ -114,6 +153,11 @@ if (Number(tapRc) !== 0 && total.fail === 0) {
   total.fail = 1
 }
 if (total.skip) console.log(`${total.skip} skipped`)
+// Where the time goes: the 20 slowest test files of both lanes, from tap's own time per file.
+const timed = events.filter(e => e[0] === 'assert' && files.includes(e[1].name) && typeof e[1].time === 'number')
+  .map(e => [e[1].name, e[1].time]).sort((a, b) => b[1] - a[1]).slice(0, 20)
+console.log(`slowest test files (${timed.length} of ${files.length}):`)
+for (const [name, ms] of timed) console.log(`${(ms / 1000).toFixed(1).padStart(8)} s  ${name}`)
 console.log(`${total.pass} passed, ${total.fail} failed`)
 process.exit(total.fail ? 1 : 0)
 EOF

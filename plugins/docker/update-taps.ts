@@ -7,7 +7,7 @@ import { restoreAll } from './replace/aside.js';
 import { followCompose } from './compose/follow-up.js';
 import { inspectOrUndefined } from './replace/container-ops.js';
 import { enforceRunning, type Violation } from './replace/invariant.js';
-import { handOffToOrchestrator } from './self/ephemeral.js';
+import { handOffToOrchestrator, type FailedCandidateMemory } from './self/ephemeral.js';
 import { removeReplacedImages } from './image/cleanup.js';
 import { retainImages } from './image/retention.js';
 import { runHook, type HookPhase } from './replace/lifecycle-hooks.js';
@@ -44,6 +44,7 @@ async function applyDocker(
   state: RunState,
   slots: PullSlots,
   handover: DataDirHandover | undefined,
+  store: FailedCandidateMemory | undefined,
 ): Promise<ApplyResult> {
   const { target } = plan;
   const own = ownership(target, rt.ownId(), runsInContainer());
@@ -62,7 +63,7 @@ async function applyDocker(
   if (own === 'own' && rt.options.ephemeralSelfUpdate) {
     // The helper stops this container: the invariant must not start it (or its staged successor) again.
     state.runningAtStart.delete(target.name);
-    return handOffToOrchestrator(rt, { plan, logger: ctx.logger, pull, handover });
+    return handOffToOrchestrator(rt, { plan, logger: ctx.logger, pull, handover, store });
   }
   return replaceContainer(rt, { plan, state, isOwn: own === 'own', logger: ctx.logger, pull, signal: ctx.stopping, handover });
 }
@@ -134,7 +135,8 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
     if (!mine(plan.target)) return undefined;
     // A Compose-managed container moved to another tag: its file (docs/compose.md#tag-updates-and-compose).
     const handover = core.services.get(DATA_DIR_HANDOVER);
-    return followCompose(plan, await applyDocker(rt, plan, ctx, states.of(ctx), slots, handover), options.composeRewrite, ctx.logger);
+    const store = core.services.get(STATE_STORE);
+    return followCompose(plan, await applyDocker(rt, plan, ctx, states.of(ctx), slots, handover, store), options.composeRewrite, ctx.logger);
   });
 
   core.hooks.cleanup.tapPromise(RUNTIME, async (results, ctx) => {

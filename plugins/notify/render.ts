@@ -30,7 +30,9 @@ function containerReport(outcome: ContainerOutcome): ContainerReport {
   const { target } = outcome;
   return new ContainerReport({
     id: target.id,
-    name: target.name,
+    // Watchtower's `.Name` is the Engine's container name, which carries a leading `/` (docs/notifications.md):
+    // templates written for it (`trimPrefix "/"`, fixed-width columns) see the same text here.
+    name: target.name.startsWith('/') ? target.name : `/${target.name}`,
     imageName: target.image,
     currentImageId: outcome.currentImageId,
     latestImageId: outcome.latestImageId,

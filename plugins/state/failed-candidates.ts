@@ -53,11 +53,20 @@ export function notRetriedReason(failed: FailedCandidate, name: string): string 
   );
 }
 
+/**
+ * Tidewatch's own container handed to the ephemeral self-update helper: `updated` with no successor known
+ * here. The runtime remembered the release as failed before the hand-off (docs/image.md#ephemeral-self-update),
+ * which stands if the helper puts this container back; it must not be forgotten here.
+ */
+function handedOff(result: ApplyResult): boolean {
+  return result.target.runtime === 'docker' && result.target.isSelf && result.newContainerId === undefined;
+}
+
 /** The memory's part of a finished run: a failed candidate remembered, a successful update forgets one. */
 export function rememberOutcome(store: StateStore, result: ApplyResult, staleness: Staleness): void {
   const { id } = result.target;
   if (result.outcome === 'failed' && result.candidateFailed) store.setFailedCandidate(id, failedCandidateOf(result, staleness));
-  else if (result.outcome === 'updated') store.setFailedCandidate(id, undefined);
+  else if (result.outcome === 'updated' && !handedOff(result)) store.setFailedCandidate(id, undefined);
 }
 
 async function reportOnce(store: StateStore, target: Target, failed: FailedCandidate, ctx: RunContext): Promise<void> {

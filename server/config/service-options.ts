@@ -68,7 +68,7 @@ export const SERVICE_OPTIONS = {
   trace: option.boolean({ flag: 'trace', group: logging, description: 'Shortcut for --log-level trace.' }),
   noColor: option.boolean({
     flag: 'no-color', watchtowerEnv: null, externalEnv: 'NO_COLOR', externalEnvPresence: true, group: logging,
-    description: 'No ANSI colours in log output (NO_COLOR set to anything also does it).',
+    description: 'No ANSI colours in log output: none are ever written; accepted for Watchtower\'s command lines (NO_COLOR too).',
   }),
   plugins: option.list({
     flag: 'plugins', valueName: '<modules>', group: plugins,

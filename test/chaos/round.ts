@@ -129,12 +129,20 @@ const BASE = (env: TestEnv, prefix: string, concurrency = 1) => [
   '--host', env.dockerHost, '--stop-timeout', '2s', '--update-grace-period', '1s', '--update-concurrency', String(concurrency), `${prefix}-.*`,
 ];
 
-export async function runRound(env: TestEnv, seed: number): Promise<RoundResult> {
+export type RoundPlan = Pick<RoundResult, 'trigger' | 'signal' | 'stopAfterMs' | 'concurrency'>;
+
+/** What a seed's round does, drawn from the seed alone: the same seed replays the same round. */
+export function planRound(seed: number): RoundPlan {
   const rnd = random(seed);
   const trigger = (['api', 'run-once', 'update-on-start'] as const)[Math.floor(rnd() * 3)]!;
   const signal = rnd() < 0.5 ? 'SIGKILL' : 'SIGTERM';
   const stopAfterMs = Math.floor(rnd() * 5000);
   const concurrency = rnd() < 0.5 ? 1 : 3;
+  return { trigger, signal, stopAfterMs, concurrency };
+}
+
+export async function runRound(env: TestEnv, seed: number): Promise<RoundResult> {
+  const { trigger, signal, stopAfterMs, concurrency } = planRound(seed);
   const engine = docker(env);
   const prefix = testPrefix(`chaos-${seed}`);
   try {

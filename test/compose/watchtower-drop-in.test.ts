@@ -156,7 +156,8 @@ t.test('a Watchtower compose file with the image changed: updates, then up -d an
   const updated = (['web', 'api'] as const)
     .map((service) => ({
       ID: before[service]?.id as string,
-      Name: `${project}_${service}_1`,
+      // Watchtower's .Name is the Engine's name, with its leading `/` (docs/notifications.md).
+      Name: `/${project}_${service}_1`,
       ImageName: v1[service]?.ref as string,
       CurrentImageID: before[service]?.image as string,
       LatestImageID: after[service]?.image as string,
@@ -171,7 +172,7 @@ t.test('a Watchtower compose file with the image changed: updates, then up -d an
     }]);
     t.equal(message?.message, go?.output, "the same text Watchtower's template renders in Go");
   }
-  t.match(message?.message, new RegExp(`- ${project}_web_1 updated to [0-9a-f]{12}\\n`));
+  t.match(message?.message, new RegExp(`- /${project}_web_1 updated to [0-9a-f]{12}\\n`));
 
   // What the Compose CLI says: every service up, under its Compose name.
   const ps = (await stack.compose(['ps'])).stdout;

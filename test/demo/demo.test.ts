@@ -1,11 +1,12 @@
 // `npm run demo` (docs/demo.md) as a user meets it: it comes up even where a killed demo was left behind,
 // the commands it prints work (a check reports exactly the containers given newer images, an update
 // replaces the ones it may), and SIGTERM leaves no process, container or directory behind.
+// test-lane: environment (the demo starts its own private engine and registries, as root)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import t from 'tap';
 import { REPO_ROOT } from '../helpers/service.js';
+import { freePort } from '../helpers/ports.js';
 
 // Its own directory and ports: the shared test environment (5101/5102) and the test files running beside
 // this one must never meet the demo, and the directory is fixed so that a run killed halfway is cleaned up
@@ -29,16 +30,6 @@ interface RunningDemo {
   exited: Promise<number | null>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /**
  * The command package.json's "demo" script runs, started directly so that the test signals the demo itself:

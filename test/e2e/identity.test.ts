@@ -1,13 +1,11 @@
 // docs/state.md#identity through the real binary and engine: state belongs to the container Tidewatch acted
 // on. Tidewatch's own replacements carry it (a rollback's new container is held); a container someone else
 // creates under the same name starts with none: no rollback (404), no hold, no last check.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { pullImage, pushImage, runContainer } from '../helpers/images.js';
 import { QUICK_STOP_CMD, pushNext, runningOn, scenario, type Scenario } from '../helpers/scenarios.js';
-import { call, startService, type RunningService } from '../helpers/service.js';
+import { call, type RunningService } from '../helpers/service.js';
+import { serveScenario, tempDir, type Teardown } from '../helpers/fixtures.js';
 
 const TOKEN = 'e2e-identity-token-0123456789';
 
@@ -20,15 +18,11 @@ interface Container {
   rollback_available?: boolean;
 }
 
-async function serve(t: { teardown(fn: () => unknown): void }, s: Scenario): Promise<RunningService> {
-  const dir = await mkdtemp(join(tmpdir(), 'tw-identity-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const service = await startService([
-    '--host', s.env.dockerHost, '--http-api-endpoints', 'check,containers,update,audit,rollback', '--http-api-token', TOKEN,
-    '--data-dir', dir, '--update-grace-period', '1s', '--stop-timeout', '5s', `${s.prefix}-.*`,
+async function serve(t: Teardown, s: Scenario): Promise<RunningService> {
+  return serveScenario(t, { host: s.env.dockerHost, prefix: s.prefix }, [
+    '--http-api-endpoints', 'check,containers,update,audit,rollback', '--http-api-token', TOKEN,
+    '--data-dir', await tempDir(t, 'identity'), '--update-grace-period', '1s', '--stop-timeout', '5s',
   ]);
-  t.teardown(() => service.stop('SIGKILL'));
-  return service;
 }
 
 const post = (service: RunningService, path: string) => call(`${service.url}${path}`, { method: 'POST', token: TOKEN });

@@ -3,8 +3,6 @@
 // through the parent's update, a rollback on demand, and a SIGKILL in the middle of the update followed by a
 // start that repairs it. Each time it ends running in the live parent's namespaces, and stays its dependent.
 // The update and rollback run on Docker 20.10 and on Docker 28.5 with the containerd image store (docs/engines.md).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import t, { type Test } from 'tap';
@@ -12,7 +10,8 @@ import { waitFor } from '../helpers/env.js';
 import { pullImage, pushImage, runContainer } from '../helpers/images.js';
 import { namespaceOf } from '../helpers/namespace-of.js';
 import { QUICK_STOP_CMD, docker28StoreScenario, mainScenario, pushNext, runningOn, type EngineScenario, type RunningOn, type Scenario } from '../helpers/scenarios.js';
-import { call, runBinary, startService, type RunningService } from '../helpers/service.js';
+import { call, runBinary, type RunningService } from '../helpers/service.js';
+import { serveScenario, tempDir } from '../helpers/fixtures.js';
 
 const TOKEN = 'e2e-namespaces-token-0123456789';
 const NAMESPACES = ['net', 'ipc', 'pid'] as const;
@@ -50,19 +49,8 @@ async function assertFollows(t: Test, s: Scenario, f: Family, because: string): 
   return parent.Id;
 }
 
-async function tempDir(t: Test): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'tw-namespaces-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 async function serve(t: Test, s: EngineScenario, extra: string[]): Promise<RunningService> {
-  const service = await startService([
-    '--host', s.host, '--http-api-endpoints', 'update,rollback', '--http-api-token', TOKEN,
-    '--stop-timeout', '2s', ...extra, `${s.prefix}-.*`,
-  ]);
-  t.teardown(() => service.stop('SIGKILL'));
-  return service;
+  return serveScenario(t, s, ['--http-api-endpoints', 'update,rollback', '--http-api-token', TOKEN, '--stop-timeout', '2s', ...extra]);
 }
 
 const post = (service: RunningService, path: string) => call(`${service.url}${path}`, { method: 'POST', token: TOKEN });
@@ -77,7 +65,7 @@ for (const [label, engineScenario] of ENGINES) {
     // The image id the parent runs: the config digest in the classic store, the manifest's in the containerd store.
     const { Id: v1Parent, Image: v1Image } = await s.engine.getContainer(f.parent.name).inspect();
     await pushNext(s, f.parent);
-    const service = await serve(t, s, ['--data-dir', await tempDir(t), '--update-grace-period', '1s']);
+    const service = await serve(t, s, ['--data-dir', await tempDir(t, 'namespaces'), '--update-grace-period', '1s']);
 
     const updated = await post(service, '/v1/update');
     t.match(updated.body, { summary: { updated: 1, failed: 0, restarted: 1 } }, updated.text);

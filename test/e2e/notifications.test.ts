@@ -2,8 +2,6 @@
 // URLs at once, a generic webhook on loopback and the real MQTT broker, with the right counts and the
 // failed replacement's error; monitor-only over three runs (three processes) with one new digest sends
 // exactly one message; an endpoint that is down costs the run nothing and is counted as failed.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { waitFor } from '../helpers/env.js';
@@ -12,6 +10,7 @@ import { freePort } from '../helpers/loopback-server.js';
 import { requireBroker, subscribe } from '../helpers/mqtt.js';
 import { pushNext, runningOn, scenario } from '../helpers/scenarios.js';
 import { call, runBinary, startService } from '../helpers/service.js';
+import { tempDir } from '../helpers/fixtures.js';
 
 const TOKEN = 'e2e-notify-token-0123456789';
 
@@ -19,12 +18,6 @@ async function webhook(t: { teardown(fn: () => unknown): void }): Promise<Captur
   const hook = await new CaptureServer().start();
   t.teardown(() => hook.close());
   return hook;
-}
-
-async function dataDir(t: { teardown(fn: () => unknown): void }): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'tw-notify-data-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return dir;
 }
 
 t.test('one update run, one report to a webhook and to MQTT at once, with the failure in it', async (t) => {
@@ -46,7 +39,7 @@ t.test('one update run, one report to a webhook and to MQTT at once, with the fa
   const result = await runBinary([
     '--host', env.dockerHost, '--run-once', '--update-grace-period', '1s', '--stop-timeout', '5s',
     '--notification-url', `generic+http://${hook.host}/hook mqtt://${broker}/${topic}`,
-    '--notification-report', '--notifications-hostname', 'e2e-host', '--data-dir', await dataDir(t),
+    '--notification-report', '--notifications-hostname', 'e2e-host', '--data-dir', await tempDir(t, 'notify-data'),
     `${prefix}-.*`,
   ], {}, 120_000);
   t.equal(result.code, 1, 'run-once exits 1: one update failed');
@@ -57,8 +50,8 @@ t.test('one update run, one report to a webhook and to MQTT at once, with the fa
   const body = hook.requests[0]?.body ?? '';
   t.equal(published[0]?.payload, body, 'the same report to both');
   t.match(body, /^2 Scanned, 1 Updated, 0 Restarted, 1 Failed, 0 Fresh, 0 Skipped\n/, "the default template's counts");
-  t.match(body, new RegExp(`- ${prefix}-good \\(.*\\): [0-9a-f]{12} updated to [0-9a-f]{12}`));
-  t.match(body, new RegExp(`- ${prefix}-bad \\(.*\\): Failed: new container exited with code 3`), 'the failed replacement with its error');
+  t.match(body, new RegExp(`- /${prefix}-good \\(.*\\): [0-9a-f]{12} updated to [0-9a-f]{12}`));
+  t.match(body, new RegExp(`- /${prefix}-bad \\(.*\\): Failed: new container exited with code 3`), 'the failed replacement with its error');
 });
 
 t.test('monitor-only over three runs, across restarts: one new digest, one message', async (t) => {
@@ -67,7 +60,7 @@ t.test('monitor-only over three runs, across restarts: one new digest, one messa
   const { env, prefix } = s;
   const app = await runningOn(s, 'app');
   const hook = await webhook(t);
-  const dir = await dataDir(t);
+  const dir = await tempDir(t, 'notify-data');
   await pushNext(s, app);
   for (let run = 1; run <= 3; run++) {
     const result = await runBinary([
@@ -94,7 +87,7 @@ t.test('an endpoint that is down costs the run nothing and is counted as failed'
   await runningOn(s, 'a');
   await runningOn(s, 'b');
   const closed = await freePort();
-  const dir = await dataDir(t);
+  const dir = await tempDir(t, 'notify-data');
   const start = (urls: string[]) =>
     startService([
       '--host', env.dockerHost, '--http-api-endpoints', 'update,metrics', '--http-api-token', TOKEN,
@@ -139,10 +132,11 @@ t.test('--porcelain v1 writes a line per container to stdout', async (t) => {
   const fresh = await runningOn(s, 'fresh');
   await pushNext(s, stale);
   const result = await runBinary([
-    '--host', env.dockerHost, '--run-once', '--porcelain', 'v1', '--update-grace-period', '1s', '--data-dir', await dataDir(t), `${prefix}-.*`,
+    '--host', env.dockerHost, '--run-once', '--porcelain', 'v1', '--update-grace-period', '1s', '--data-dir', await tempDir(t, 'notify-data'), `${prefix}-.*`,
   ], {}, 60_000);
   t.equal(result.code, 0, result.stderr);
   const lines = result.stdout.split('\n').filter((line) => !line.startsWith('{'));
-  t.ok(lines.includes(`${stale.name} (${stale.image.ref}): Updated`), `updated line in:\n${lines.join('\n')}`);
-  t.ok(lines.includes(`${fresh.name} (${fresh.image.ref}): Fresh`), 'fresh line');
+  // `.Name` with Watchtower's leading `/` (docs/notifications.md), as its porcelain.v1 prints it.
+  t.ok(lines.includes(`/${stale.name} (${stale.image.ref}): Updated`), `updated line in:\n${lines.join('\n')}`);
+  t.ok(lines.includes(`/${fresh.name} (${fresh.image.ref}): Fresh`), 'fresh line');
 });

@@ -3,14 +3,12 @@
 // at a window's opening applies; approvals asked by a run, kept across a SIGKILL, approved by the API with
 // exactly the asked digest applied after the tag moved, a burst of approvals applied once, and reject then a
 // newer push asks again.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { waitFor } from '../helpers/env.js';
 import { pushImage, pullImage, runContainer } from '../helpers/images.js';
 import { QUICK_STOP_CMD, pushNext, runningOn, scenario, type Scenario } from '../helpers/scenarios.js';
-import { call, startService, type RunningService } from '../helpers/service.js';
+import { call, type RunningService } from '../helpers/service.js';
+import { serveScenario, tempDir, type Teardown } from '../helpers/fixtures.js';
 
 const TOKEN = 'e2e-policies-token-0123456789';
 
@@ -33,19 +31,8 @@ interface Approval {
   decided_by?: string;
 }
 
-async function tempDir(t: { teardown(fn: () => unknown): void }): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'tw-policies-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-async function serve(t: { teardown(fn: () => unknown): void }, s: Scenario, args: string[]): Promise<RunningService> {
-  const service = await startService([
-    '--host', s.env.dockerHost, '--http-api-token', TOKEN, '--update-grace-period', '1s', '--stop-timeout', '5s',
-    ...args, `${s.prefix}-.*`,
-  ]);
-  t.teardown(() => service.stop('SIGKILL'));
-  return service;
+async function serve(t: Teardown, s: Scenario, args: string[]): Promise<RunningService> {
+  return serveScenario(t, { host: s.env.dockerHost, prefix: s.prefix }, ['--http-api-token', TOKEN, '--update-grace-period', '1s', '--stop-timeout', '5s', ...args]);
 }
 
 const post = (service: RunningService, path: string) => call(`${service.url}${path}`, { method: 'POST', token: TOKEN });
@@ -121,7 +108,7 @@ t.test('approvals: asked by a run, kept across SIGKILL, exactly the asked digest
   await pullImage(s.engine, v1.ref);
   await runContainer(s.engine, { name: `${s.prefix}-db`, image: v1.ref, labels: { 'tidewatch.tag.policy': 'major' } });
   const asked = await push('2.0.0', 'v2 first');
-  const dir = await tempDir(t);
+  const dir = await tempDir(t, 'policies');
   const args = ['--http-api-endpoints', 'update,containers,approvals,audit,metrics', '--data-dir', dir, '--approval', 'major'];
   const first = await serve(t, s, args);
 

@@ -10,7 +10,8 @@ import { CaptureServer } from '../helpers/capture-server.js'
 import { waitFor } from '../helpers/env.js'
 import { pullImage, pushImage, runContainer } from '../helpers/images.js'
 import { QUICK_STOP_CMD, scenario } from '../helpers/scenarios.js'
-import { call, startService } from '../helpers/service.js'
+import { call } from '../helpers/service.js'
+import { serveScenario } from '../helpers/fixtures.js'
 
 const TOKEN = 'e2e-rollback-named-token-0123'
 
@@ -31,12 +32,10 @@ t.test('notification, audit, monitor-only and release of a rollback', async (t) 
   await runContainer(s.engine, { name, image: v100.ref, labels: { 'tidewatch.tag.policy': 'minor' } })
   const v110 = await push('1.1.0')
   const serve = async (extra: string[]) => {
-    const service = await startService([
-      '--host', s.env.dockerHost, '--http-api-endpoints', 'update,audit,rollback', '--http-api-token', TOKEN,
-      '--data-dir', dir, '--update-grace-period', '1s', '--stop-timeout', '5s',
-      '--notification-url', `generic+http://${hook.host}/hook`, ...extra, `${s.prefix}-.*`,
-    ], {}, 90_000)
-    t.teardown(() => service.stop('SIGKILL'))
+    const service = await serveScenario(t, { host: s.env.dockerHost, prefix: s.prefix }, [
+      '--http-api-endpoints', 'update,audit,rollback', '--http-api-token', TOKEN, '--data-dir', dir, '--update-grace-period', '1s',
+      '--stop-timeout', '5s', '--notification-url', `generic+http://${hook.host}/hook`, ...extra,
+    ], 90_000)
     const post = (path: string) => call(`${service.url}${path}`, { method: 'POST', token: TOKEN })
     const audit = async () => ((await call(`${service.url}/v1/audit?container=${name}`, { token: TOKEN })).body as { entries: AuditEntry[] }).entries
     return { service, post, audit }

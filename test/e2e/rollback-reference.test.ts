@@ -7,7 +7,8 @@
 import t from 'tap'
 import { pullImage, pushImage, runContainer, type PushedImage } from '../helpers/images.js'
 import { QUICK_STOP_CMD, docker28StoreScenario, mainScenario, runningOn, pushNext, scenario, type EngineScenario } from '../helpers/scenarios.js'
-import { call, startService } from '../helpers/service.js'
+import { call } from '../helpers/service.js'
+import { serveScenario } from '../helpers/fixtures.js'
 
 const TOKEN = 'e2e-rollback-ref-token-012345'
 const ZODIAC = 'com.centurylinklabs.zodiac.original-image'
@@ -16,11 +17,9 @@ interface Summary { updated: number; failed: number; skipped: number }
 interface ContainerRow { name: string; image: string; image_id: string; held?: boolean }
 
 async function serve(t: { teardown(fn: () => unknown): void }, dockerHost: string, prefix: string) {
-  const service = await startService([
-    '--host', dockerHost, '--http-api-endpoints', 'check,containers,update,rollback', '--http-api-token', TOKEN,
-    '--update-grace-period', '1s', '--stop-timeout', '5s', `${prefix}-.*`,
+  const service = await serveScenario(t, { host: dockerHost, prefix }, [
+    '--http-api-endpoints', 'check,containers,update,rollback', '--http-api-token', TOKEN, '--update-grace-period', '1s', '--stop-timeout', '5s',
   ])
-  t.teardown(() => service.stop('SIGKILL'))
   const post = async (path: string) => {
     const res = await call(`${service.url}${path}`, { method: 'POST', token: TOKEN })
     return { ...res, summary: (res.body as { summary?: Summary }).summary }

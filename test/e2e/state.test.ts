@@ -2,12 +2,10 @@
 // a rollback on demand, the hold it leaves and its release, in the audit trail; a rollback whose previous
 // image cannot start leaves the current container running; cleanup keeps the previous image for
 // --rollback-retention and removes it after.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { pushNext, runningOn, scenario, type Scenario } from '../helpers/scenarios.js';
-import { call, startService, type RunningService } from '../helpers/service.js';
+import { call, type RunningService } from '../helpers/service.js';
+import { serveScenario, tempDir, type Teardown } from '../helpers/fixtures.js';
 
 const TOKEN = 'e2e-state-token-0123456789abc';
 const ENDPOINTS = 'check,containers,update,history,audit,rollback';
@@ -21,19 +19,10 @@ interface Container {
   held?: boolean;
 }
 
-async function tempDir(t: { teardown(fn: () => unknown): void }, label: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), `tw-${label}-`));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-async function serve(t: { teardown(fn: () => unknown): void }, s: Scenario, dataDir: string, extra: string[] = []): Promise<RunningService> {
-  const service = await startService([
-    '--host', s.env.dockerHost, '--http-api-endpoints', ENDPOINTS, '--http-api-token', TOKEN, '--data-dir', dataDir,
-    '--update-grace-period', '1s', '--stop-timeout', '5s', ...extra, `${s.prefix}-.*`,
+async function serve(t: Teardown, s: Scenario, dataDir: string, extra: string[] = []): Promise<RunningService> {
+  return serveScenario(t, { host: s.env.dockerHost, prefix: s.prefix }, [
+    '--http-api-endpoints', ENDPOINTS, '--http-api-token', TOKEN, '--data-dir', dataDir, '--update-grace-period', '1s', '--stop-timeout', '5s', ...extra,
   ]);
-  t.teardown(() => service.stop('SIGKILL'));
-  return service;
 }
 
 async function containers(service: RunningService): Promise<Map<string, Container>> {

@@ -15,13 +15,9 @@ export async function listenOnLoopback(server: Server): Promise<string> {
   return `127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** A loopback port free right now, for a server another process will bind (a container on the host network). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  const address = await listenOnLoopback(server);
-  await closeServer(server);
-  return Number(address.split(':')[1]);
-}
+/** A loopback port free right now, for a server another process will bind (a container on the host network).
+ * Kept here for the tests that import it from this module; the one copy is test/helpers/ports.ts. */
+export { freePort } from './ports.js';
 
 /** Drops open connections (keep-alive clients would hold close() forever) and closes. */
 export async function closeServer(server: Server): Promise<void> {

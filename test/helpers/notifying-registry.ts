@@ -3,23 +3,15 @@
 // Its access log (stdout) counts the requests it served; its app log (stderr) says what it delivered.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const REGISTRY_BINARY = '/usr/bin/docker-registry';
 
 /** A port nothing listens on now (loopback). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** Kept here for the tests that import it from this module; the one copy is test/helpers/ports.ts. */
+export { freePort } from './ports.js';
+import { freePort } from './ports.js';
 
 export interface NotifyingRegistry {
   /** `127.0.0.1:<port>`, as image references name it. */

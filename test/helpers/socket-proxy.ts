@@ -5,10 +5,10 @@
 // answered with haproxy's 403 page. Every request it saw is kept (method, path, status) from its log.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from './env.js';
+import { freePort } from './ports.js';
 
 /** The image's switches, each the first path segment of the sections it allows (docs/security.md). */
 export const SECTIONS = [
@@ -85,13 +85,6 @@ export interface SocketProxy {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Whether Debian's haproxy is installed (scripts/test-env.sh installs it; CI=true fails without it). */
 export function haproxyInstalled(): boolean {

@@ -1,4 +1,5 @@
-// Hand-built targets for unit tests of logic that has no real counterpart (core orchestration).
+// The one builder of hand-made targets, for unit tests of logic that needs no engine (core orchestration,
+// gates, sources): a test names only what it is about, and a field the Target type gains is added here once.
 import type { Target } from '../../core/index.js';
 
 export function fakeTarget(name: string, overrides: Partial<Target> = {}): Target {

@@ -1,7 +1,8 @@
 // Ephemeral self-update with the real image on the real engine (docs/image.md#ephemeral-self-update):
 // Tidewatch runs from the local registry with a published port and --ephemeral-self-update. A broken
 // release first (its service exits at once, its helper mode works): the helper puts the old container
-// back, running, under its name. Then a good release: the replacement runs the new image under the
+// back, running, under its name, and (with a data directory, in the container's own layer, which the put-back
+// container keeps) the runs after it skip that release instead of handing it off again. Then a good release: the replacement runs the new image under the
 // original name with the same port binding, and neither the old container nor the helper is left.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -60,7 +61,7 @@ t.test('ephemeral self-update with a published port: a broken release rolls back
   await dockerCli(env, [
     'run', '-d', '--name', self, '--network', 'host', '-p', `127.0.0.1:${port}:${port}`,
     '-v', `${env.dockerSocket}:/var/run/docker.sock`,
-    ref, '--interval', '3s', '--ephemeral-self-update',
+    ref, '--interval', '3s', '--ephemeral-self-update', '--data-dir', '/tmp/tidewatch-data',
     '--http-api-endpoints', 'health', '--http-api-host', '127.0.0.1', '--http-api-port', String(port), self,
   ]);
   const first = await engine.getContainer(self).inspect();
@@ -79,6 +80,18 @@ t.test('ephemeral self-update with a published port: a broken release rolls back
     throw err;
   }
   t.match(await dockerCli(env, ['logs', self]), /handed to the ephemeral helper/, 'the old instance handed its replacement to the helper');
+  // The release that failed is remembered: the next runs (every 3 s) skip it rather than hand it off again.
+  const logs = await waitFor(async () => {
+    const text = await dockerCli(env, ['logs', self]).catch(() => '');
+    return /not retried: /.test(text) ? text : undefined;
+  }, 120_000, 1000).catch(async (err: unknown) => {
+    await diagnose();
+    throw err;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 10_000));
+  const later = await dockerCli(env, ['logs', self]);
+  t.equal(later.match(/handed to the ephemeral helper/g)?.length, 1, 'handed off once, not at every run');
+  t.match(logs, /not retried: sha256:[0-9a-f]{64} failed at .*helper put this container back/, 'the runs after it say why they skip it');
   const named = (await engine.listContainers({ all: true })).filter((c) => c.Names.some((n) => n.includes(prefix)));
   t.same(named.map((c) => [c.Id, c.State]), [[first.Id, 'running']], 'the old container runs under its name, nothing staged beside it');
 

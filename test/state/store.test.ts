@@ -7,17 +7,12 @@ import { join } from 'node:path';
 import t from 'tap';
 import { openStateStore } from '../../plugins/state/store.js';
 import { memoryLogger } from '../helpers/memory-logger.js';
-
-async function tempDir(t: { teardown(fn: () => unknown): void }): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'tw-state-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+import { tempDir } from '../helpers/fixtures.js';
 
 const check = { name: 'web', updateAvailable: true, latestDigest: 'sha256:aa', checkedAt: '2026-01-01T00:00:00.000Z' };
 
 t.test('what is recorded survives a reopen', async (t) => {
-  const dir = await tempDir(t);
+  const dir = await tempDir(t, 'state');
   const store = await openStateStore({ dir });
   store.recordCheck('id1', check);
   store.setHold('id1', { imageId: 'sha256:old', digest: 'sha256:d', image: 'r/web:1', since: check.checkedAt });
@@ -46,7 +41,7 @@ t.test('a replacement hands the old container\'s state to the new one, and only 
 });
 
 t.test('a version-1 snapshot (by name) goes to the container of that name checked last', async (t) => {
-  const dir = await tempDir(t);
+  const dir = await tempDir(t, 'state');
   const previous = { image: 'r/web:1', imageId: 'sha256:p', digest: '', replacedAt: check.checkedAt };
   await writeFile(join(dir, 'state.json'), JSON.stringify({
     version: 1,
@@ -72,7 +67,7 @@ t.test('a version-1 snapshot (by name) goes to the container of that name checke
 });
 
 t.test('a corrupt snapshot is moved aside with one warning; the store starts empty', async (t) => {
-  const dir = await tempDir(t);
+  const dir = await tempDir(t, 'state');
   await writeFile(join(dir, 'state.json'), '{"version":1,"checks":{');
   const logger = memoryLogger();
   const store = await openStateStore({ dir, logger });
@@ -94,7 +89,7 @@ t.test('a torn last audit line is left out of the migration; the entries before 
 });
 
 t.test('the audit trail keeps the newest entries past its bound; queries filter and limit', async (t) => {
-  const dir = await tempDir(t);
+  const dir = await tempDir(t, 'state');
   const store = await openStateStore({ dir, auditCapacity: 10 });
   for (let i = 0; i < 25; i++) {
     await store.appendAudit({ action: 'update', container: `c${i % 2}`, trigger: 'api', run_id: String(i), outcome: 'updated', time: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString() });

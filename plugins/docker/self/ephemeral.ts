@@ -5,7 +5,7 @@
 // with the same configuration, published ports included, proves it, and removes the old one, or restores
 // it. The helper removes itself when done (AutoRemove).
 import type Docker from 'dockerode';
-import { SELF_LABELS, errorMessage, type ApplyResult, type DataDirHandover, type Logger, type UpdatePlan } from '../../../core/index.js';
+import { SELF_LABELS, bareDigest, errorMessage, type ApplyResult, type DataDirHandover, type FailedCandidate, type Logger, type StateStore, type UpdatePlan } from '../../../core/index.js';
 import { inspectOrUndefined, removeContainer } from '../replace/container-ops.js';
 import { pullTargetOf, type PullTarget } from '../image/pinned-pull.js';
 import type { DockerRuntime } from '../runtime.js';
@@ -63,19 +63,42 @@ export function orchestratorCreateOptions(old: Docker.ContainerInspectInfo, imag
   };
 }
 
+/** The part of the state store a hand-off writes to: the failed candidate of this container. */
+export type FailedCandidateMemory = Pick<StateStore, 'setFailedCandidate'>;
+
 export interface HandOffRequest {
   readonly plan: UpdatePlan;
   readonly logger: Logger;
   readonly pull: (image: PullTarget) => Promise<void>;
   /** The data directory's lock, handed to the successor as in a self-update beside (docs/state.md). */
   readonly handover?: DataDirHandover | undefined;
+  /** The state store, when the state plugin runs: where a release the helper could not run is remembered. */
+  readonly store?: FailedCandidateMemory | undefined;
+}
+
+/**
+ * Written before the hand-off, as if the release had failed (docs/image.md#ephemeral-self-update): this
+ * process cannot learn the helper's verdict, since the helper stops it first. When the release runs, its
+ * container has another id and this entry is left to the old one, which is gone. When the helper puts this
+ * container back, the entry stands, and no run hands the same release off again until a newer one appears
+ * or a person asks for it (docs/state.md#failed-candidates), instead of a stop and restore at every run.
+ */
+export function presumedFailedRelease(plan: UpdatePlan, imageId: string, now = new Date()): FailedCandidate {
+  const { staleness, target } = plan;
+  return {
+    image: target.image,
+    digest: staleness.latestDigest ? bareDigest(staleness.latestDigest) : '',
+    imageId: staleness.latestImageId ?? imageId,
+    reason: 'the ephemeral self-update helper put this container back: the release did not run (the helper\'s log says why)',
+    since: now.toISOString(),
+  };
 }
 
 /**
  * Pulls the new image and starts the helper. `updated` means handed off: the helper stops this process
  * next, and its log (and the new instance's) says how the replacement ended.
  */
-export async function handOffToOrchestrator(rt: DockerRuntime, { plan, logger, pull, handover }: HandOffRequest): Promise<ApplyResult> {
+export async function handOffToOrchestrator(rt: DockerRuntime, { plan, logger, pull, handover, store }: HandOffRequest): Promise<ApplyResult> {
   const { target } = plan;
   const old = await inspectOrUndefined(rt.docker, target.id);
   if (!old) return { target, outcome: 'failed', error: 'container no longer exists', rolledBack: false };
@@ -96,12 +119,16 @@ export async function handOffToOrchestrator(rt: DockerRuntime, { plan, logger, p
     if (leftover?.State.Running) return { target, outcome: 'skipped', reason: 'an ephemeral self-update helper is already running' };
     if (leftover) await removeContainer(rt.docker, leftover.Id);
     helperId = (await rt.docker.createContainer(options)).id;
+    // Before the hand-over flushes the store: nothing is written to the data directory after it.
+    store?.setFailedCandidate(target.id, presumedFailedRelease(plan, imageId));
     // The successor the helper starts shares the data directory: the lock is released before, as a
     // self-update beside does, so a predecessor stopped the hard way cannot keep its successor out.
     await handover?.handOver();
     await rt.docker.getContainer(helperId).start();
   } catch (err) {
     if (helperId) await removeContainer(rt.docker, helperId).catch(() => undefined);
+    // The helper never ran: the release was not tried, and may be at the next run.
+    store?.setFailedCandidate(target.id, undefined);
     await handover?.takeBack().catch((e: unknown) => logger.error({ err: errorMessage(e) }, 'could not take the data directory lock back'));
     return { target, outcome: 'failed', error: `starting the ephemeral self-update helper: ${errorMessage(err)}`, rolledBack: true };
   }

@@ -15,6 +15,7 @@ import { formatDuration } from '../../../plugins/cooldown/duration.js';
 import { cooldownGate } from '../../../plugins/cooldown/gate.js';
 import { silentLogger } from '../../../core/logger.js';
 import { asStaleness } from '../../helpers/staleness.js';
+import { fakeTarget } from '../../helpers/targets.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -38,19 +39,7 @@ t.test('cooldown syntax', async (t) => {
 });
 
 function target(name: string, labels: Record<string, string> = {}): Target {
-  return {
-    runtime: 'stub',
-    id: `id-${name}`,
-    name,
-    image: `127.0.0.1:5101/demo/${name}:latest`,
-    imageId: `sha256:${'0'.repeat(64)}`,
-    repoDigests: [`127.0.0.1:5101/demo/${name}@sha256:${'1'.repeat(64)}`],
-    labels,
-    imageLabels: {},
-    state: 'running',
-    dependsOn: [],
-    isSelf: false,
-  };
+  return fakeTarget(name, { runtime: 'stub', imageId: `sha256:${'0'.repeat(64)}`, repoDigests: [`127.0.0.1:5101/demo/${name}@sha256:${'1'.repeat(64)}`], labels });
 }
 
 interface Scenario {

@@ -40,13 +40,18 @@ t.test(`SIGKILL while the new container is being proven, then a fresh start${suf
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   t.teardown(() => void child.kill('SIGKILL'));
 
+  // The child's start (TypeScript transpiled on the fly) is slow on a loaded machine: the wait below
+  // counts from its run's start, not from the spawn.
+  await waitFor(async () => output.includes('run started'), 180_000).catch((err: Error) => {
+    throw new Error(`${err.message}\nchild output:\n${output}`);
+  });
   // The point of no return: the old container is aside and stopped, the new one runs under the name.
   await waitFor(async () => {
     const names = await containerNames(engine, prefix);
     if (!names.some((n) => n.startsWith(`${name}--tidewatch-old-`))) return false;
     const holder = await engine.getContainer(name).inspect().catch(() => undefined);
     return holder !== undefined && holder.Id !== old.id && holder.State.Running;
-  }, 30_000).catch((err: Error) => {
+  }, 60_000).catch((err: Error) => {
     throw new Error(`${err.message}\nchild output:\n${output}`);
   });
   const oldState = await engine.getContainer(old.id).inspect();

@@ -2,7 +2,12 @@
 // needs many containers or a held run, which the real engine would make slow. The same page against
 // the real binary, engine and registry is test/e2e/dashboard.test.ts.
 //
-// Measured here: the first load's transfer (≤ 150 KB) and the render time of 500 rows (≤ 200 ms).
+// Measured here: the first load's transfer (≤ 150 KB) and the render time of 500 rows: within 200 ms, or,
+// on a loaded machine, within RENDER_FLOOR_RATIO times a floor measured in the same page after each render
+// (the browser parsing the markup of all 500 rows into a hidden table: work a full render cannot skip,
+// slowed by load as the render is), the slowest floor of the page counting: load comes in bursts, and a render
+// caught in one must not be held to a floor measured between two. A render that does much more than it
+// should fails either way.
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import type { Staleness } from '../../../core/index.js';
@@ -12,6 +17,12 @@ import { EVENTS_TOKEN, gate, startApi, target, TOKEN, type Harness } from './hel
 const ROWS = 500;
 const FIRST_LOAD_BUDGET = 150 * 1024;
 const RENDER_BUDGET_MS = 200;
+/**
+ * Render time over the floor: measured 1.9-3.6 for a full render (3.6 with little load, where the 200 ms hold
+ * anyway) and 0.4-3.3 for a filtered one, under loads of 10-38 on 2 cores; a render made to do its work six
+ * times measured 13.4 (the render builds its markup in script, then the browser parses it).
+ */
+const RENDER_FLOOR_RATIO = 5;
 const name = (i: number): string => `app-${String(i).padStart(3, '0')}`;
 const isStale = (i: number): boolean => i % 7 === 0;
 const isError = (i: number): boolean => i % 50 === 1;
@@ -71,6 +82,42 @@ function colours(page: Page, selector: string): Promise<{ fg: string; bg: string
 const STALE_SHOWN = `document.querySelectorAll('#containers tbody tr.stale').length > 0`;
 const lastRenderMs = (page: Page): Promise<number> => inPage(page, 'window.__twLastRenderMs');
 
+/**
+ * The floor: the fastest of three parses of the full table's markup (all 500 rows, kept from the first call,
+ * which comes after the full render of the check) into a hidden table of the same page, in ms.
+ */
+const renderFloorMs = (page: Page): Promise<number> =>
+  inPage(
+    page,
+    `(() => {
+      const html = (window.__twFloorHtml ??= document.querySelector('#containers tbody').innerHTML);
+      const table = document.createElement('table');
+      table.hidden = true;
+      document.body.appendChild(table);
+      const body = table.createTBody();
+      let best = Infinity;
+      for (let i = 0; i < 3; i++) {
+        body.innerHTML = '';
+        const started = performance.now();
+        body.innerHTML = html;
+        best = Math.min(best, performance.now() - started);
+      }
+      table.remove();
+      return best;
+    })()`,
+  );
+
+interface Render {
+  readonly ms: number;
+  readonly floorMs: number;
+}
+
+const lastRenderWithFloor = async (page: Page): Promise<Render> => ({ ms: await lastRenderMs(page), floorMs: await renderFloorMs(page) });
+
+/** Within the idle budget, or within the ratio of the page's slowest floor when the machine is loaded. */
+const withinBudget = (r: Render, floorMs: number): boolean => r.ms <= RENDER_BUDGET_MS || r.ms <= RENDER_FLOOR_RATIO * Math.max(floorMs, 1);
+const shown = (r: Render): string => `${r.ms.toFixed(1)} ms (floor ${r.floorMs.toFixed(1)} ms, ratio ${(r.ms / Math.max(r.floorMs, 0.1)).toFixed(2)})`;
+
 async function startWorld(t: { teardown(fn: () => unknown): void }, rows = ROWS): Promise<Harness> {
   const h = await startApi({}, world(rows));
   t.teardown(() => h.close());
@@ -117,9 +164,8 @@ t.test('500 containers: first load, sign-in, check, filters, sort, render time',
   await untilInPage(page, STALE_SHOWN);
   const stale = Array.from({ length: ROWS }, (_, i) => i).filter((i) => isStale(i) && !isError(i));
   t.equal(await page.locator('#containers tbody tr.stale').count(), stale.length, 'the stale rows are marked');
-  const checkRender = await lastRenderMs(page);
-  t.comment(`render of ${ROWS} checked rows: ${checkRender.toFixed(1)} ms`);
-  t.ok(checkRender <= RENDER_BUDGET_MS, `render ${checkRender.toFixed(1)} ms ≤ ${RENDER_BUDGET_MS} ms`);
+  const checkRender = await lastRenderWithFloor(page);
+  t.comment(`render of ${ROWS} checked rows: ${shown(checkRender)}`);
   const row7 = page.locator('#containers tbody tr[data-name="app-007"]');
   t.match(await row7.innerText(), /available/);
   t.match(await row7.locator('.digest').nth(1).getAttribute('title'), digest('n7'), 'latest digest in full on hover');
@@ -127,9 +173,9 @@ t.test('500 containers: first load, sign-in, check, filters, sort, render time',
   t.pass('the live feed showed the check');
 
   // Filters, search and sorting, each a render of up to 500 rows.
-  const renders: number[] = [];
+  const renders: Render[] = [];
   const lastRender = async (): Promise<void> => {
-    renders.push(await lastRenderMs(page));
+    renders.push(await lastRenderWithFloor(page));
   };
   await page.check('#stale-only');
   t.equal(await rowCount(page), stale.length, 'stale only');
@@ -152,8 +198,10 @@ t.test('500 containers: first load, sign-in, check, filters, sort, render time',
   t.equal(await page.locator('#containers tbody tr').first().getAttribute('data-name'), name(ROWS - 1), 'sorted by name, descending');
   t.equal(await page.getAttribute('th button[data-sort="name"]', 'aria-sort'), 'descending');
   await lastRender();
-  t.comment(`filter and sort renders: ${renders.map((r) => r.toFixed(1)).join(', ')} ms`);
-  t.ok(Math.max(...renders) <= RENDER_BUDGET_MS, 'every filter and sort renders within the budget');
+  t.comment(`filter and sort renders: ${renders.map(shown).join('; ')}`);
+  const floorMs = Math.max(checkRender.floorMs, ...renders.map((r) => r.floorMs));
+  t.ok(withinBudget(checkRender, floorMs), `render of ${ROWS} rows ${checkRender.ms.toFixed(1)} ms: ≤ ${RENDER_BUDGET_MS} ms or ≤ ${RENDER_FLOOR_RATIO}× the floor (${floorMs.toFixed(1)} ms)`);
+  t.ok(renders.every((r) => withinBudget(r, floorMs)), 'every filter and sort renders within the budget');
 
   // Nothing sent the main token in an address.
   t.notOk(requests.some((u) => u.includes(TOKEN)), 'the main token never appears in a request address');

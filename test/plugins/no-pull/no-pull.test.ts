@@ -8,24 +8,13 @@ import {
   type TidewatchPlugin,
 } from '../../../core/index.js';
 import { noPullPlugin, type NoPullPluginOptions } from '../../../plugins/no-pull/index.js';
+import { fakeTarget } from '../../helpers/targets.js';
 
 const ID_A = `sha256:${'a'.repeat(64)}`;
 const ID_B = `sha256:${'b'.repeat(64)}`;
 
 function target(name: string, image: string, imageId: string, labels: Record<string, string> = {}): Target {
-  return {
-    runtime: 'stub',
-    id: `id-${name}`,
-    name,
-    image,
-    imageId,
-    repoDigests: [],
-    labels,
-    imageLabels: {},
-    state: 'running',
-    dependsOn: [],
-    isSelf: false,
-  };
+  return fakeTarget(name, { runtime: 'stub', image, imageId, labels });
 }
 
 interface Setup {

@@ -48,8 +48,8 @@ t.test('default-legacy (the default): the entries name the version change and th
 
 t.test('default (report mode): the updated line carries the version change, the note below it', async (t) => {
   const body = render('default', true);
-  t.match(body, `- web (nginx:1.25.3-alpine): aaaaaaaaaaaa updated to bbbbbbbbbbbb: 1.25.3-alpine → 1.25.4-alpine (patch)\n  ${NOTE}`);
-  t.match(body, /- redis \(redis:7\): aaaaaaaaaaaa updated to bbbbbbbbbbbb(\n|$)/, 'a digest update reads as before');
+  t.match(body, `- /web (nginx:1.25.3-alpine): aaaaaaaaaaaa updated to bbbbbbbbbbbb: 1.25.3-alpine → 1.25.4-alpine (patch)\n  ${NOTE}`);
+  t.match(body, /- \/redis \(redis:7\): aaaaaaaaaaaa updated to bbbbbbbbbbbb(\n|$)/, 'a digest update reads as before');
 });
 
 t.test('a check run: the stale tag update is announced with its version change', async (t) => {

@@ -31,6 +31,7 @@ t.test('.CurrentVersion, .LatestVersion and .ReleaseNotesURL in a report templat
   const outcome = runOutcome(run);
   const template = '{{range .Report.All}}{{.Name}}: {{.CurrentVersion}} -> [{{.LatestVersion}}] <{{.ReleaseNotesURL}}>\n{{end}}';
   const body = messageRenderer(compileTemplate(template), { host: 'box', titleTag: '', skipTitle: false, withReport: true })({ outcome, containers: outcome.containers, entries: outcome.entries }).body;
+  t.match(body, /^\/web: 2\.3\.0 -> \[2\.4\.0\] <https:\/\/github\.com\/acme\/web\/releases\/tag\/v2\.4\.0>$/m, 'the leading `/` of Watchtower\'s .Name');
   t.match(body, 'web: 2.3.0 -> [2.4.0] <https://github.com/acme/web/releases/tag/v2.4.0>');
   t.match(body, 'db: 16.4 -> [] <>', 'up to date: no latest version, no notes');
 });

@@ -20,6 +20,7 @@ import {
 import { policiesPlugin } from '../../../plugins/policies/index.js';
 import { statePlugin } from '../../../plugins/state/index.js';
 import { asStaleness } from '../../helpers/staleness.js';
+import { fakeTarget } from '../../helpers/targets.js';
 
 interface World {
   latest: Map<string, Staleness>;
@@ -29,7 +30,7 @@ interface World {
 const DIGEST = (n: number) => `sha256:${String(n).repeat(64).slice(0, 64)}`;
 
 function target(name: string, labels: Record<string, string> = {}): Target {
-  return { runtime: 'stub', id: `id-${name}`, name, image: `127.0.0.1:5000/${name}:1.0.0`, imageId: `sha256:${name}`, repoDigests: [], labels, imageLabels: {}, state: 'running', dependsOn: [], isSelf: false };
+  return fakeTarget(name, { runtime: 'stub', image: `127.0.0.1:5000/${name}:1.0.0`, imageId: `sha256:${name}`, labels });
 }
 
 function stub(world: World, targets: Target[]): TidewatchPlugin<object> {

@@ -11,6 +11,7 @@ import {
   type TidewatchPlugin,
 } from '../../../core/index.js';
 import { registryPlugin, type RegistryPluginOptions } from '../../../plugins/registry/index.js';
+import { fakeTarget } from '../../helpers/targets.js';
 
 export function stubRuntime(targets: () => Target[]): TidewatchPlugin<object> {
   return {
@@ -22,19 +23,7 @@ export function stubRuntime(targets: () => Target[]): TidewatchPlugin<object> {
 }
 
 export function target(name: string, image: string, repoDigests: string[] = []): Target {
-  return {
-    runtime: 'stub',
-    id: `id-${name}`,
-    name,
-    image,
-    imageId: `sha256:${'0'.repeat(64)}`,
-    repoDigests,
-    labels: {},
-    imageLabels: {},
-    state: 'running',
-    dependsOn: [],
-    isSelf: false,
-  };
+  return fakeTarget(name, { runtime: 'stub', image, imageId: `sha256:${'0'.repeat(64)}`, repoDigests });
 }
 
 /** An empty config dir, so tests never read the machine's ~/.docker. */

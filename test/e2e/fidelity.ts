@@ -33,12 +33,21 @@ const DOCKER_28_LIMITS: EngineLimit[] = [
   { container: 'two-networks', path: (prefix) => `.Networks.${prefix}-back.MacAddress`, documented: 'docs/engines.md#mac-addresses' },
 ];
 
-const ENGINES: [string, ScenarioOn, EngineLimit[]][] = [
-  ['Docker 20.10', mainScenario, []],
-  ['Docker 26', docker26Scenario, []],
-  ['Docker 28.5 containerd store', docker28StoreScenario, DOCKER_28_LIMITS],
-  ['Docker 28.5 classic store', docker28Scenario, DOCKER_28_LIMITS],
-];
+const ENGINES = {
+  docker20: ['Docker 20.10', mainScenario, []],
+  docker26: ['Docker 26', docker26Scenario, []],
+  'docker28-store': ['Docker 28.5 containerd store', docker28StoreScenario, DOCKER_28_LIMITS],
+  'docker28-classic': ['Docker 28.5 classic store', docker28Scenario, DOCKER_28_LIMITS],
+} satisfies Record<string, [string, ScenarioOn, EngineLimit[]]>;
+
+export type FidelityEngine = keyof typeof ENGINES;
+
+/** Both fidelity tests (an update field by field, a rollback's networks) on one engine of the matrix. */
+export function fidelityTests(engine: FidelityEngine): void {
+  const [label, scenarioOn, limits] = ENGINES[engine];
+  updateKeepsEverySetting(label, scenarioOn, limits);
+  rollbackLeavesNoAsideName(label, scenarioOn);
+}
 
 /** Fields that differ between two containers by nature, not by configuration. */
 const VOLATILE = new Set([
@@ -183,7 +192,7 @@ async function runFleet(t: Test, s: EngineScenario, image: string, entrypointIma
   return macs;
 }
 
-for (const [label, scenarioOn, limits] of ENGINES) {
+function updateKeepsEverySetting(label: string, scenarioOn: ScenarioOn, limits: readonly EngineLimit[]): void {
   t.test(`${label}: an update keeps every setting of thirty containers, field by field`, async (t) => {
     const s = await scenarioOn(t, `e2e-fidelity-${label.replace(/\D/g, '')}`);
     if (!s) return;
@@ -239,7 +248,7 @@ function networkNames(info: Docker.ContainerInspectInfo, network: string): strin
   return [...new Set([...(endpoint.Aliases ?? []), ...(endpoint.DNSNames ?? [])])].sort();
 }
 
-for (const [label, scenarioOn] of ENGINES) {
+function rollbackLeavesNoAsideName(label: string, scenarioOn: ScenarioOn): void {
   t.test(`${label}: a rollback leaves no aside name on the networks and starts the old container once`, async (t) => {
     const s = await scenarioOn(t, `e2e-fidelity-rb-${label.replace(/\D/g, '')}`);
     if (!s) return;
