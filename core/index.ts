@@ -42,13 +42,11 @@ export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
 export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader } from './services.js';
-export { GITHUB_API, REGISTRY_CLIENT, REGISTRY_MIRRORS, SIGNATURE_VERDICTS } from './services.js';
-export type { SignatureVerdicts } from './services.js';
+export { REGISTRY_CLIENT, REGISTRY_MIRRORS } from './services.js';
 export type {
   DockerEngines,
   EngineApi,
   EngineRequestOptions,
-  GitHubApi,
   LocalImage,
   LocalImages,
   PullCredentials,
@@ -126,9 +124,3 @@ export {
 } from './labels.js';
 export { OCI_REVISION, sameCommit } from './revision.js';
 export { formatGoDuration, parseCooldownDuration, parseGoDuration } from './go-duration.js';
-export {
-  notificationServiceKey,
-  type NotificationMessage,
-  type NotificationSender,
-  type NotificationService,
-} from './notification-services.js';

@@ -1,7 +1,8 @@
 // The signatures plugin's start-up, loaded only when the plugin is applied (Sigstore's libraries load
 // with it, never for --help): keys, trusted root, the finder on the REGISTRY_CLIENT service, the verdict
 // cache, and the review and gate taps (docs/signatures.md).
-import { REGISTRY_CLIENT, SIGNATURE_VERDICTS, STAGES, type TidewatchCore } from '../../core/index.js';
+import { REGISTRY_CLIENT, STAGES, type TidewatchCore } from '../../core/index.js';
+import { SIGNATURE_VERDICTS } from './contracts.js';
 import { loadTrustedRoot, type BundleTrust } from './bundle.js';
 import { SignatureFinder } from './find.js';
 import { reviewSignature, signatureGate } from './gate.js';
