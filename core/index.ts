@@ -26,7 +26,7 @@ export type {
 } from './types.js';
 export type { HistoryEntry } from './history.js';
 export { defineFinding, findingLines, readFinding, withFinding } from './findings.js';
-export type { Finding, FindingKey, FindingSpec, Findings, HasFindings } from './findings.js';
+export type { Finding, FindingKey, FindingSpec, Findings } from './findings.js';
 export { DOCUMENTED_FINDING_KEYS, FINDINGS } from './known-findings.js';
 export type { GitStaleness, ReleaseNote, ReleaseNotes, SignatureCheck, SignatureVerdict, TagFacts } from './known-findings.js';
 export type { Hooks } from './hooks.js';
@@ -36,7 +36,7 @@ export { definePlugin, usePlugin } from './plugin.js';
 export type { PluginDefinition, PluginUse, TidewatchPlugin } from './plugin.js';
 export { defaultOf, envName, envNames, option, optionLabel } from './option.js';
 export type { JsonSchema, OptionCommon, OptionKind, OptionSpec, OptionSpecs, OptionValues } from './option.js';
-export { isGoBool, splitCommaOrSpace, stripSlash } from './option-parsers.js';
+export { isGoBool, splitCommaOrSpace } from './option-parsers.js';
 export type { ParseContext, Parser } from './option-parsers.js';
 export { SHARED_OPTIONS } from './shared-options.js';
 
@@ -109,7 +109,6 @@ export { formatImageReference, isArtifactTag, parseImageReference, repositoryNam
 export type { ImageReference } from './image-reference.js';
 export { exactNamePattern, isTargeted, nameMatcher, splitFilterValues } from './request-filter.js';
 export { assertPatternBounds, isPlainName, patternBoundsViolation, patternCost, patternErrors, PATTERN_LIMITS } from './pattern-bounds.js';
-export type { PatternCost, PatternLimits } from './pattern-bounds.js';
 export { isMonitorOnly, selectionFilter } from './selection-rules.js';
 export type { MonitorOnlyOptions, SelectionRules } from './selection-rules.js';
 export {
