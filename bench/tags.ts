@@ -16,7 +16,7 @@ import Docker from 'dockerode';
 import { Agent, request } from 'undici';
 import { mapBounded } from '../core/index.js';
 import { MANIFEST_ACCEPT } from '../plugins/registry/client.js';
-import { newerTags } from '../plugins/registry/tag-versions.js';
+import { newerTags } from '../plugins/registry/tags/versions.js';
 import { logMark, type TestEnv } from '../test/helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, testPrefix } from '../test/helpers/images.js';
 import { call, startService, type RunningService } from '../test/helpers/service.js';

@@ -1,19 +1,19 @@
 // Discovery from the container list: the list carries every fact a target needs (name, labels, image,
 // image id, state, network mode; link aliases show up as names of the linked containers), so a run
 // inspects only each distinct image, plus the rare container whose list entry hides its image name, and
-// not even those when the engine reported no image change since the last discovery (image-facts-cache.ts).
+// not even those when the engine reported no image change since the last discovery (image/facts-cache.ts).
 // Targets are announced per image as soon as that image is inspected, so the run checks them while the
 // other images are still being inspected (docs/performance.md#the-check-pipeline).
 import { setMaxListeners } from 'node:events';
 import type Docker from 'dockerode';
-import type { EngineClient } from './engine-client.js';
+import type { EngineClient } from './engine/client.js';
 import { isSelfLabelled, mapBounded, type Target } from '../../core/index.js';
 import { containerDirectory, dependenciesOf, type DependencyFacts } from './dependencies.js';
-import { isNotFound } from './engine-errors.js';
-import type { NamespaceModes } from './namespaces.js';
-import type { ImageFactsCache } from './image-facts-cache.js';
-import { knownDigests, type ImageStore } from './image-store.js';
-import { containerIdFromHostname } from './self-container.js';
+import { isNotFound } from './engine/errors.js';
+import type { NamespaceModes } from './replace/namespaces.js';
+import type { ImageFactsCache } from './image/facts-cache.js';
+import { knownDigests, type ImageStore } from './image/store.js';
+import { containerIdFromHostname } from './self/container.js';
 import { containerName, imageFactsOfInspect, imageFactsOfListEntry, imageNameOf, toTarget, type ContainerFacts, type ImageFacts } from './target.js';
 
 export interface DiscoveryOptions {
@@ -22,7 +22,7 @@ export interface DiscoveryOptions {
   readonly useComposeDependsOn: boolean;
   readonly inspectConcurrency: number;
   readonly signal?: AbortSignal;
-  /** The engine's image store (image-store.ts): decides which digest a running image is known by. Default classic. */
+  /** The engine's image store (image/store.ts): decides which digest a running image is known by. Default classic. */
   readonly imageStore?: ImageStore;
   /** The engine's name every target carries (docs/hosts.md). */
   readonly host?: string;
@@ -33,7 +33,7 @@ export interface DiscoveryOptions {
   readonly imagesLastTime?: number;
   /** IMAGE_LIST_FROM unless a test says otherwise. */
   readonly imageListFrom?: number;
-  /** The engine's image facts from earlier discoveries, reused while its event stream is open (image-facts-cache.ts). */
+  /** The engine's image facts from earlier discoveries, reused while its event stream is open (image/facts-cache.ts). */
   readonly imageFacts?: ImageFactsCache;
   /** The engine's IPC and PID modes (an inspect per new container): given in update runs, where dependents matter. */
   readonly namespaceModes?: NamespaceModes;

@@ -1,6 +1,6 @@
 // The Docker runtime plugin: discovers containers as targets, applies the Watchtower fork's selection
 // filters, and replaces stale containers without ever losing one (replace.ts). At start it repairs what
-// an interrupted replacement left behind (repair.ts) before any run can begin. This module holds only the
+// an interrupted replacement left behind (replace/repair.ts) before any run can begin. This module holds only the
 // declaration: the runtime (dockerode and the rest) is imported when the plugin is applied.
 import { definePlugin, invalidOptions, type Logger } from '../../core/index.js';
 import type { DockerOptionValues, DockerPluginOptions } from './options.js';
@@ -40,6 +40,6 @@ export default dockerPlugin;
  * the server runs it instead of the service. `options` are the plugin's resolved values; loaded only then.
  */
 export async function runSelfUpdateOrchestrator(options: DockerPluginOptions, env: NodeJS.ProcessEnv, logger: Logger): Promise<number> {
-  const { runOrchestrator } = await import('./orchestrator.js');
+  const { runOrchestrator } = await import('./self/orchestrator.js');
   return runOrchestrator(options as DockerOptionValues, env, logger);
 }

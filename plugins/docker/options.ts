@@ -7,7 +7,7 @@ import {
   type OptionValues,
   type RegistryAuth,
 } from '../../core/index.js';
-import { DEFAULT_DOCKER_HOST, formatHostEntry, parseHostList } from './hosts.js';
+import { DEFAULT_DOCKER_HOST, formatHostEntry, parseHostList } from './engine/hosts.js';
 
 const connection = 'Docker connection';
 const selection = 'Container selection';

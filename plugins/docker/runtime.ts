@@ -1,13 +1,13 @@
 // What the plugin's parts share: the Engine client, the resolved options, the logger, and facts learned
 // once per process (the Engine's API version, kind and image store, Tidewatch's own container id).
 import { existsSync } from 'node:fs';
-import type { EngineClient } from './engine-client.js';
+import type { EngineClient } from './engine/client.js';
 import { errorMessage, type Logger } from '../../core/index.js';
-import { imageStoreOf, type ImageStore } from './image-store.js';
-import { mirrorsReader } from './registry-mirrors.js';
-import { NamespaceModes } from './namespaces.js';
+import { imageStoreOf, type ImageStore } from './image/store.js';
+import { mirrorsReader } from './engine/registry-mirrors.js';
+import { NamespaceModes } from './replace/namespaces.js';
 import type { ResolvedDockerOptions } from './options.js';
-import { isPodmanVersion, type EngineVersion } from './podman.js';
+import { isPodmanVersion, type EngineVersion } from './engine/podman.js';
 
 export interface DockerRuntime {
   readonly docker: EngineClient;
@@ -22,11 +22,11 @@ export interface DockerRuntime {
    * be read, which only costs check errors where a digest is missing, never a wrong answer. Podman: `classic`.
    */
   imageStore(): Promise<ImageStore>;
-  /** The engine's registry mirrors for Docker Hub (`/info`, refreshed every few minutes; registry-mirrors.ts). */
+  /** The engine's registry mirrors for Docker Hub (`/info`, refreshed every few minutes; engine/registry-mirrors.ts). */
   registryMirrors(): Promise<readonly string[]>;
   /** This process's container id, when it runs in a container the Engine knows. */
   ownId(): string | undefined;
-  /** The containers' IPC and PID modes, inspected once per container (namespaces.ts). */
+  /** The containers' IPC and PID modes, inspected once per container (replace/namespaces.ts). */
   readonly namespaceModes: NamespaceModes;
 }
 

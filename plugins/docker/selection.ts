@@ -2,7 +2,7 @@
 // docs/configuration.md#shared-options). Containers of a replacement in progress (renamed aside or staged)
 // are never targets, like the fork's `watchtower-old-*` exclusion. Targets of other runtimes pass through untouched.
 import { readLabel, selectionFilter, type SelectionRules, type Target } from '../../core/index.js';
-import { isReplacementName } from './aside-names.js';
+import { isReplacementName } from './replace/aside-names.js';
 
 export type SelectionOptions = SelectionRules;
 

@@ -15,16 +15,16 @@ import {
   type Target,
   type TidewatchCore,
 } from '../../core/index.js';
-import { pingEngine } from './client.js';
-import { createEngine, discoverAll, type Engine } from './engines.js';
-import { engineSpecs } from './hosts.js';
-import { localImages } from './local-images.js';
-import { auditRepair } from './repair-audit.js';
+import { pingEngine } from './engine/connect.js';
+import { createEngine, discoverAll, type Engine } from './engine/engines.js';
+import { engineSpecs } from './engine/hosts.js';
+import { localImages } from './image/local-images.js';
+import { auditRepair } from './replace/repair-audit.js';
 import type { DockerOptionValues, ResolvedDockerOptions } from './options.js';
-import { detectOwnContainerId } from './self-container.js';
+import { detectOwnContainerId } from './self/container.js';
 import { effectiveScope, selectDockerTargets } from './selection.js';
 import { RUNTIME as PLUGIN_NAME } from './target.js';
-import { tapComposeNotes } from './compose-follow-up.js';
+import { tapComposeNotes } from './compose/follow-up.js';
 import { tapUpdates } from './update-taps.js';
 
 /** What the plugin's parts use: the declared values, pull credentials from the registry plugin's service. */

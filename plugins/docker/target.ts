@@ -1,7 +1,7 @@
 // Turning a listed (or inspected) container and its image into the runtime-neutral Target the core works with.
 import type Docker from 'dockerode';
 import { parseImageReference, type Target } from '../../core/index.js';
-import { isImageId } from './restore-reference.js';
+import { isImageId } from './replace/restore-reference.js';
 
 export const RUNTIME = 'docker';
 /**

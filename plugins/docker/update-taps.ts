@@ -3,22 +3,23 @@
 // cancelled run too): restoring anything an aborted or partial run left aside, the running-before,
 // running-after invariant, post-check hooks, and image cleanup.
 import { DATA_DIR_HANDOVER, STAGES, STATE_STORE, errorMessage, type ApplyResult, type DataDirHandover, type RunContext, type Target, type TidewatchCore, type UpdatePlan } from '../../core/index.js';
-import { restoreAll } from './aside.js';
-import { followCompose } from './compose-follow-up.js';
-import { inspectOrUndefined } from './container-ops.js';
-import { enforceRunning, type Violation } from './invariant.js';
-import { handOffToOrchestrator } from './ephemeral-self-update.js';
-import { removeReplacedImages } from './image-cleanup.js';
-import { retainImages } from './image-retention.js';
-import { runHook, type HookPhase } from './lifecycle-hooks.js';
+import { restoreAll } from './replace/aside.js';
+import { followCompose } from './compose/follow-up.js';
+import { inspectOrUndefined } from './replace/container-ops.js';
+import { enforceRunning, type Violation } from './replace/invariant.js';
+import { handOffToOrchestrator } from './self/ephemeral.js';
+import { removeReplacedImages } from './image/cleanup.js';
+import { retainImages } from './image/retention.js';
+import { runHook, type HookPhase } from './replace/lifecycle-hooks.js';
 import { monitorOnlyGate } from './monitor-only.js';
-import { pullTargetOf, type PullTarget } from './pinned-pull.js';
-import { PullSlots, pullForRun } from './pull.js';
-import { followAll } from './namespace-follow.js';
-import { needsPull, removeReplaced, replaceContainer } from './replace.js';
-import { RunStates, type RunState } from './run-state.js';
+import { pullTargetOf, type PullTarget } from './image/pinned-pull.js';
+import { PullSlots, pullForRun } from './image/pull.js';
+import { followAll } from './replace/namespace-follow.js';
+import { needsPull, replaceContainer } from './replace/replace.js';
+import { removeReplaced } from './replace/removal.js';
+import { RunStates, type RunState } from './replace/run-state.js';
 import { runsInContainer, type DockerRuntime } from './runtime.js';
-import { ownership, selfUpdateBlocker } from './self-update.js';
+import { ownership, selfUpdateBlocker } from './self/update.js';
 import { RUNTIME } from './target.js';
 
 /** Check hooks are only logged when they fail (Watchtower). */
@@ -108,7 +109,7 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
     return undefined;
   });
 
-  // Every target of an update run that is running now must be running when the run ends (invariant.ts).
+  // Every target of an update run that is running now must be running when the run ends (replace/invariant.ts).
   // Synchronous: it never waits, and every target of every run passes it.
   core.hooks.checkStaleness.tap({ name: RUNTIME, stage: STAGES.checkStaleness.observe }, (target, ctx) => {
     if (mine(target) && ctx.kind === 'update' && target.state === 'running') {
@@ -137,7 +138,7 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
   core.hooks.cleanup.tapPromise(RUNTIME, async (results, ctx) => {
     const state = states.of(ctx);
     // Dependents whose own plan never came (it cannot, normally) must not stay stopped; one that joins a
-    // replaced container's namespaces is recreated joined to its successor (namespace-follow.ts).
+    // replaced container's namespaces is recreated joined to its successor (replace/namespace-follow.ts).
     const aside = [...state.asideDependents.values()];
     const errors = [...(await followAll(rt, aside, ctx.logger)), ...(await restoreAll(rt.docker, aside))];
     state.asideDependents.clear();

@@ -2,8 +2,8 @@
 // per server so that each route file stays a plain fastify plugin with no module-level state.
 import { TidewatchError } from '../../core/index.js';
 import type { TidewatchCore } from '../../core/index.js';
-import type { TokenGuard } from './auth.js';
-import type { ProxyTrust } from './client-ip.js';
+import type { TokenGuard } from './guards/auth.js';
+import type { ProxyTrust } from './guards/client-ip.js';
 import type { ResolvedHttpApiOptions } from './options.js';
 
 export interface RouteContext {

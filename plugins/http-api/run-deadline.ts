@@ -4,7 +4,7 @@
 // target being replaced, if any, still finishes or rolls back inside the core.
 import type { FastifyReply } from 'fastify';
 import { errors, type RunKind } from '../../core/index.js';
-import { closedByServer } from './client-errors.js';
+import { closedByServer } from './guards/client-errors.js';
 import { httpErrors } from './errors.js';
 import type { RequestTimeout } from './query.js';
 

@@ -6,34 +6,34 @@ import { readFileSync } from 'node:fs';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { STATE_STORE, UPDATE_POLICIES, type TidewatchCore } from '../../core/index.js';
-import { TokenGuard } from './auth.js';
-import { ProxyTrust } from './client-ip.js';
+import { TokenGuard } from './guards/auth.js';
+import { ProxyTrust } from './guards/client-ip.js';
 import type { RouteContext } from './context.js';
 import { sendError } from './envelope.js';
-import { ConnectionLedger } from './client-errors.js';
+import { ConnectionLedger } from './guards/client-errors.js';
 import { frameworkErrors, installErrorHandling, RouteTable } from './error-handling.js';
 import { PROTECTED_ENDPOINTS, type Endpoint, type ResolvedHttpApiOptions } from './options.js';
-import { SlidingWindowLimiter } from './rate-limit.js';
-import { registerCors } from './cors.js';
+import { SlidingWindowLimiter } from './guards/rate-limit.js';
+import { registerCors } from './guards/cors.js';
 import { EventHub } from './event-hub.js';
 import type { ApiMetrics } from './metrics.js';
-import { checkRoutes } from './routes-check.js';
-import { configRoutes } from './routes-config.js';
+import { checkRoutes } from './routes/check.js';
+import { configRoutes } from './routes/config.js';
 import { LastChecks, storeState, type KnownState } from './last-checks.js';
-import { containerDetailsRoutes } from './routes-container-details.js';
-import { containerRoutes } from './routes-containers.js';
-import { contributedRoutes } from './routes-contributed.js';
-import { eventRoutes } from './routes-events.js';
-import { healthRoutes } from './routes-health.js';
-import { historyRoutes } from './routes-history.js';
-import { auditRoutes } from './routes-audit.js';
-import { rollbackRoutes } from './routes-rollback.js';
-import { imageRoutes } from './routes-images.js';
-import { statusRoutes } from './routes-status.js';
-import { updateRoutes } from './routes-update.js';
+import { containerDetailsRoutes } from './routes/container-details.js';
+import { containerRoutes } from './routes/containers.js';
+import { contributedRoutes } from './routes/contributed.js';
+import { eventRoutes } from './routes/events.js';
+import { healthRoutes } from './routes/health.js';
+import { historyRoutes } from './routes/history.js';
+import { auditRoutes } from './routes/audit.js';
+import { rollbackRoutes } from './routes/rollback.js';
+import { imageRoutes } from './routes/images.js';
+import { statusRoutes } from './routes/status.js';
+import { updateRoutes } from './routes/update.js';
 import { RunStarts } from './run-starts.js';
 import { rewriteSwaggerRoot } from './swagger-paths.js';
-import { NODE_TIMEOUTS, timeoutOptions } from './timeouts.js';
+import { NODE_TIMEOUTS, timeoutOptions } from './guards/timeouts.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -67,7 +67,7 @@ async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: Eve
     case 'events':
       return eventRoutes(ctx, consumers.hub as EventHub);
     case 'metrics':
-      return together((await import('./routes-metrics.js')).metricsRoutes(ctx, consumers.metrics as ApiMetrics), statusRoutes(ctx));
+      return together((await import('./routes/metrics.js')).metricsRoutes(ctx, consumers.metrics as ApiMetrics), statusRoutes(ctx));
     case 'containers':
       return together(containerRoutes(ctx, consumers.known), containerDetailsRoutes(ctx, consumers.known as KnownState));
     case 'images':

@@ -7,7 +7,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import YAML from 'yaml';
-import type { ProxyTrust } from './client-ip.js';
+import type { ProxyTrust } from './guards/client-ip.js';
 import { pathOf, type RouteTable } from './error-handling.js';
 
 import { SWAGGER_PREFIX } from './swagger-paths.js';

@@ -126,7 +126,7 @@ export class RegistryClient {
 
   /**
    * One page of the repository's tag list, `query` being `n=1000` or what the registry's `Link` named
-   * (tag-list.ts walks the pages); authorised, limited and rate-limited as every request.
+   * (tags/list.ts walks the pages); authorised, limited and rate-limited as every request.
    */
   async tagListPage(ref: ImageReference, query: string, signal?: AbortSignal, maxBytes = 4 * MANIFEST_MAX_BYTES): Promise<RegistryReply> {
     const reply = await this.#request(ref, 'GET', `tags/list?${query}`, 'application/json', signal, maxBytes);

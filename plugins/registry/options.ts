@@ -1,6 +1,6 @@
 // The registry plugin's options, each declared once (docs/configuration.md#declaring-options).
 import { option, type OptionValues } from '../../core/index.js';
-import { TAG_POLICIES } from './tag-versions.js';
+import { TAG_POLICIES } from './tags/versions.js';
 
 const group = 'Registry and Git';
 

@@ -21,9 +21,9 @@ import {
 import type { RegistryClient } from './client.js';
 import { isDockerHub } from './endpoint.js';
 import { digestThroughMirrors, mirrorEndpoint } from './mirrors.js';
-import { DEFAULT_TAG_RULES, tagRulesOf } from './tag-rules.js';
-import { chooseTag, type ChosenTag, type TagSourceDeps } from './tag-staleness.js';
-import type { TagPolicy, TagRules } from './tag-versions.js';
+import { DEFAULT_TAG_RULES, tagRulesOf } from './tags/rules.js';
+import { chooseTag, type ChosenTag, type TagSourceDeps } from './tags/staleness.js';
+import type { TagPolicy, TagRules } from './tags/versions.js';
 
 export const SOURCE = REGISTRY_PATH;
 

@@ -11,7 +11,7 @@ import {
   type TidewatchCore,
 } from '../../core/index.js';
 import { CandidateVersions } from './candidate-version.js';
-import { runningPlatform } from './running-platform.js';
+import { runningPlatform } from './tags/running-platform.js';
 import { Authorizer } from './auth.js';
 import { RegistryClient } from './client.js';
 import { CredentialStore, pullAuth } from './credentials.js';

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { endpointTemplate, proxySwitches } from '../../plugins/docker/socket-proxy.js';
+import { endpointTemplate, proxySwitches } from '../../plugins/docker/engine/socket-proxy.js';
 import { requireSwarm, swarmDocker } from '../helpers/env.js';
 import { pushImage, removeContainers, testPrefix, type PushedImage } from '../helpers/images.js';
 import { createService, removeServices, serviceState, waitForTasks } from '../helpers/swarm.js';

@@ -1,6 +1,6 @@
 // The real engine client, counting the calls discovery makes: container and image lists, and which images
 // it inspects (by the id or name asked for). `hide` drops one image from the image list's answer.
-import type { EngineClient } from '../../plugins/docker/engine-client.js';
+import type { EngineClient } from '../../plugins/docker/engine/client.js';
 
 export interface EngineCalls {
   lists: number;

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { endpointTemplate } from '../../plugins/docker/socket-proxy.js';
+import { endpointTemplate } from '../../plugins/docker/engine/socket-proxy.js';
 import { docker, requireEnv, waitFor } from '../helpers/env.js';
 import { pullImage, pushImage, removeContainers, removeImages, runContainer, testPrefix } from '../helpers/images.js';
 import { freePort } from '../helpers/loopback-server.js';

@@ -2,8 +2,8 @@
 // for removal, and how a start-up repair is written to the audit trail.
 import t from 'tap';
 import { openStateStore } from '../../core/index.js';
-import { auditRepair } from '../../plugins/docker/repair-audit.js';
-import { retainImages } from '../../plugins/docker/image-retention.js';
+import { auditRepair } from '../../plugins/docker/replace/repair-audit.js';
+import { retainImages } from '../../plugins/docker/image/retention.js';
 import { holdReason, isHeldImage } from '../../plugins/state/hold-gate.js';
 import { memoryLogger } from '../helpers/memory-logger.js';
 

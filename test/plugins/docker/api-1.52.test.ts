@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import t from 'tap';
-import { recreateOptions, splitNetworks } from '../../../plugins/docker/recreate-config.js';
+import { recreateOptions, splitNetworks } from '../../../plugins/docker/replace/recreate-config.js';
 import { imageFactsOfInspect, toTarget } from '../../../plugins/docker/target.js';
 
 const REMOVED_NETWORK_SETTINGS = [

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createDockerClient, normaliseApiVersion, parseDockerHost, transportOptions } from '../../../plugins/docker/client.js';
+import { createDockerClient, normaliseApiVersion, parseDockerHost, transportOptions } from '../../../plugins/docker/engine/connect.js';
 
 t.test('DOCKER_HOST values', async (t) => {
   t.same(parseDockerHost(undefined), { kind: 'socket', socketPath: '/var/run/docker.sock' });

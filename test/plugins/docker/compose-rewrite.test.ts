@@ -1,7 +1,7 @@
 // compose-rewrite.ts: one service's image is rewritten in place, everything else byte for byte as it was;
 // interpolated, inherited (anchor, merge key, extends) and changed images are refused (docs/compose.md).
 import t from 'tap';
-import { isInterpolated, nextImageReference, rewriteServiceImage } from '../../../plugins/docker/compose-rewrite.js';
+import { isInterpolated, nextImageReference, rewriteServiceImage } from '../../../plugins/docker/compose/rewrite.js';
 
 const file = `# The stack (do not reorder)
 x-common: &common

@@ -6,11 +6,11 @@ import { Readable } from 'node:stream';
 import t from 'tap';
 import { pack, type Header } from 'tar-stream';
 import type Docker from 'dockerode';
-import { carryFiles, copyFilePaths, skipReason } from '../../../plugins/docker/copy-file.js';
-import type { EngineClient } from '../../../plugins/docker/engine-client.js';
-import { EngineError } from '../../../plugins/docker/engine-transport.js';
+import { carryFiles, copyFilePaths, skipReason } from '../../../plugins/docker/replace/copy-file.js';
+import type { EngineClient } from '../../../plugins/docker/engine/client.js';
+import { EngineError } from '../../../plugins/docker/engine/transport.js';
 import { memoryLogger } from '../../helpers/memory-logger.js';
-import { packFiles, readOneFile } from '../../../plugins/docker/copy-file-tar.js';
+import { packFiles, readOneFile } from '../../../plugins/docker/replace/copy-file-tar.js';
 
 const LABEL = 'com.centurylinklabs.watchtower.copy-file';
 

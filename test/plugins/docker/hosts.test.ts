@@ -1,7 +1,7 @@
 // The --host list (docs/hosts.md): entries with their own TLS settings, --tlsverify and --cert-path as
 // the defaults of the others, and the engine's name without its settings.
 import t from 'tap';
-import { engineSpecs, formatHostEntry, parseHostEntry, parseHostList } from '../../../plugins/docker/hosts.js';
+import { engineSpecs, formatHostEntry, parseHostEntry, parseHostList } from '../../../plugins/docker/engine/hosts.js';
 
 t.test('each entry is an engine named as written, its TLS settings apart', async (t) => {
   t.same(parseHostEntry('unix:///var/run/docker.sock'), { host: 'unix:///var/run/docker.sock' });

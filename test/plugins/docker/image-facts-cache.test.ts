@@ -6,8 +6,8 @@ import type http from 'node:http';
 import { PassThrough } from 'node:stream';
 import { setImmediate as tick } from 'node:timers/promises';
 import t from 'tap';
-import type { EngineClient } from '../../../plugins/docker/engine-client.js';
-import { IMAGE_FACTS_MAX_AGE_MS, ImageFactsCache } from '../../../plugins/docker/image-facts-cache.js';
+import type { EngineClient } from '../../../plugins/docker/engine/client.js';
+import { IMAGE_FACTS_MAX_AGE_MS, ImageFactsCache } from '../../../plugins/docker/image/facts-cache.js';
 import type { ImageFacts } from '../../../plugins/docker/target.js';
 
 const FACTS: ImageFacts = { RepoDigests: ['registry.example/app@sha256:1'], labels: {} };

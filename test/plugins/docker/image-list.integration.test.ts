@@ -5,7 +5,7 @@
 import type Docker from 'dockerode';
 import t from 'tap';
 import { mapBounded, type Target } from '../../../core/index.js';
-import { createDockerClient } from '../../../plugins/docker/client.js';
+import { createDockerClient } from '../../../plugins/docker/engine/connect.js';
 import { IMAGE_LIST_FROM, discoverContainers, type DiscoveryOptions } from '../../../plugins/docker/discovery.js';
 import { countingEngine as counting } from '../../helpers/counting-engine.js';
 import { pullImage, pushImage, runContainer } from '../../helpers/images.js';

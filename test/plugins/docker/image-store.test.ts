@@ -1,7 +1,7 @@
-// The one place the docker runtime decides by image store (plugins/docker/image-store.ts): which store an
+// The one place the docker runtime decides by image store (plugins/docker/image/store.ts): which store an
 // engine's /info says, and the digest a running image is known by in each (docs/engines.md).
 import t from 'tap';
-import { imageStoreOf, knownDigests } from '../../../plugins/docker/image-store.js';
+import { imageStoreOf, knownDigests } from '../../../plugins/docker/image/store.js';
 
 const INDEX = `sha256:${'a'.repeat(64)}`;
 const OTHER = `sha256:${'b'.repeat(64)}`;

@@ -1,6 +1,6 @@
 // What a replacement pulls and runs when the check resolved a digest (docs/plugins.md#the-staleness-protocol).
 import t from 'tap';
-import { pullTargetOf, recordsDigest } from '../../../plugins/docker/pinned-pull.js';
+import { pullTargetOf, recordsDigest } from '../../../plugins/docker/image/pinned-pull.js';
 
 const OLD = `sha256:${'a'.repeat(64)}`;
 const NEW = `sha256:${'b'.repeat(64)}`;

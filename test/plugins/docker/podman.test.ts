@@ -2,14 +2,14 @@
 // recorded from Podman 4.3's `podman system service`.
 import t from 'tap';
 import type Docker from 'dockerode';
-import { stopParameters } from '../../../plugins/docker/container-ops.js';
+import { stopParameters } from '../../../plugins/docker/replace/container-ops.js';
 import { dockerState } from '../../../plugins/docker/discovery.js';
-import { isConflict } from '../../../plugins/docker/engine-errors.js';
-import type { EngineClient, ImageHandle } from '../../../plugins/docker/engine-client.js';
-import { removeReplacedImages } from '../../../plugins/docker/image-cleanup.js';
+import { isConflict } from '../../../plugins/docker/engine/errors.js';
+import type { EngineClient, ImageHandle } from '../../../plugins/docker/engine/client.js';
+import { removeReplacedImages } from '../../../plugins/docker/image/cleanup.js';
 import { memoryLogger } from '../../helpers/memory-logger.js';
-import { dockerUlimits, isPodmanVersion, podmanCreateOptions, signalNumber, withoutPodmanEnv } from '../../../plugins/docker/podman.js';
-import { recreateOptions, type ImageDefaults, type InspectedConfig } from '../../../plugins/docker/recreate-config.js';
+import { dockerUlimits, isPodmanVersion, podmanCreateOptions, signalNumber, withoutPodmanEnv } from '../../../plugins/docker/engine/podman.js';
+import { recreateOptions, type ImageDefaults, type InspectedConfig } from '../../../plugins/docker/replace/recreate-config.js';
 
 const ID = 'cfdea3d6bc9d3ee9933f9ede6450a111558cf260214b951525c664b1c1c934aa';
 

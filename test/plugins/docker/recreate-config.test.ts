@@ -6,7 +6,7 @@ import {
   recreateOptions,
   splitNetworks,
   type ImageDefaults,
-} from '../../../plugins/docker/recreate-config.js';
+} from '../../../plugins/docker/replace/recreate-config.js';
 
 const ID = 'abcdef012345'.padEnd(64, '0');
 

@@ -1,7 +1,7 @@
 // The engine's registry mirrors as `GET /info` lists them (docs/registry-mirrors.md): what is used, in which
 // order, and what an unreadable /info means.
 import t from 'tap';
-import { MIRRORS_MAX_AGE_MS, mirrorsOf, mirrorsReader, type MirrorsInfo } from '../../../plugins/docker/registry-mirrors.js';
+import { MIRRORS_MAX_AGE_MS, mirrorsOf, mirrorsReader, type MirrorsInfo } from '../../../plugins/docker/engine/registry-mirrors.js';
 import { memoryLogger } from '../../helpers/memory-logger.js';
 
 const info = (mirrors: unknown[] | null): MirrorsInfo => ({ RegistryConfig: { Mirrors: mirrors } });

@@ -3,7 +3,7 @@ import {
   containerIdFromCgroup,
   containerIdFromHostname,
   containerIdFromMountinfo,
-} from '../../../plugins/docker/self-container.js';
+} from '../../../plugins/docker/self/container.js';
 
 const ID = '3f1e2d4c5b6a79880123456789abcdef0123456789abcdef0123456789abcdef';
 const OTHER = 'aaaaaaaaaaaabbbbbbbbbbbbccccccccccccddddddddddddeeeeeeeeeeeeffff';

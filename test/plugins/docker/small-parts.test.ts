@@ -8,10 +8,10 @@ import {
   parseStagingName,
   replacedName,
   stagingName,
-} from '../../../plugins/docker/aside-names.js';
-import { hookTimeoutMs, hookUser } from '../../../plugins/docker/lifecycle-hooks.js';
+} from '../../../plugins/docker/replace/aside-names.js';
+import { hookTimeoutMs, hookUser } from '../../../plugins/docker/replace/lifecycle-hooks.js';
 import { isMonitorOnly } from '../../../core/index.js';
-import { ownership } from '../../../plugins/docker/self-update.js';
+import { ownership } from '../../../plugins/docker/self/update.js';
 import { statusFilter } from '../../../plugins/docker/discovery.js';
 import { resolvePluginOptions } from '../../../core/plugin.js';
 import { dockerPlugin } from '../../../plugins/docker/index.js';
@@ -73,7 +73,7 @@ t.test('status filters and defaults', async (t) => {
 });
 
 t.test('the ephemeral self-update helper reaches the engine as the old container does, and nothing more', async (t) => {
-  const { orchestratorCreateOptions } = await import('../../../plugins/docker/ephemeral-self-update.js');
+  const { orchestratorCreateOptions } = await import('../../../plugins/docker/self/ephemeral.js');
   const old = {
     Id: ID,
     Config: { Env: ['DOCKER_HOST=tcp://proxy:2375', 'TIDEWATCH_ORCHESTRATOR_OLD_ID=stale'], User: '1000:1000' },

@@ -2,9 +2,9 @@
 // from the transport's own answer; a 403 with the Engine's JSON message stays the Engine's error.
 import { createServer, type Server } from 'node:http';
 import t from 'tap';
-import { createDockerClient } from '../../../plugins/docker/client.js';
-import { isSocketProxyRefusal } from '../../../plugins/docker/engine-transport.js';
-import { endpointTemplate, proxySwitches, refusalMessage } from '../../../plugins/docker/socket-proxy.js';
+import { createDockerClient } from '../../../plugins/docker/engine/connect.js';
+import { isSocketProxyRefusal } from '../../../plugins/docker/engine/transport.js';
+import { endpointTemplate, proxySwitches, refusalMessage } from '../../../plugins/docker/engine/socket-proxy.js';
 
 t.test('the Engine API path templates', async (t) => {
   const cases: [string, string][] = [

@@ -2,7 +2,7 @@
 // which status and code by cause, the envelope with Connection: close, and no body for a HEAD; the
 // whole exchange over raw sockets is test/e2e/hostile-http.test.ts.
 import t from 'tap';
-import { isHeadRequest, rawErrorResponse } from '../../../plugins/http-api/client-errors.js';
+import { isHeadRequest, rawErrorResponse } from '../../../plugins/http-api/guards/client-errors.js';
 import { parseResponses, portOf, rawExchange } from '../../helpers/raw-http.js';
 import { startApi } from './helpers/harness.js';
 

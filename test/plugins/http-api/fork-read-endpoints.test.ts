@@ -11,7 +11,7 @@ import { pullImage, pushImage, runContainer } from '../../helpers/images.js';
 import { QUICK_STOP_CMD, runningOn, scenario, type Scenario } from '../../helpers/scenarios.js';
 import { emptyConfigDir } from '../registry/harness.js';
 import { TOKEN, bearer } from './helpers/harness.js';
-import type { ContainerDetailsView } from '../../../plugins/http-api/routes-container-details.js';
+import type { ContainerDetailsView } from '../../../plugins/http-api/routes/container-details.js';
 
 type Details = ContainerDetailsView;
 interface ImageEntry {

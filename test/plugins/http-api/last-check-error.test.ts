@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { openStateStore, type CheckResult, type EventPayloads } from '../../../core/index.js';
 import { storeState } from '../../../plugins/http-api/last-checks.js';
-import { withLastCheck, type ContainerView } from '../../../plugins/http-api/routes-containers.js';
+import { withLastCheck, type ContainerView } from '../../../plugins/http-api/routes/containers.js';
 import { recordChecks } from '../../../plugins/state/check-state.js';
 import { bearer, startApi, target } from './helpers/harness.js';
 

@@ -1,8 +1,8 @@
 // The per-IP rate limit (docs/http-api-contract.md §8.1): a true sliding window, before authentication, on every route;
 // 429 with no body and Retry-After; the client IP from the proxy header only for trusted proxies.
 import t from 'tap';
-import { SlidingWindowLimiter } from '../../../plugins/http-api/rate-limit.js';
-import { ProxyTrust } from '../../../plugins/http-api/client-ip.js';
+import { SlidingWindowLimiter } from '../../../plugins/http-api/guards/rate-limit.js';
+import { ProxyTrust } from '../../../plugins/http-api/guards/client-ip.js';
 import { bearer, startApi } from './helpers/harness.js';
 
 t.test('a true sliding window, not fixed buckets', async (t) => {

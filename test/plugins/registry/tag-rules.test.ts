@@ -1,7 +1,7 @@
 // Reading a target's tag policy from its labels (docs/tags.md#labels), and the tag list's Link header.
 import t from 'tap';
-import { DEFAULT_TAG_RULES, tagRulesOf, transformOf } from '../../../plugins/registry/tag-rules.js';
-import { nextPageQuery } from '../../../plugins/registry/tag-list.js';
+import { DEFAULT_TAG_RULES, tagRulesOf, transformOf } from '../../../plugins/registry/tags/rules.js';
+import { nextPageQuery } from '../../../plugins/registry/tags/list.js';
 
 t.test('the policy: label, Watchtower alias, global default', async (t) => {
   t.equal(tagRulesOf({}, 'digest'), DEFAULT_TAG_RULES, 'no label, global digest: the default path');

@@ -1,6 +1,6 @@
 // What "newer" means for tags (docs/tags.md), case by case, with each mistake a peer's users reported.
 import t from 'tap';
-import { compareVersions, isArtifactTag, newerTags, parseTag, type TagRules } from '../../../plugins/registry/tag-versions.js';
+import { compareVersions, isArtifactTag, newerTags, parseTag, type TagRules } from '../../../plugins/registry/tags/versions.js';
 
 const minor: TagRules = { policy: 'minor', explicit: false, prerelease: false };
 const patch: TagRules = { ...minor, policy: 'patch' };

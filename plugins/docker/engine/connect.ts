@@ -1,0 +1,80 @@
+// Building the Engine client from DOCKER_HOST-style options. The server has already resolved the
+// variables (DOCKER_HOST, DOCKER_CERT_PATH, DOCKER_TLS_VERIFY) into the options; nothing here reads them.
+import { TidewatchError } from '../../../core/index.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EngineClient } from './client.js';
+import type { EngineTransportOptions } from './transport.js';
+
+/** Where the Engine listens, parsed from `unix:///path`, `npipe://…`, `tcp://host:port` or `http(s)://`. */
+export type DockerEndpoint =
+  | { readonly kind: 'socket'; readonly socketPath: string }
+  | { readonly kind: 'tcp'; readonly protocol: 'http' | 'https'; readonly host: string; readonly port: number };
+
+export interface DockerConnectionOptions {
+  readonly host?: string;
+  readonly tlsVerify?: boolean;
+  readonly certPath?: string;
+  readonly apiVersion?: string;
+}
+
+const DEFAULT_HOST = 'unix:///var/run/docker.sock';
+
+/**
+ * Parses a DOCKER_HOST value. With `tlsVerify`, `tcp://` means `https://` (Watchtower's rewrite); the
+ * Engine's TLS port 2376 is the default then, 2375 otherwise.
+ */
+export function parseDockerHost(value: string | undefined, tlsVerify = false): DockerEndpoint {
+  const host = value?.trim() || DEFAULT_HOST;
+  if (host.startsWith('unix://')) {
+    return { kind: 'socket', socketPath: host.slice('unix://'.length) || '/var/run/docker.sock' };
+  }
+  if (host.startsWith('npipe://')) {
+    return { kind: 'socket', socketPath: host.slice('npipe://'.length) || '//./pipe/docker_engine' };
+  }
+  const match = /^(tcp|http|https):\/\/(.+)$/.exec(host);
+  if (!match) throw new TidewatchError('TW_ERR_DOCKER_HOST', `unsupported Docker host "${host}": expected unix://, npipe://, tcp://, http:// or https://`, 400);
+  const scheme = match[1] as string;
+  let url: URL;
+  try {
+    url = new URL(`http://${match[2] as string}`);
+  } catch {
+    throw new TidewatchError('TW_ERR_DOCKER_HOST', `invalid Docker host "${host}"`, 400);
+  }
+  const protocol = scheme === 'https' || (scheme === 'tcp' && tlsVerify) ? 'https' : 'http';
+  const port = url.port ? Number(url.port) : protocol === 'https' ? 2376 : 2375;
+  // URL keeps the brackets of an IPv6 literal; the socket layer wants the bare address.
+  return { kind: 'tcp', protocol, host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port };
+}
+
+/** `1.41` or `v1.41` → `v1.41` (the prefix of every request path); empty → the Engine's own version. */
+export function normaliseApiVersion(version: string | undefined): string | undefined {
+  const trimmed = version?.trim();
+  if (!trimmed) return undefined;
+  return trimmed.startsWith('v') ? trimmed : `v${trimmed}`;
+}
+
+/** The transport settings for the given connection, with the TLS material read from disk. */
+export function transportOptions(options: DockerConnectionOptions): EngineTransportOptions {
+  const endpoint = parseDockerHost(options.host, options.tlsVerify);
+  const version = normaliseApiVersion(options.apiVersion);
+  const tls =
+    endpoint.kind === 'tcp' && endpoint.protocol === 'https' && options.certPath
+      ? {
+          ca: readFileSync(join(options.certPath, 'ca.pem')),
+          cert: readFileSync(join(options.certPath, 'cert.pem')),
+          key: readFileSync(join(options.certPath, 'key.pem')),
+        }
+      : undefined;
+  return { endpoint, tls, version };
+}
+
+/** An Engine client for the given connection, named by its configured host; the server reuses it for its own Engine calls. */
+export function createDockerClient(options: DockerConnectionOptions = {}): EngineClient {
+  return new EngineClient(options.host?.trim() || DEFAULT_HOST, transportOptions(options));
+}
+
+/** `GET /_ping`, abortable. */
+export async function pingEngine(docker: EngineClient, signal?: AbortSignal): Promise<void> {
+  await docker.ping({ signal });
+}

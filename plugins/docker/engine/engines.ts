@@ -1,0 +1,154 @@
+// One runtime per configured engine (docs/hosts.md): each has its own client, its own repair before its
+// first discovery, its own discovery and its own updates, all in the one run under the one lock. An engine
+// that does not answer fails only its own targets: the run goes on with the others, and the containers it
+// had at its last discovery are reported with the engine's error.
+import { errorMessage, readLabel, type Logger, type RunContext, type Target } from '../../../core/index.js';
+import { createDockerClient } from './connect.js';
+import { discoverContainers, type DiscoveryOptions, type ListedContainer } from '../discovery.js';
+import type { EngineSpec } from './hosts.js';
+import { isSocketProxyRefusal } from './transport.js';
+import { ImageFactsCache } from '../image/facts-cache.js';
+import type { ResolvedDockerOptions } from '../options.js';
+import { repairInterrupted, type RepairReport } from '../replace/repair.js';
+import { createRuntime, type DockerRuntime } from '../runtime.js';
+
+export interface Engine {
+  /** The engine's name in records, filters and /readyz: its --host entry without the TLS settings. */
+  readonly host: string;
+  readonly runtime: DockerRuntime;
+  /** Repairs what an interrupted replacement left on this engine; concurrent callers share one repair. */
+  repair(): Promise<void>;
+  /** True once a repair completed: until then every discovery tries it first. */
+  readonly repaired: boolean;
+  /** The targets of the last discovery that reached the engine (reported with its error while it is down). */
+  lastKnown: readonly Target[];
+  /** Image facts reused between discoveries while the engine reports image changes (not on Podman, docs/podman.md). */
+  readonly imageFacts: ImageFactsCache;
+}
+
+export function createEngine(
+  spec: EngineSpec,
+  options: ResolvedDockerOptions,
+  logger: Logger,
+  ownId: () => string | undefined,
+  onRepaired?: (report: RepairReport) => Promise<void>,
+): Engine {
+  const docker = createDockerClient({ host: spec.host, tlsVerify: spec.tlsVerify, certPath: spec.certPath, apiVersion: options.apiVersion });
+  const runtime = createRuntime(docker, options, logger, ownId);
+  let repaired = false;
+  let repairing: Promise<void> | undefined;
+  const repairOnce = async () => {
+    const report = await repairInterrupted(runtime);
+    repaired = true;
+    if (report.restored.length + report.removed.length + report.predecessors.length > 0) {
+      logger.warn({ ...report }, 'repaired what an interrupted update left behind');
+    }
+    if (report.problems.length > 0) logger.error({ problems: report.problems }, 'could not repair everything');
+    await onRepaired?.(report);
+  };
+  return {
+    host: spec.host,
+    runtime,
+    get repaired() {
+      return repaired;
+    },
+    // A failed repair is tried again by the next discovery.
+    repair: () => (repairing ??= repairOnce().finally(() => (repairing = undefined))),
+    lastKnown: [],
+    imageFacts: new ImageFactsCache(docker, Date.now, (err) =>
+      logger.warn({ err: err.message }, 'image facts are not kept between runs: every run inspects each image again'),
+    ),
+  };
+}
+
+/** A promise and the function that settles it (Promise.withResolvers, which Node 20 lacks). */
+interface Deferred<T> {
+  readonly promise: Promise<T>;
+  readonly resolve: (value: T) => void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** What a run found on its engines: the targets, and the engines that did not answer with why. */
+export interface EnginesDiscovery {
+  readonly targets: Target[];
+  /** host → the error its targets are reported with. */
+  readonly down: ReadonlyMap<string, string>;
+}
+
+export interface DiscoverAllOptions extends Omit<DiscoveryOptions, 'listed' | 'announce' | 'host' | 'imagesLastTime' | 'imageFacts' | 'namespaceModes'> {
+  readonly ctx: RunContext;
+  /** The run's scope once every engine has listed its containers (or failed): before anything is announced. */
+  readonly scopeFound: (scope: string) => void;
+  readonly scopeOption: string;
+  readonly ownId: () => string | undefined;
+  /** Told the own container's id when a discovery learned it (from the hostname). */
+  readonly learnedOwnId: (id: string) => void;
+}
+
+/**
+ * Discovers every engine at once. Targets are announced only once every engine has listed its containers,
+ * since Tidewatch's own container (whose scope label is the run's scope when --scope is not set) may be on
+ * any of them. One engine failing makes its last-known targets carry its error; all failing fails the run,
+ * as one engine failing does when it is the only one.
+ */
+export async function discoverAll(engines: readonly Engine[], options: DiscoverAllOptions): Promise<EnginesDiscovery> {
+  const { ctx } = options;
+  const listed = engines.map(() => deferred<ListedContainer | undefined>());
+  const allListed = Promise.all(listed.map((l) => l.promise)).then((owns) => {
+    const own = owns.find((o) => o !== undefined);
+    options.scopeFound(options.scopeOption || (own && readLabel(own.labels, 'scope')) || '');
+  });
+  const results = await Promise.allSettled(
+    engines.map(async (engine, index) => {
+      const own = listed[index] as Deferred<ListedContainer | undefined>;
+      try {
+        if (!engine.repaired) await engine.repair();
+        const podman = await engine.runtime.isPodman();
+        const found = await discoverContainers(
+          engine.runtime.docker,
+          {
+            ...options,
+            host: engine.host,
+            imagesLastTime: new Set(engine.lastKnown.map((target) => target.imageId)).size,
+            imageFacts: podman ? undefined : engine.imageFacts,
+            imageStore: await engine.runtime.imageStore(),
+            ...(ctx.kind === 'update' ? { namespaceModes: engine.runtime.namespaceModes } : {}),
+            listed: own.resolve,
+            announce: (batch) => void allListed.then(() => ctx.announce(batch)),
+          },
+          options.ownId(),
+        );
+        if (found.ownId) options.learnedOwnId(found.ownId);
+        return found.targets;
+      } finally {
+        own.resolve(undefined);
+      }
+    }),
+  );
+  await allListed;
+  const targets: Target[] = [];
+  const down = new Map<string, string>();
+  let firstError: unknown;
+  results.forEach((result, index) => {
+    const engine = engines[index] as Engine;
+    if (result.status === 'fulfilled') {
+      engine.lastKnown = result.value;
+      targets.push(...engine.lastKnown);
+      return;
+    }
+    firstError ??= result.reason;
+    // A socket proxy's refusal names the call and the switch it needs (docs/security.md); the engine did answer.
+    const why = isSocketProxyRefusal(result.reason) ? 'refused a call' : 'did not answer';
+    down.set(engine.host, `engine ${engine.host} ${why}: ${errorMessage(result.reason)}`);
+    // Listing containers shows what is there now: a down engine's are not listed, only reported by runs.
+    if (ctx.kind !== 'list') targets.push(...engine.lastKnown);
+  });
+  // A cancelled run is not an engine failure; nor is every engine failing a partial answer.
+  if (down.size > 0 && (ctx.signal.aborted || down.size === engines.length)) throw firstError;
+  return { targets, down };
+}

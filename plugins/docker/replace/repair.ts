@@ -1,0 +1,182 @@
+// Repairing what an interrupted replacement left behind, before the first run: the names say it all
+// (replace/aside-names.ts). An instance repairs only what it would select itself, so instances with different
+// scopes on one engine never undo each other's work.
+//
+//   staging container (`--tidewatch-new-`)       never held the name: removed
+//   `--tidewatch-replaced-`                       its successor was proven: removed
+//   old container moved aside (`--tidewatch-old-`):
+//     name free                                   renamed back, started if it ran
+//     name held by this very process's container  a self-update's predecessor: stopped and removed
+//     name held by its unproven replacement       the replacement is removed, the old one restored
+//       (the replacement records the old one's id: tidewatch.replaces)
+//     name held by anything else                  left alone, logged
+import type Docker from 'dockerode';
+import { errorMessage, type Target } from '../../../core/index.js';
+import { restoreAside } from './aside.js';
+import { followMovedOwners } from './namespace-follow.js';
+import { NAMESPACE_FIELDS, containerModeRef } from './namespaces.js';
+import { parseOldAsideName, parseReplacedName, parseStagingName, type AsideName } from './aside-names.js';
+import { inspectOrUndefined, removeContainer, stopContainer } from './container-ops.js';
+import type { DockerRuntime } from '../runtime.js';
+import { stopPolicy } from './stop-policy.js';
+import { effectiveScope, selectDockerTargets } from '../selection.js';
+import { REPLACES_LABEL, RUNTIME, containerName, imageNameOf } from '../target.js';
+
+export interface RepairReport {
+  readonly restored: string[];
+  readonly removed: string[];
+  readonly predecessors: string[];
+  readonly problems: string[];
+}
+
+interface Leftover {
+  readonly entry: Docker.ContainerInfo;
+  readonly marker: AsideName;
+  readonly kind: 'old' | 'staging' | 'replaced';
+}
+
+function nameOf(entry: Docker.ContainerInfo): string {
+  return containerName(entry.Names[0] ?? '');
+}
+
+function leftoverOf(entry: Docker.ContainerInfo): Leftover | undefined {
+  const name = nameOf(entry);
+  const old = parseOldAsideName(name);
+  if (old) return { entry, marker: old, kind: 'old' };
+  const staging = parseStagingName(name);
+  if (staging) return { entry, marker: staging, kind: 'staging' };
+  const replaced = parseReplacedName(name);
+  if (replaced) return { entry, marker: replaced, kind: 'replaced' };
+  return undefined;
+}
+
+/** A listed container as a Target under its original name, for the instance's own selection filters. */
+function asTarget(entry: Docker.ContainerInfo, name: string): Target {
+  return {
+    runtime: RUNTIME,
+    id: entry.Id,
+    name,
+    image: entry.Image,
+    imageId: entry.ImageID,
+    repoDigests: [],
+    labels: entry.Labels ?? {},
+    imageLabels: {},
+    state: entry.State,
+    dependsOn: [],
+    isSelf: false,
+  };
+}
+
+function selected(rt: DockerRuntime, listed: Docker.ContainerInfo[], leftovers: Leftover[]): Leftover[] {
+  const all = listed.map((entry) => asTarget(entry, nameOf(entry)));
+  const scope = effectiveScope(rt.options.scope, all, rt.ownId());
+  const candidates = leftovers.map((l) => asTarget(l.entry, l.marker.originalName));
+  const keep = new Set(
+    selectDockerTargets(candidates, {
+      names: rt.options.names,
+      disableContainers: rt.options.disableContainers,
+      monitorImageNames: rt.options.monitorImageNames,
+      skipImageNames: rt.options.skipImageNames,
+      enableLabels: rt.options.enableContainersByLabel,
+      disableLabels: rt.options.disableContainersByLabel,
+      labelEnable: rt.options.labelEnable,
+      scope,
+    }).map((t) => t.id),
+  );
+  return leftovers.filter((l) => keep.has(l.entry.Id));
+}
+
+async function listLeftovers(rt: DockerRuntime): Promise<{ listed: Docker.ContainerInfo[]; leftovers: Leftover[] }> {
+  const listed = await rt.docker.listContainers({ all: true });
+  const leftovers = listed.map(leftoverOf).filter((l): l is Leftover => l !== undefined);
+  return { listed, leftovers: selected(rt, listed, leftovers) };
+}
+
+/**
+ * The holder of the name is the replacement the interrupted run created: it records the old container's id
+ * (`REPLACES_LABEL`), whatever image either runs (a tag update, a rollback and a digest update alike).
+ * A replacement created by a version before that record is recognised by the image name it shares.
+ */
+function isReplacementOf(holder: Docker.ContainerInspectInfo, old: Docker.ContainerInspectInfo): boolean {
+  if (holder.Id === old.Id) return false;
+  const recorded = holder.Config.Labels?.[REPLACES_LABEL];
+  if (recorded !== undefined) return recorded === old.Id;
+  const image = (c: Docker.ContainerInspectInfo) => imageNameOf(c.Config.Image, c.Config.Labels ?? {});
+  return image(holder) === image(old) && Date.parse(holder.Created) >= Date.parse(old.Created);
+}
+
+async function repairOld(rt: DockerRuntime, leftover: Leftover, report: RepairReport): Promise<void> {
+  const { marker } = leftover;
+  const old = await inspectOrUndefined(rt.docker, leftover.entry.Id);
+  if (!old) return;
+  const holder = await inspectOrUndefined(rt.docker, marker.originalName);
+  if (holder && holder.Id === rt.ownId()) {
+    // We are the successor of a self-update: the predecessor may still be finishing its run.
+    await stopContainer(rt.docker, old, await stopPolicy(rt));
+    await removeContainer(rt.docker, old.Id, rt.options.removeVolumes);
+    report.predecessors.push(marker.originalName);
+    return;
+  }
+  if (holder) {
+    if (!isReplacementOf(holder, old)) {
+      report.problems.push(`${containerName(old.Name)}: ${marker.originalName} is held by an unrelated container, left alone`);
+      return;
+    }
+    await removeContainer(rt.docker, holder.Id);
+    report.removed.push(`${marker.originalName} (unproven replacement)`);
+  }
+  const aside = { id: old.Id, originalName: marker.originalName, wasRunning: marker.wasRunning };
+  // Joined to a container replaced since: recreated joined to its successor (replace/namespace-follow.ts).
+  if (!(await followMovedOwners(rt, aside))) await restoreAside(rt.docker, aside);
+  report.restored.push(marker.originalName);
+}
+
+async function repairOne(rt: DockerRuntime, leftover: Leftover, report: RepairReport): Promise<void> {
+  try {
+    if (leftover.kind === 'old') {
+      await repairOld(rt, leftover, report);
+    } else {
+      await removeContainer(rt.docker, leftover.entry.Id);
+      report.removed.push(nameOf(leftover.entry));
+    }
+  } catch (err) {
+    report.problems.push(`${nameOf(leftover.entry)}: ${errorMessage(err)}`);
+  }
+}
+
+/** The old containers among the leftovers that join another container's namespaces. */
+async function joiningIds(rt: DockerRuntime, leftovers: readonly Leftover[]): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (const l of leftovers) {
+    if (l.kind !== 'old') continue;
+    const info = await inspectOrUndefined(rt.docker, l.entry.Id);
+    const host = (info?.HostConfig ?? {}) as Record<string, unknown>;
+    if (NAMESPACE_FIELDS.some((field) => containerModeRef(host[field] as string | undefined))) ids.add(l.entry.Id);
+  }
+  return ids;
+}
+
+export async function repairInterrupted(rt: DockerRuntime): Promise<RepairReport> {
+  const report: RepairReport = { restored: [], removed: [], predecessors: [], problems: [] };
+  let { listed, leftovers } = await listLeftovers(rt);
+  if (leftovers.length === 0) return report;
+  const ownId = rt.ownId();
+  const ownName = listed.find((entry) => entry.Id === ownId);
+  const predecessors = leftovers.filter(
+    (l) => l.kind === 'old' && ownName !== undefined && l.marker.originalName === nameOf(ownName),
+  );
+  if (predecessors.length > 0) {
+    for (const leftover of predecessors) await repairOne(rt, leftover, report);
+    // A predecessor stopped halfway through its own run may have left more behind: look again.
+    ({ leftovers } = await listLeftovers(rt));
+  }
+  // Staging containers first: they never held a name, and an old container may need its name back. A
+  // container that joins another's namespaces comes after the others are back, and replaced containers last:
+  // their names lead such a container to their successors (docs/replacement.md#shared-namespaces).
+  const joining = await joiningIds(rt, leftovers);
+  const rank = (l: Leftover) => ({ staging: 0, old: joining.has(l.entry.Id) ? 2 : 1, replaced: 3 })[l.kind];
+  for (const leftover of [...leftovers].sort((a, b) => rank(a) - rank(b))) {
+    await repairOne(rt, leftover, report);
+  }
+  return report;
+}
