@@ -5,6 +5,7 @@
 // record, /details, notifications, metrics, MQTT, the dashboard) can show a finding it knows nothing of by
 // its key and that line. The slot is internal: the HTTP API keeps the field names its docs fix and maps the
 // findings it documents back onto them.
+import { TidewatchError } from './errors.js';
 import type { JsonSchema } from './option.js';
 
 /** How a finding reads, given once where it is declared. */
@@ -42,7 +43,7 @@ const MAX_SUMMARY = 200;
 
 export function defineFinding<T>(key: string, spec: FindingSpec<T>): FindingKey<T> {
   // A key is a name in displays and in the check record's `findings`: keep it a plain word, never markup.
-  if (!KEY.test(key)) throw new TypeError(`finding key ${JSON.stringify(key)} must be lower-case words joined by dots`);
+  if (!KEY.test(key)) throw new TidewatchError('TW_ERR_PLUGIN_DEFINITION', `finding key ${JSON.stringify(key).slice(0, 80)} must be lower-case words joined by dots`, 500);
   return Object.freeze({ key, summary: spec.summary, ...(spec.schema ? { schema: spec.schema } : {}) });
 }
 

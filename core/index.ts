@@ -28,7 +28,7 @@ export type {
 export type { HistoryEntry } from './history.js';
 export type { AppliedPlan, Plan } from './plan.js';
 export { defineFinding, findingLines, readFinding, withFinding } from './findings.js';
-export type { Finding, FindingKey, FindingSpec, Findings, HasFindings } from './findings.js';
+export type { Finding, FindingKey, FindingSpec, Findings } from './findings.js';
 export { DOCUMENTED_FINDING_KEYS, FINDINGS } from './known-findings.js';
 export type { GitStaleness, ReleaseNote, ReleaseNotes, SignatureCheck, SignatureVerdict, TagFacts } from './known-findings.js';
 export type { Hooks } from './hooks.js';
@@ -38,14 +38,15 @@ export { definePlugin, usePlugin } from './plugin.js';
 export type { PluginDefinition, PluginUse, TidewatchPlugin } from './plugin.js';
 export { defaultOf, envName, envNames, option, optionLabel } from './option.js';
 export type { JsonSchema, OptionCommon, OptionKind, OptionSpec, OptionSpecs, OptionValues } from './option.js';
-export { isGoBool, splitCommaOrSpace, stripSlash } from './option-parsers.js';
+export { isGoBool, splitCommaOrSpace } from './option-parsers.js';
 export type { ParseContext, Parser } from './option-parsers.js';
 export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
-export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader, ATTESTATION_VERIFIER, GITHUB_API, REGISTRY_CLIENT, REGISTRY_MIRRORS, SIGNATURE_VERDICTS, DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE } from './services.js';
-export type { AttestationRead, AttestationVerifier, SignatureVerdicts, VerifiedAttestation, DockerEngines, EngineApi, EngineRequestOptions, GitHubApi, LocalImage, LocalImages, PullCredentials, RegistryAuth, RegistryClientService, RegistryDocument, RegistryMirrors, RegistryReadOptions, RemoteImages, ServiceKey, Services, DataDirHandover, Rollbacks } from './services.js';
+export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader, ATTESTATION_VERIFIER, REGISTRY_CLIENT, REGISTRY_MIRRORS, DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE } from './services.js';
+export type { AttestationRead, AttestationVerifier, VerifiedAttestation, DockerEngines, EngineApi, EngineRequestOptions, LocalImage, LocalImages, PullCredentials, RegistryAuth, RegistryClientService, RegistryDocument, RegistryMirrors, RegistryReadOptions, RemoteImages, ServiceKey, Services, DataDirHandover, Rollbacks } from './services.js';
 export { containerKey, lastCheckOf, targetKey } from './state-store.js';
+
 export { writeFileAtomic, readJsonFile, syncDirectory } from './atomic-file.js';
 export { bareDigest, repoDigest } from './repo-digest.js';
 export type {
@@ -99,7 +100,6 @@ export { formatImageReference, isArtifactTag, parseImageReference, repositoryNam
 export type { ImageReference } from './image-reference.js';
 export { exactNamePattern, isTargeted, nameMatcher, splitFilterValues } from './request-filter.js';
 export { assertPatternBounds, isPlainName, patternBoundsViolation, patternCost, patternErrors, PATTERN_LIMITS } from './pattern-bounds.js';
-export type { PatternCost, PatternLimits } from './pattern-bounds.js';
 export { isMonitorOnly, selectionFilter } from './selection-rules.js';
 export type { MonitorOnlyOptions, SelectionRules } from './selection-rules.js';
 export {
@@ -114,9 +114,3 @@ export {
 } from './labels.js';
 export { OCI_REVISION, sameCommit } from './revision.js';
 export { formatGoDuration, parseCooldownDuration, parseGoDuration } from './go-duration.js';
-export {
-  notificationServiceKey,
-  type NotificationMessage,
-  type NotificationSender,
-  type NotificationService,
-} from './notification-services.js';

@@ -195,34 +195,6 @@ export interface RegistryClientService {
 export const REGISTRY_CLIENT: ServiceKey<RegistryClientService> = defineService<RegistryClientService>('registry-client');
 
 /**
- * The signature verdicts of the signatures plugin (docs/signatures.md#verdicts). `recheck` forgets a negative
- * verdict (`unsigned`, `invalid`) on one digest of one repository (`registry/repository`, as
- * repositoryName() writes it), so that the next run verifies it again: a signature arrived for it
- * (docs/webhooks.md#signatures-arriving). Returns whether a verdict was forgotten.
- */
-export interface SignatureVerdicts {
-  recheck(repository: string, digest: string): boolean;
-}
-export const SIGNATURE_VERDICTS: ServiceKey<SignatureVerdicts> = defineService<SignatureVerdicts>('signature-verdicts');
-
-/**
- * GitHub's REST API as the Git source reaches it (`--git-github-api-url`, `--git-token`): other plugins that
- * ask GitHub (release notes, docs/versions.md#release-notes) share its token, API root, serial queue,
- * rate-limit gate and conditional-request cache instead of options and budgets of their own. Provided by the
- * Git source plugin.
- */
-export interface GitHubApi {
-  /**
-   * One conditional GET of a REST route (`GET /repos/{owner}/{repo}/releases`) with its parameters: what
-   * `extract` makes of the JSON answer (keep it bounded: it is cached with the ETag, and a 304 answers from
-   * it), or undefined for 404/422. Throws TW_ERR_GIT_RATE_LIMITED, without asking, while GitHub's limit is in
-   * force, and TW_ERR_GIT for any other failure.
-   */
-  get<T>(route: string, params: Readonly<Record<string, string | number>>, extract: (data: unknown) => T, signal: AbortSignal): Promise<T | undefined>;
-}
-export const GITHUB_API: ServiceKey<GitHubApi> = defineService<GitHubApi>('github-api');
-
-/**
  * The registry mirrors an engine pulls Docker Hub images through (its daemon's `registry-mirrors`, `GET /info`
  * RegistryConfig.Mirrors), so that the registry source asks where the engine pulls from
  * (docs/registry-mirrors.md). Provided by the docker runtime, which reads each engine's settings.

@@ -1,6 +1,7 @@
 // The `git` plugin: the staleness source of the `git` watch path (docs/interface.md §8–9), the containers
 // with a `git.repo` label. It answers only for them; every other target belongs to another path.
-import { GITHUB_API, GIT_PATH, SHARED_OPTIONS, STAGES, definePlugin, invalidOptions, option, type OptionValues } from '../../core/index.js';
+import { GIT_PATH, SHARED_OPTIONS, STAGES, definePlugin, invalidOptions, option, type OptionValues } from '../../core/index.js';
+import { GITHUB_API } from './contracts.js';
 import { isCredentialSafeTransport, parseCredentialHost } from './credential-hosts.js';
 
 export const PLUGIN_NAME = 'git';

@@ -3,7 +3,8 @@
 // 2 naming the option), the announcements file opened, and every finished run handed to the notifier.
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { invalidOptions, errorMessage, notificationServiceKey, type NotificationService, type TidewatchCore } from '../../core/index.js';
+import { notificationServiceKey, type NotificationService } from './service.js';
+import { invalidOptions, errorMessage, type TidewatchCore } from '../../core/index.js';
 import { AnnouncedUpdates } from './announced.js';
 import { legacyNotificationUrls } from './legacy.js';
 import { Notifier } from './notifier.js';

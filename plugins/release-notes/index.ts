@@ -2,7 +2,8 @@
 // source repository is on GitHub, the releases after the running version up to the new one, asked through
 // the Git source's GitHub client (the GITHUB_API service: its token, API root, rate limits and conditional
 // requests). Off by default: no request leaves for a code host unless asked.
-import { GITHUB_API, STAGES, definePlugin, option, type OptionValues } from '../../core/index.js';
+import { STAGES, definePlugin, option, type OptionValues } from '../../core/index.js';
+import { GITHUB_API } from '../../contracts/index.js';
 
 export const PLUGIN_NAME = 'release-notes';
 

@@ -14,12 +14,12 @@ import {
   tryParseImageReference,
   withFinding,
   type TagVersion,
-  type GitHubApi,
   type ReleaseNote,
   type RunContext,
   type Staleness,
   type Target,
 } from '../../core/index.js';
+import type { GitHubApi } from '../../contracts/index.js';
 import { locate, type GitHubRepo, type Versions } from './location.js';
 
 /** At most this many releases per container, newest first. */

@@ -1,8 +1,9 @@
 // The signatures plugin's start-up, loaded only when the plugin is applied (Sigstore's libraries load
 // with it, never for --help): keys, trusted root, the finder on the REGISTRY_CLIENT service, the verdict
 // cache, and the review and gate taps (docs/signatures.md).
-import { ATTESTATION_VERIFIER, REGISTRY_CLIENT, SIGNATURE_VERDICTS, STAGES, type TidewatchCore } from '../../core/index.js';
+import { ATTESTATION_VERIFIER, REGISTRY_CLIENT, STAGES, type TidewatchCore } from '../../core/index.js';
 import { attestationVerifier } from './attestations.js';
+import { SIGNATURE_VERDICTS } from './contracts.js';
 import { loadTrustedRoot, type BundleTrust } from './bundle.js';
 import { SignatureFinder } from './find.js';
 import { reviewSignature, signatureGate } from './gate.js';

@@ -2,7 +2,8 @@
 // are served by the HTTP API (endpoint name `hooks`) through the core's HTTP_ROUTES registration point, so
 // neither plugin imports the other; a push becomes a targeted check or update of the containers on that
 // repository through the normal run path (`core.check` / `core.update` with `trigger: webhook:<receiver>`).
-import { SIGNATURE_VERDICTS, definePlugin, errorMessage, exactNamePattern, httpRoutes, option, type OptionValues, type TidewatchCore } from '../../core/index.js';
+import { SIGNATURE_VERDICTS } from '../../contracts/index.js';
+import { definePlugin, errorMessage, exactNamePattern, httpRoutes, option, type OptionValues, type TidewatchCore } from '../../core/index.js';
 import { Dispatcher, type Job } from './dispatcher.js';
 import { parseReceivers, receiversSchema, type WebhookReceiver } from './receivers.js';
 import { countRefused, createHookHandler, hookRoutes, type WebhookResult } from './route.js';

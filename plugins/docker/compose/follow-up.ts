@@ -3,12 +3,12 @@
 // the file is rewritten (--compose-rewrite, when Tidewatch can read it) or the result's note and the log
 // say which file and service still name the old reference.
 import type { ApplyResult, Logger, Staleness, Target, TidewatchCore, UpdatePlan } from '../../../core/index.js';
+import { STAGES } from '../../../core/index.js';
 import { rewriteComposeFiles, whyNot } from './file.js';
 import { composeOrigin, joinNotes, pendingNote, pendingTagChange, rewrittenNote, staleFileNote, type ComposeOrigin } from './note.js';
 import { followRollback } from './rollback.js';
 import { nextImageReference } from './rewrite.js';
 import { RUNTIME } from '../target.js';
-import { STAGES } from '../../../core/index.js';
 
 /** Adds the Compose note to a pending tag update of a Compose-managed container of this runtime. */
 export function tapComposeNotes(core: TidewatchCore, rewrite: boolean): void {

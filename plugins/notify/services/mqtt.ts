@@ -4,13 +4,8 @@
 // shoutrrr's: `qos` (0, 1, 2), `retained`, `clientid`, `cleansession`, `disabletls` (mqtts without TLS),
 // `disabletlsverification`. Ports default to 1883 and 8883.
 import { randomBytes } from 'node:crypto';
-import {
-  invalidOptions,
-  type ConfigError,
-  type NotificationMessage,
-  type NotificationSender,
-  type NotificationService,
-} from '../../../core/index.js';
+import { invalidOptions, type ConfigError } from '../../../core/index.js';
+import type { NotificationMessage, NotificationSender, NotificationService } from '../service.js';
 
 export interface MqttNotifyOptions {
   /** Connecting and publishing together, default 10 s. */
