@@ -4,6 +4,7 @@
 // keyless identity as signatures), so it needs one of those configured: without, start-up exits 2 naming the option.
 import { ATTESTATION_VERIFIER, definePlugin, invalidOptions, STAGES } from '../../core/index.js';
 import { FactsCache } from './facts.js';
+import { reviewAttestations } from './finding.js';
 import { attestationGate, needsOf, type GateRules } from './gate.js';
 import { attestationOptions } from './options.js';
 import { parseProvenanceRule } from './provenance.js';
@@ -32,6 +33,8 @@ export const attestationsPlugin = definePlugin({
       ...(provenance ? { provenance } : {}),
     };
     const cache = new FactsCache(verifier, { needs: needsOf(rules) });
+    // The facts are shown on the stale answer (docs/attestations.md#what-is-shown), and the gate judges the same facts.
+    core.hooks.review.tapPromise({ name: PLUGIN_NAME, stage: STAGES.review.verify }, (staleness, target, ctx) => reviewAttestations(cache, rules, staleness, target, ctx));
     core.hooks.gate.tapPromise({ name: PLUGIN_NAME, stage: STAGES.gate.verify }, (target, staleness, ctx) => attestationGate(cache, rules, target, staleness, ctx));
   },
 });

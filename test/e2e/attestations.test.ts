@@ -60,6 +60,9 @@ t.test('a candidate with a critical finding is skipped for the next clean one', 
     `${prefix}-.*`,
   ]);
   t.teardown(() => service.stop('SIGKILL'));
+  const check = await call(`${service.url}/v1/check`, { method: 'POST', token: TOKEN });
+  const record = (check.body as { containers: { name: string; findings?: Record<string, string> }[] }).containers.find((c) => c.name === `${prefix}-app`);
+  t.match(record?.findings?.['attestations'], /^refused: 1 critical, 1 low \(trivy 0\.58\.1, 2026-11-01T10:00:00Z\) — attestation vulnerabilities: 1 critical above high/, 'the check record shows the verified facts of the candidate in hand');
   const update = await call(`${service.url}/v1/update`, { method: 'POST', token: TOKEN });
   t.equal(update.status, 200);
   t.match(update.body, { summary: { updated: 1, failed: 0 } }, 'one container updated');
