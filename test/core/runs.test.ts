@@ -168,7 +168,9 @@ t.test('update: gates, report-only, failures, restarts of dependents, in depende
   t.same(report.summary, { scanned: 6, updated: 1, failed: 1, restarted: 2, skipped: 1 });
   t.same(report.skipped.map((s) => [s.target.name, s.reason]), [['young', 'cooldown: 2h left']]);
   const types = events.map((e) => e.type);
-  t.same(types, ['scan_started', 'update_skipped', 'update_started', 'update_completed', 'update_started', 'update_failed', 'run_report', 'scan_completed']);
+  t.same(types, ['scan_started', 'candidates_refused', 'update_skipped', 'update_started', 'update_completed', 'update_started', 'update_failed', 'run_report', 'scan_completed']);
+  // The refused candidate is counted for the metrics (docs/interface.md#metrics): by gate, with its code when it gave one.
+  t.match(events.find((e) => e.type === 'candidates_refused')?.data, { run_id: report.runId, container: 'young', refusals: [{}] });
   // A deferred target says why (docs/state.md#holds); monitor-only ('watched') is only reported.
   t.match(events.find((e) => e.type === 'update_skipped')?.data, { run_id: report.runId, container: 'young', reason: 'cooldown: 2h left', trigger: 'embed' });
   t.match(logger.lines.filter((l) => l.msg === 'update skipped').map((l) => l.obj), [{ container: 'young', reason: 'cooldown: 2h left' }]);
