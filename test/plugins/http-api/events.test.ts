@@ -66,7 +66,8 @@ t.test('frames: retry first, then id/event/data with monotonic ids; only public 
   const completed = JSON.parse(events[3]?.data as string).data;
   t.same(Object.keys(completed).sort(), ['failed', 'restarted', 'run_id', 'scanned', 'skipped', 'updated']);
   const started = JSON.parse(events[0]?.data as string).data;
-  t.same(started, { run_id: completed.run_id, kind: 'update', targeted: false, trigger: 'api' });
+  // The person or token that started the run (docs/people.md#a-name-on-every-decision): here the main token.
+  t.same(started, { run_id: completed.run_id, kind: 'update', targeted: false, trigger: 'api', actor: { kind: 'token', name: 'main' } });
   t.match(JSON.parse(events[1]?.data as string).data, { run_id: completed.run_id, container: 'web', image: String, image_id: String });
   t.match(JSON.parse(events[2]?.data as string).data, { container: 'web', old_image_id: String, new_image_id: 'sha256:new' });
   t.same(JSON.parse(events[4]?.data as string).data, { run_id: 'r-cleanup', images: [{ image_id: 'sha256:old', image_name: 'demo/web:latest' }] });
