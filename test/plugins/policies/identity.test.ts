@@ -14,6 +14,7 @@ import {
 } from '../../../core/index.js';
 import { policiesPlugin } from '../../../plugins/policies/index.js';
 import { statePlugin } from '../../../plugins/state/index.js';
+import { asStaleness } from '../../helpers/staleness.js';
 
 const DIGEST = (n: number) => `sha256:${String(n).repeat(64).slice(0, 64)}`;
 
@@ -37,7 +38,7 @@ t.test('entries kept by name go to the container whose last check found that can
       store.recordCheck('id-db', { name: 'db', updateAvailable: true, latestDigest: DIGEST(2), checkedAt: '2026-01-01T00:00:00.000Z' });
       store.recordCheck('id-web', { name: 'web', updateAvailable: false, latestDigest: DIGEST(1), checkedAt: '2026-01-02T00:00:00.000Z' });
       core.hooks.discover.tapPromise('seed', async (found) => [...found, ...targets]);
-      core.hooks.checkStaleness.tapPromise('seed', async () => ({ source: REGISTRY_PATH, stale: true, latestDigest: DIGEST(2), latestTag: '2.0.0', currentTag: '1.0.0', updateKind: 'major' }));
+      core.hooks.checkStaleness.tapPromise('seed', async () => asStaleness({ source: REGISTRY_PATH, stale: true, latestDigest: DIGEST(2), latestTag: '2.0.0', currentTag: '1.0.0', updateKind: 'major' }));
       core.hooks.apply.tapPromise('seed', async (plan) => ({ target: plan.target, outcome: 'updated' }));
     },
   };
