@@ -6,8 +6,10 @@
 // the window: that run answers the container with the approved candidate, whatever the tag says by then (a
 // newer candidate asks on its own at the next run).
 import {
+  FINDINGS,
   REGISTRY_PATH,
   STAGES,
+  withFinding,
   type ApprovalEntry,
   type RunContext,
   type Staleness,
@@ -31,14 +33,15 @@ export interface ApprovedInWindow {
 }
 
 function answerOf(entry: ApprovalEntry): Staleness {
-  return {
+  const answer: Staleness = {
     source: REGISTRY_PATH,
     stale: true,
     latestDigest: entry.latest_digest,
-    ...(entry.update_kind ? { updateKind: entry.update_kind } : {}),
-    ...(entry.current_tag ? { currentTag: entry.current_tag } : {}),
     ...(entry.latest_tag ? { latestTag: entry.latest_tag } : {}),
   };
+  // The tag facts travel in the findings slot (docs/plugins.md#findings), where the approval gate and displays read them.
+  const tags = { ...(entry.update_kind ? { updateKind: entry.update_kind } : {}), ...(entry.current_tag ? { currentTag: entry.current_tag } : {}) };
+  return Object.keys(tags).length > 0 ? withFinding(answer, FINDINGS.tags, tags) : answer;
 }
 
 export class ApprovalRuns {
