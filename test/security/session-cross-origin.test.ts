@@ -55,5 +55,5 @@ t.test('a session is refused from a hostile origin on every state-changing route
   // Whatever the credential: a header token from a hostile origin is refused the same way (docs/security.md#threat-model).
   const withToken = await fetch(`${url}/v1/check`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, origin: 'https://evil.example' } });
   t.equal(withToken.status, 403, 'a bearer token from a hostile origin is refused too');
-  t.ok(logger.lines.some((l) => /refused/.test(l.msg) && (l.obj.ip === '127.0.0.1' || l.obj['client_ip'] === '127.0.0.1' || JSON.stringify(l.obj).includes('127.0.0.1'))), 'each refusal is logged with the client IP');
+  t.ok(logger.lines.some((l) => /refused/.test(l.msg ?? '') && (l.obj.ip === '127.0.0.1' || l.obj['client_ip'] === '127.0.0.1' || JSON.stringify(l.obj).includes('127.0.0.1'))), 'each refusal is logged with the client IP');
 });
