@@ -22,6 +22,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/copy-assets.mjs ./scripts/
 COPY core ./core
+COPY contracts ./contracts
 COPY plugins ./plugins
 COPY server ./server
 RUN npm run build \
