@@ -95,7 +95,8 @@ t.test('update, rollback, hold, release: each in the audit trail; 404 and 409', 
   t.notOk((await containers(service)).get(app.name)?.held);
 
   const audit = (await call(`${service.url}/v1/audit?container=${app.name}`, { token: TOKEN })).body as { entries: { action: string; outcome: string }[] };
-  t.same(audit.entries.map((e) => `${e.action}:${e.outcome}`), ['update:updated', 'rollback:rolled_back', 'update:updated']);
+  // The release that lifted the hold is a decision too, with its own entry (docs/people.md#a-name-on-every-decision).
+  t.same(audit.entries.map((e) => `${e.action}:${e.outcome}`), ['update:updated', 'rollback:rolled_back', 'release:released', 'update:updated']);
   t.equal((await call(`${service.url}/v1/audit?limit=x`, { token: TOKEN })).status, 400);
   t.equal((await call(`${service.url}/v1/audit?since=yesterday`, { token: TOKEN })).status, 400);
   t.equal((await call(`${service.url}/v1/audit`)).status, 401);
