@@ -36,13 +36,13 @@ t.test('a new tag: pulled by its digest, tagged, and the container recreated on 
   if (!s) return;
   const { env, engine, prefix } = s;
   const repo = `${prefix}/app`;
-  const v1 = await pushImage({ registry: env.registry, repo, tag: '1.0.0', marker: 'v1', cmd: QUICK_STOP_CMD, labels: { team: 'ops' } });
+  const v1 = await pushImage({ registry: env.registry, repo, tag: '1.0.0', marker: `${repo} v1`, cmd: QUICK_STOP_CMD, labels: { team: 'ops' } });
   await pullImage(engine, v1.ref);
   const name = `${prefix}-app`;
   await runContainer(engine, { name, image: v1.ref, env: ['FOO=bar'] });
-  const v2 = await pushImage({ registry: env.registry, repo, tag: '1.1.0', marker: 'v2', cmd: QUICK_STOP_CMD });
+  const v2 = await pushImage({ registry: env.registry, repo, tag: '1.1.0', marker: `${repo} v2`, cmd: QUICK_STOP_CMD });
   // The tag moves after the check resolved its digest: what runs must be the digest the check saw.
-  await pushImage({ registry: env.registry, repo, tag: '1.1.0', marker: 'v3', cmd: QUICK_STOP_CMD });
+  await pushImage({ registry: env.registry, repo, tag: '1.1.0', marker: `${repo} v3`, cmd: QUICK_STOP_CMD });
 
   const { tw, events } = await withAnswer(env, prefix, asStaleness({ source: 'registry', stale: true, latestDigest: v2.digest, latestTag: '1.1.0', currentTag: '1.0.0', updateKind: 'minor' }));
   t.teardown(() => tw.close());
@@ -68,11 +68,11 @@ t.test('a digest the engine cannot pull fails the target before anything is stop
   if (!s) return;
   const { env, engine, prefix } = s;
   const repo = `${prefix}/app`;
-  const v1 = await pushImage({ registry: env.registry, repo, tag: '2.0', marker: 'v1', cmd: QUICK_STOP_CMD });
+  const v1 = await pushImage({ registry: env.registry, repo, tag: '2.0', marker: `${repo} v1`, cmd: QUICK_STOP_CMD });
   await pullImage(engine, v1.ref);
   const name = `${prefix}-app`;
   const old = await runContainer(engine, { name, image: v1.ref });
-  const other = await pushImage({ registry: env.registry, repo: `${prefix}/other`, tag: '2.1', marker: 'elsewhere', cmd: QUICK_STOP_CMD });
+  const other = await pushImage({ registry: env.registry, repo: `${prefix}/other`, tag: '2.1', marker: `${prefix} elsewhere`, cmd: QUICK_STOP_CMD });
 
   const { tw } = await withAnswer(env, prefix, { source: 'registry', stale: true, latestDigest: other.digest, latestTag: '2.1' });
   t.teardown(() => tw.close());
@@ -89,11 +89,11 @@ t.test('a new tag whose image exits at start is rolled back to the old reference
   if (!s) return;
   const { env, engine, prefix } = s;
   const repo = `${prefix}/app`;
-  const v1 = await pushImage({ registry: env.registry, repo, tag: '3.0.0', marker: 'v1', cmd: QUICK_STOP_CMD });
+  const v1 = await pushImage({ registry: env.registry, repo, tag: '3.0.0', marker: `${repo} v1`, cmd: QUICK_STOP_CMD });
   await pullImage(engine, v1.ref);
   const name = `${prefix}-app`;
   const old = await runContainer(engine, { name, image: v1.ref, restartPolicy: 'unless-stopped' });
-  const v2 = await pushImage({ registry: env.registry, repo, tag: '3.0.1', marker: 'v2', cmd: ['/bin/sh', '-c', 'exit 3'] });
+  const v2 = await pushImage({ registry: env.registry, repo, tag: '3.0.1', marker: `${repo} v2`, cmd: ['/bin/sh', '-c', 'exit 3'] });
 
   const { tw } = await withAnswer(env, prefix, { source: 'registry', stale: true, latestDigest: v2.digest, latestTag: '3.0.1' });
   t.teardown(() => tw.close());
@@ -112,11 +112,11 @@ t.test('a reference pinned to a digest stays pinned, on the new tag and digest',
   if (!s) return;
   const { env, engine, prefix } = s;
   const repo = `${prefix}/app`;
-  const v1 = await pushImage({ registry: env.registry, repo, tag: '5.0.0', marker: 'v1', cmd: QUICK_STOP_CMD });
+  const v1 = await pushImage({ registry: env.registry, repo, tag: '5.0.0', marker: `${repo} v1`, cmd: QUICK_STOP_CMD });
   await pullImage(engine, v1.digestRef);
   const name = `${prefix}-app`;
   await runContainer(engine, { name, image: `${v1.ref}@${v1.digest}` });
-  const v2 = await pushImage({ registry: env.registry, repo, tag: '5.1.0', marker: 'v2', cmd: QUICK_STOP_CMD });
+  const v2 = await pushImage({ registry: env.registry, repo, tag: '5.1.0', marker: `${repo} v2`, cmd: QUICK_STOP_CMD });
 
   const { tw } = await withAnswer(env, prefix, { source: 'registry', stale: true, latestDigest: v2.digest, latestTag: '5.1.0' });
   t.teardown(() => tw.close());

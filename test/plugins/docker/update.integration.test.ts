@@ -36,7 +36,7 @@ t.test('an update keeps env, labels, mounts, restart policy, command, network mo
   });
 
   const repo = `${prefix}/app`;
-  const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', env: ['FROM_IMAGE=1'], labels: { 'org.example.v': '1' } });
+  const v1 = await pushImage({ registry: env.registry, repo, marker: `${repo} v1`, env: ['FROM_IMAGE=1'], labels: { 'org.example.v': '1' } });
   await pullImage(engine, v1.ref);
   await engine.createVolume({ Name: volume });
   const name = `${prefix}-app`;
@@ -49,7 +49,7 @@ t.test('an update keeps env, labels, mounts, restart policy, command, network mo
     restartPolicy: { Name: 'on-failure', MaximumRetryCount: 3 },
     hostConfig: { Binds: [`${hostDir}:/host:ro`], Mounts: [{ Type: 'volume', Source: volume, Target: '/data' }] },
   });
-  const v2 = await pushImage({ registry: env.registry, repo, marker: 'v2', env: ['FROM_IMAGE=2'], labels: { 'org.example.v': '2' } });
+  const v2 = await pushImage({ registry: env.registry, repo, marker: `${repo} v2`, env: ['FROM_IMAGE=2'], labels: { 'org.example.v': '2' } });
 
   const { tw, events } = await tidewatchFor(env, prefix, { cleanup: true });
   t.teardown(() => tw.close());
@@ -100,11 +100,11 @@ t.test('a new image that exits at once or turns unhealthy is rolled back', async
   for (const { label, next, error } of cases) {
     await t.test(label, async (t) => {
       const repo = `${prefix}/${label}`;
-      const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
+      const v1 = await pushImage({ registry: env.registry, repo, marker: `${repo} v1`, cmd: QUICK_STOP_CMD });
       await pullImage(engine, v1.ref);
       const name = `${prefix}-${label}-app`;
       const old = await runContainer(engine, { name, image: v1.ref, restartPolicy: 'unless-stopped' });
-      await pushImage({ registry: env.registry, repo, marker: 'v2', ...next });
+      await pushImage({ registry: env.registry, repo, marker: `${repo} v2`, ...next });
 
       const { tw, events } = await tidewatchFor(env, `${prefix}-${label}`, { gracePeriodMs: 5000 });
       t.teardown(() => tw.close());
@@ -129,11 +129,11 @@ t.test('pulls from a registry that wants credentials, with the registry plugin\'
   const { env, engine, prefix } = s;
   const auth = { username: env.authUser, password: env.authPassword };
   const repo = `${prefix}/private`;
-  const v1 = await pushImage({ registry: env.authRegistry, repo, marker: 'v1', cmd: QUICK_STOP_CMD, auth });
+  const v1 = await pushImage({ registry: env.authRegistry, repo, marker: `${repo} v1`, cmd: QUICK_STOP_CMD, auth });
   await pullImage(engine, v1.ref, auth);
   const name = `${prefix}-private`;
   await runContainer(engine, { name, image: v1.ref });
-  const v2 = await pushImage({ registry: env.authRegistry, repo, marker: 'v2', cmd: QUICK_STOP_CMD, auth });
+  const v2 = await pushImage({ registry: env.authRegistry, repo, marker: `${repo} v2`, cmd: QUICK_STOP_CMD, auth });
 
   // The registry plugin provides PULL_CREDENTIALS; an anonymous pull from this registry would fail.
   const { tw } = await tidewatchFor(env, prefix, {}, { repoUser: env.authUser, repoPass: env.authPassword });
@@ -148,7 +148,7 @@ t.test('an AutoRemove container (gone once stopped) is recreated as it was when 
   if (!s) return;
   const { env, engine, prefix } = s;
   const { repo, name, image: v1 } = await runningOn(s, 'app', { run: { env: ['KEEP=1'], hostConfig: { AutoRemove: true } } });
-  await pushImage({ registry: env.registry, repo, marker: 'v2', cmd: ['/bin/sh', '-c', 'exit 4'] });
+  await pushImage({ registry: env.registry, repo, marker: `${repo} v2`, cmd: ['/bin/sh', '-c', 'exit 4'] });
 
   const { tw } = await tidewatchFor(env, prefix, { gracePeriodMs: 3000 });
   t.teardown(() => tw.close());
