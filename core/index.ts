@@ -5,46 +5,39 @@
 
 // The engine, for embedders
 export { createTidewatch } from './tidewatch.js';
-export type { AppliedOptions, RunMode, Tidewatch, TidewatchCore, TidewatchOptions } from './tidewatch.js';
+export type { Tidewatch, TidewatchCore } from './tidewatch.js';
 export type {
   Actor,
-  ApplyOutcome,
   ApplyResult,
-  CheckReport,
   CheckResult,
-  ContextKind,
   Logger,
   RunContext,
   RunFilters,
   RunKind,
-  RunRequest,
   Skip,
   Staleness,
   Target,
   UpdatePlan,
   UpdateReport,
-  UpdateSummary,
 } from './types.js';
 export type { HistoryEntry } from './history.js';
 export type { AppliedPlan, Plan } from './plan.js';
 export { defineFinding, findingLines, readFinding, withFinding } from './findings.js';
-export type { Finding, FindingKey, FindingSpec, Findings } from './findings.js';
 export { DOCUMENTED_FINDING_KEYS, FINDINGS } from './known-findings.js';
 export type { GitStaleness, ReleaseNote, ReleaseNotes, SignatureCheck, SignatureVerdict, TagFacts } from './known-findings.js';
-export type { Hooks } from './hooks.js';
 
 // Declaring plugins and their options
-export { definePlugin, usePlugin } from './plugin.js';
-export type { PluginDefinition, PluginUse, TidewatchPlugin } from './plugin.js';
-export { defaultOf, envName, envNames, option, optionLabel } from './option.js';
-export type { JsonSchema, OptionCommon, OptionKind, OptionSpec, OptionSpecs, OptionValues } from './option.js';
+export { definePlugin } from './plugin.js';
+export type { TidewatchPlugin } from './plugin.js';
+export { option } from './option.js';
+export type { OptionValues } from './option.js';
 export { isGoBool, splitCommaOrSpace } from './option-parsers.js';
 export type { ParseContext, Parser } from './option-parsers.js';
 export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
 export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader, ATTESTATION_VERIFIER, REGISTRY_CLIENT, REGISTRY_MIRRORS, DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE } from './services.js';
-export type { AttestationRead, AttestationVerifier, VerifiedAttestation, DockerEngines, EngineApi, EngineRequestOptions, LocalImage, LocalImages, PullCredentials, RegistryAuth, RegistryClientService, RegistryDocument, RegistryMirrors, RegistryReadOptions, RemoteImages, ServiceKey, Services, DataDirHandover, Rollbacks } from './services.js';
+export type { AttestationRead, AttestationVerifier, VerifiedAttestation, DockerEngines, EngineApi, EngineRequestOptions, LocalImage, LocalImages, PullCredentials, RegistryAuth, RegistryClientService, RegistryDocument, RegistryMirrors, RegistryReadOptions, RemoteImages, ServiceKey, DataDirHandover, Rollbacks } from './services.js';
 export { containerKey, lastCheckOf, targetKey } from './state-store.js';
 
 export { writeFileAtomic, readJsonFile, syncDirectory } from './atomic-file.js';
@@ -79,27 +72,25 @@ export type {
   PolicyStatus,
   UpdatePolicies,
 } from './policies.js';
-export { HTTP_ROUTES, bearerToken, httpRoutes } from './http-routes.js';
+export { bearerToken, httpRoutes } from './http-routes.js';
 export { PEOPLE, ROLES, roleAllows } from './people.js';
 export type { Authentication, People, Principal, Role } from './people.js';
-export type { HttpRouteDefinition, HttpRouteRefusal, HttpRouteRequest, HttpRouteResponse, HttpRoutes } from './http-routes.js';
+export type { HttpRouteDefinition, HttpRouteRefusal, HttpRouteRequest, HttpRouteResponse } from './http-routes.js';
 export { GIT_PATH, REGISTRY_PATH, STAGES, isGitWatched } from './watch-split.js';
-export type { WatchClaim } from './watch-split.js';
 
 // Events and errors
-export { actorField, isPublicEvent } from './events.js';
+export { isPublicEvent } from './events.js';
 export { optionsView } from './options-view.js';
-export type { ActorField, EventPayloads, EventType, TidewatchEvent } from './events.js';
+export type { EventPayloads, TidewatchEvent } from './events.js';
 export { ConfigError, TidewatchError, createError, errorMessage, errors, invalidOptions, isTidewatchError } from './errors.js';
 
 // Shared product rules plugins read the same way
 export { mapBounded } from './bounded.js';
-export { MAX_GATE_CANDIDATES } from './candidates.js';
 export { compareDigits, compareVersions, parseTag, sameShape, type TagVersion } from './tag-version.js';
 export { formatImageReference, isArtifactTag, parseImageReference, repositoryName, tryParseImageReference } from './image-reference.js';
 export type { ImageReference } from './image-reference.js';
 export { exactNamePattern, isTargeted, nameMatcher, splitFilterValues } from './request-filter.js';
-export { assertPatternBounds, isPlainName, patternBoundsViolation, patternCost, patternErrors, PATTERN_LIMITS } from './pattern-bounds.js';
+export { isPlainName, patternBoundsViolation, patternCost, patternErrors, PATTERN_LIMITS } from './pattern-bounds.js';
 export { isMonitorOnly, selectionFilter } from './selection-rules.js';
 export type { MonitorOnlyOptions, SelectionRules } from './selection-rules.js';
 export {
