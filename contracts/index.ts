@@ -5,3 +5,13 @@
 export { GITHUB_API, type GitHubApi } from '../plugins/git/contracts.js';
 export { notificationServiceKey, type NotificationMessage, type NotificationSender, type NotificationService } from '../plugins/notify/service.js';
 export { SIGNATURE_VERDICTS, type SignatureVerdicts } from '../plugins/signatures/contracts.js';
+export {
+  UPDATE_POLICIES,
+  type ApprovalDecider,
+  type ApprovalDecision,
+  type ApprovalState,
+  type DecisionOptions,
+  type DecisionOutcome,
+  type PolicyStatus,
+  type UpdatePolicies,
+} from '../plugins/policies/contracts.js';

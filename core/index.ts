@@ -61,17 +61,7 @@ export type {
   RollbackOutcome,
   StateStore,
 } from './state.js';
-export { UPDATE_POLICIES } from './policies.js';
-export type {
-  ApprovalDecider,
-  ApprovalDecision,
-  ApprovalEntry,
-  ApprovalState,
-  DecisionOptions,
-  DecisionOutcome,
-  PolicyStatus,
-  UpdatePolicies,
-} from './policies.js';
+export type { ApprovalEntry } from './policies.js';
 export { bearerToken, httpRoutes } from './http-routes.js';
 export { PEOPLE, ROLES, roleAllows } from './people.js';
 export type { Authentication, People, Principal, Role } from './people.js';

@@ -5,7 +5,6 @@
 // Work is done one step at a time on a queue, so a late answer never overwrites a newer one; nothing here
 // can fail or slow a run: every error is logged.
 import {
-  UPDATE_POLICIES,
   errorMessage,
   exactNamePattern,
   targetKey,
@@ -17,6 +16,7 @@ import {
   type TidewatchCore,
   type TidewatchEvent,
 } from '../../core/index.js';
+import { UPDATE_POLICIES } from '../../contracts/index.js';
 import type { Entity } from './entities.js';
 import { Entities } from './entities.js';
 import { discoveryConfig, entityState } from './payloads.js';

@@ -5,7 +5,6 @@ import {
   REGISTRY_CLIENT,
   STAGES,
   STATE_STORE,
-  UPDATE_POLICIES,
   bareDigest,
   tryParseImageReference,
   type ApplyResult,
@@ -13,6 +12,7 @@ import {
   type TidewatchCore,
   type UpdateReport,
 } from '../../core/index.js';
+import { UPDATE_POLICIES } from './contracts.js';
 import { ApprovalIdentity } from './approval-identity.js';
 import { ApprovalLedger, belongsTo, isLive } from './approval-ledger.js';
 import { JudgedInRuns, approvalSkip, judgedKey } from './approval-gate.js';

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import t from 'tap';
 import {
   REGISTRY_PATH,
-  UPDATE_POLICIES,
   createTidewatch,
   type ApprovalEntry,
   type Staleness,
@@ -17,6 +16,7 @@ import {
   type TidewatchPlugin,
   type UpdatePlan,
 } from '../../../core/index.js';
+import { UPDATE_POLICIES } from '../../../contracts/index.js';
 import { policiesPlugin } from '../../../plugins/policies/index.js';
 import { statePlugin } from '../../../plugins/state/index.js';
 import { asStaleness } from '../../helpers/staleness.js';
