@@ -15,3 +15,4 @@ export {
   type PolicyStatus,
   type UpdatePolicies,
 } from '../plugins/policies/contracts.js';
+export { PEOPLE, type Authentication, type People } from '../plugins/people/contracts.js';

@@ -63,8 +63,8 @@ export type {
 } from './state.js';
 export type { ApprovalEntry } from './policies.js';
 export { bearerToken, httpRoutes } from './http-routes.js';
-export { PEOPLE, ROLES, roleAllows } from './people.js';
-export type { Authentication, People, Principal, Role } from './people.js';
+export { ROLES, roleAllows } from './people.js';
+export type { Principal, Role } from './people.js';
 export type { HttpRouteDefinition, HttpRouteRefusal, HttpRouteRequest, HttpRouteResponse } from './http-routes.js';
 export { GIT_PATH, REGISTRY_PATH, STAGES, isGitWatched } from './watch-split.js';
 
