@@ -36,31 +36,11 @@ export type { ParseContext, Parser } from './option-parsers.js';
 export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
-export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader, ATTESTATION_VERIFIER, REGISTRY_CLIENT, REGISTRY_MIRRORS, DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE } from './services.js';
-export type { AttestationRead, AttestationVerifier, VerifiedAttestation, DockerEngines, EngineApi, EngineRequestOptions, LocalImage, LocalImages, PullCredentials, RegistryAuth, RegistryClientService, RegistryDocument, RegistryMirrors, RegistryReadOptions, RemoteImages, ServiceKey, DataDirHandover, Rollbacks } from './services.js';
-export { containerKey, lastCheckOf, targetKey } from './state-store.js';
+export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader, ATTESTATION_VERIFIER, REGISTRY_CLIENT, REGISTRY_MIRRORS } from './services.js';
+export type { AttestationRead, AttestationVerifier, VerifiedAttestation, DockerEngines, EngineApi, EngineRequestOptions, LocalImage, LocalImages, PullCredentials, RegistryAuth, RegistryClientService, RegistryDocument, RegistryMirrors, RegistryReadOptions, RemoteImages, ServiceKey } from './services.js';
 
 export { writeFileAtomic, readJsonFile, syncDirectory } from './atomic-file.js';
 export { bareDigest, repoDigest } from './repo-digest.js';
-export type {
-  AuditAction,
-  AuditEntry,
-  AuditImage,
-  AuditQuery,
-  AuditRecord,
-  ContainerKey,
-  FailedCandidate,
-  HistoryQuery,
-  Hold,
-  KeyedRecord,
-  LastCheck,
-  Page,
-  PageQuery,
-  PreviousImage,
-  RetainedImage,
-  RollbackOutcome,
-  StateStore,
-} from './state.js';
 export type { ApprovalEntry } from './policies.js';
 export { bearerToken, httpRoutes } from './http-routes.js';
 export { ROLES, roleAllows } from './people.js';

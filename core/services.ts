@@ -4,8 +4,6 @@
 // Each key has one provider: a second one is an error, never a silent replacement; a plugin that lists a
 // key in `requires` fails start-up when nothing provides it (docs/plugins.md#services).
 import { errors } from './errors.js';
-import type { ContainerKey, RollbackOutcome, StateStore } from './state.js';
-import type { Actor } from './types.js';
 
 /** A typed key: `defineService<LocalImages>('local-images')`. */
 export interface ServiceKey<T> {
@@ -129,35 +127,6 @@ export interface DockerEngines {
   list(): readonly EngineApi[];
 }
 export const DOCKER_ENGINES: ServiceKey<DockerEngines> = defineService<DockerEngines>('docker-engines');
-
-/** The one state store (docs/state.md): last checks, history, audit trail, holds. Provided by the state plugin. */
-export const STATE_STORE: ServiceKey<StateStore> = defineService<StateStore>('state-store');
-
-/** Rollback on demand and holds (docs/state.md#rollback-on-demand). Provided by the state plugin. */
-export interface Rollbacks {
-  /** Puts the container back on the image it ran before its last update, as a targeted update run. */
-  rollback(key: ContainerKey, options?: { trigger?: string; actor?: Actor; signal?: AbortSignal; runId?: string }): Promise<RollbackOutcome>;
-  /**
-   * Lifts a hold and forgets a failed candidate; false when the container had neither. A release that lifted
-   * something is an audit entry (`release`) naming `actor` (docs/people.md).
-   */
-  release(key: ContainerKey, actor?: Actor): Promise<boolean>;
-}
-export const ROLLBACKS: ServiceKey<Rollbacks> = defineService<Rollbacks>('rollbacks');
-
-/**
- * The self-update hand-over of the data directory's lock (docs/state.md#one-process-per-data-directory):
- * the runtime hands the lock over just before it starts its own successor, which shares the data directory
- * and takes the lock at its start, and takes it back when it removes that successor again. Provided by the
- * state plugin when a --data-dir is set.
- */
-export interface DataDirHandover {
-  /** Saves the state and releases the lock. */
-  handOver(): Promise<void>;
-  /** Takes the lock back after the successor was removed (a no-op while it is held). */
-  takeBack(): Promise<void>;
-}
-export const DATA_DIR_HANDOVER: ServiceKey<DataDirHandover> = defineService<DataDirHandover>('data-dir-handover');
 
 /** One manifest, index or artifact manifest as a registry served it (untrusted: bounded, digest-checked). */
 export interface RegistryDocument {

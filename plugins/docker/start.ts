@@ -7,13 +7,13 @@ import {
   PULL_CREDENTIALS,
   REGISTRY_MIRRORS,
   STAGES,
-  STATE_STORE,
   type LocalImages,
   type RegistryMirrors,
   type RunContext,
   type Target,
   type TidewatchCore,
 } from '../../core/index.js';
+import { STATE_STORE } from '../../contracts/index.js';
 import { pingEngine } from './engine/connect.js';
 import { createEngine, discoverAll, type Engine } from './engine/engines.js';
 import { engineSpecs } from './engine/hosts.js';

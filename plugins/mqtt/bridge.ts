@@ -7,7 +7,6 @@
 import {
   errorMessage,
   exactNamePattern,
-  targetKey,
   type ApplyResult,
   type CheckResult,
   type EventPayloads,
@@ -16,7 +15,7 @@ import {
   type TidewatchCore,
   type TidewatchEvent,
 } from '../../core/index.js';
-import { UPDATE_POLICIES } from '../../contracts/index.js';
+import { UPDATE_POLICIES, targetKey } from '../../contracts/index.js';
 import type { Entity } from './entities.js';
 import { Entities } from './entities.js';
 import { discoveryConfig, entityState } from './payloads.js';

@@ -2,7 +2,8 @@
 // (docs/policies.md), read and decided by the HTTP API, the dashboard and Home Assistant's Install button through
 // UPDATE_POLICIES, never by importing the plugin. Its key and types live here, with the plugin that provides
 // them, and reach other plugins and third parties through the contracts entry (contracts/index.ts).
-import { defineService, type Actor, type ApprovalEntry, type ContainerKey, type ServiceKey, type Target } from '../../core/index.js';
+import { defineService, type Actor, type ApprovalEntry, type ServiceKey, type Target } from '../../core/index.js';
+import type { ContainerKey } from '../../contracts/index.js';
 
 /** Where a pending approval stands (docs/policies.md#approvals). */
 export type ApprovalState = ApprovalEntry['state'];

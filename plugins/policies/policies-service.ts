@@ -7,13 +7,12 @@ import {
   errorMessage,
   exactNamePattern,
   type ApprovalEntry,
-  type ContainerKey,
   type Logger,
   type RegistryClientService,
-  type StateStore,
   type Target,
   type TidewatchCore,
 } from '../../core/index.js';
+import type { ContainerKey, StateStore } from '../../contracts/index.js';
 import type { ApprovalDecision, DecisionOptions, DecisionOutcome, PolicyStatus, UpdatePolicies } from './contracts.js';
 import type { ApprovalIdentity } from './approval-identity.js';
 import { belongsTo, isOpen, type ApprovalLedger } from './approval-ledger.js';

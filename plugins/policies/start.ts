@@ -4,7 +4,6 @@
 import {
   REGISTRY_CLIENT,
   STAGES,
-  STATE_STORE,
   bareDigest,
   tryParseImageReference,
   type ApplyResult,
@@ -12,6 +11,7 @@ import {
   type TidewatchCore,
   type UpdateReport,
 } from '../../core/index.js';
+import { STATE_STORE } from '../../contracts/index.js';
 import { UPDATE_POLICIES } from './contracts.js';
 import { ApprovalIdentity } from './approval-identity.js';
 import { ApprovalLedger, belongsTo, isLive } from './approval-ledger.js';

@@ -10,15 +10,10 @@ import {
   exactNamePattern,
   repoDigest,
   type Actor,
-  type AuditImage,
-  type ContainerKey,
-  type PreviousImage,
-  type RollbackOutcome,
-  type Rollbacks,
-  type StateStore,
   type Target,
   type TidewatchCore,
 } from '../../core/index.js';
+import type { AuditImage, ContainerKey, PreviousImage, RollbackOutcome, Rollbacks, StateStore } from './contracts.js';
 // node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
 const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
