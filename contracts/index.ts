@@ -4,7 +4,37 @@
 // the providing plugin itself. Only contracts: no implementation is reachable through this file.
 export { GITHUB_API, type GitHubApi } from '../plugins/git/contracts.js';
 export { notificationServiceKey, type NotificationMessage, type NotificationSender, type NotificationService } from '../plugins/notify/service.js';
-export { SIGNATURE_VERDICTS, type SignatureVerdicts } from '../plugins/signatures/contracts.js';
+export {
+  ATTESTATION_VERIFIER,
+  SIGNATURE_VERDICTS,
+  type AttestationRead,
+  type AttestationVerifier,
+  type SignatureVerdicts,
+  type VerifiedAttestation,
+} from '../plugins/signatures/contracts.js';
+export {
+  DOCKER_ENGINES,
+  LOCAL_IMAGES,
+  REGISTRY_MIRRORS,
+  type DockerEngines,
+  type EngineApi,
+  type EngineRequestOptions,
+  type LocalImage,
+  type LocalImages,
+  type RegistryMirrors,
+} from '../plugins/docker/contracts.js';
+export {
+  PULL_CREDENTIALS,
+  REGISTRY_CLIENT,
+  REMOTE_IMAGES,
+  registryAuthHeader,
+  type PullCredentials,
+  type RegistryAuth,
+  type RegistryClientService,
+  type RegistryDocument,
+  type RegistryReadOptions,
+  type RemoteImages,
+} from '../plugins/registry/contracts.js';
 export {
   UPDATE_POLICIES,
   type ApprovalDecider,

@@ -36,8 +36,8 @@ export type { ParseContext, Parser } from './option-parsers.js';
 export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
-export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader, ATTESTATION_VERIFIER, REGISTRY_CLIENT, REGISTRY_MIRRORS } from './services.js';
-export type { AttestationRead, AttestationVerifier, VerifiedAttestation, DockerEngines, EngineApi, EngineRequestOptions, LocalImage, LocalImages, PullCredentials, RegistryAuth, RegistryClientService, RegistryDocument, RegistryMirrors, RegistryReadOptions, RemoteImages, ServiceKey } from './services.js';
+export { defineService } from './services.js';
+export type { ServiceKey } from './services.js';
 
 export { writeFileAtomic, readJsonFile, syncDirectory } from './atomic-file.js';
 export { bareDigest, repoDigest } from './repo-digest.js';

@@ -7,12 +7,12 @@ import {
   formatImageReference,
   parseImageReference,
   targetLabel,
-  type RemoteImages,
   type RunContext,
   type Skip,
   type Staleness,
   type Target,
 } from '../../core/index.js';
+import type { RemoteImages } from '../../contracts/index.js';
 import { formatDuration, parseCooldownLabel } from './duration.js';
 
 export const BY = 'cooldown';

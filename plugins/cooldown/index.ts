@@ -2,7 +2,8 @@
 // image younger than the delay. It taps at the `defer` gate stage, after report-only gates such as
 // monitor-only: Watchtower does not apply the cooldown to monitor-only containers. Image ages come from
 // the REMOTE_IMAGES service (the registry plugin), without which it cannot start.
-import { REMOTE_IMAGES, STAGES, definePlugin, invalidOptions, option, type OptionValues } from '../../core/index.js';
+import { STAGES, definePlugin, invalidOptions, option, type OptionValues } from '../../core/index.js';
+import { REMOTE_IMAGES } from '../../contracts/index.js';
 import { cooldownGate } from './gate.js';
 
 export const PLUGIN_NAME = 'cooldown';

@@ -8,10 +8,10 @@ import {
   exactNamePattern,
   type ApprovalEntry,
   type Logger,
-  type RegistryClientService,
   type Target,
   type TidewatchCore,
 } from '../../core/index.js';
+import type { RegistryClientService } from '../../contracts/index.js';
 import type { ContainerKey, StateStore } from '../../contracts/index.js';
 import type { ApprovalDecision, DecisionOptions, DecisionOutcome, PolicyStatus, UpdatePolicies } from './contracts.js';
 import type { ApprovalIdentity } from './approval-identity.js';
