@@ -24,7 +24,7 @@ export type { HistoryEntry } from './history.js';
 export type { AppliedPlan, Plan } from './plan.js';
 export { defineFinding, findingLines, readFinding, withFinding } from './findings.js';
 export { DOCUMENTED_FINDING_KEYS, FINDINGS } from './known-findings.js';
-export type { GitStaleness, ReleaseNote, ReleaseNotes, SignatureCheck, SignatureVerdict, TagFacts } from './known-findings.js';
+export type { GitStaleness, ReleaseNotes, SignatureCheck, SignatureVerdict, TagFacts } from './known-findings.js';
 
 // Declaring plugins and their options
 export { definePlugin } from './plugin.js';
@@ -32,46 +32,33 @@ export type { TidewatchPlugin } from './plugin.js';
 export { option } from './option.js';
 export type { OptionValues } from './option.js';
 export { isGoBool, splitCommaOrSpace } from './option-parsers.js';
-export type { ParseContext, Parser } from './option-parsers.js';
+export type { Parser } from './option-parsers.js';
 export { SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
 export { defineService } from './services.js';
 export type { ServiceKey } from './services.js';
 
-export { writeFileAtomic, readJsonFile, syncDirectory } from './atomic-file.js';
 export { bareDigest, repoDigest } from './repo-digest.js';
 export type { ApprovalEntry } from './policies.js';
-export { bearerToken, httpRoutes } from './http-routes.js';
+export { httpRoutes } from './http-routes.js';
 export { ROLES, roleAllows } from './people.js';
 export type { Principal, Role } from './people.js';
-export type { HttpRouteDefinition, HttpRouteRefusal, HttpRouteRequest, HttpRouteResponse } from './http-routes.js';
+export type { HttpRouteDefinition, HttpRouteRequest, HttpRouteResponse } from './http-routes.js';
 export { GIT_PATH, REGISTRY_PATH, STAGES, isGitWatched } from './watch-split.js';
 
 // Events and errors
-export { isPublicEvent } from './events.js';
 export { optionsView } from './options-view.js';
 export type { EventPayloads, TidewatchEvent } from './events.js';
 export { ConfigError, TidewatchError, createError, errorMessage, errors, invalidOptions, isTidewatchError } from './errors.js';
 
 // Shared product rules plugins read the same way
 export { mapBounded } from './bounded.js';
-export { compareDigits, compareVersions, parseTag, sameShape, type TagVersion } from './tag-version.js';
-export { formatImageReference, isArtifactTag, parseImageReference, repositoryName, tryParseImageReference } from './image-reference.js';
+export { formatImageReference, parseImageReference, repositoryName, tryParseImageReference } from './image-reference.js';
 export type { ImageReference } from './image-reference.js';
 export { exactNamePattern, isTargeted, nameMatcher, splitFilterValues } from './request-filter.js';
 export { isPlainName, patternBoundsViolation, patternCost, patternErrors, PATTERN_LIMITS } from './pattern-bounds.js';
 export { isMonitorOnly, selectionFilter } from './selection-rules.js';
-export type { MonitorOnlyOptions, SelectionRules } from './selection-rules.js';
-export {
-  LABEL_PREFIX,
-  SELF_LABELS,
-  WATCHTOWER_LABEL_PREFIX,
-  isSelfLabelled,
-  labelOrGlobal,
-  parseBoolLabel,
-  readLabel,
-  targetLabel,
-} from './labels.js';
-export { OCI_REVISION, sameCommit } from './revision.js';
-export { formatGoDuration, parseCooldownDuration, parseGoDuration } from './go-duration.js';
+export type { SelectionRules } from './selection-rules.js';
+export { LABEL_PREFIX, WATCHTOWER_LABEL_PREFIX, parseBoolLabel, readLabel } from './labels.js';
+export { formatGoDuration, parseGoDuration } from './go-duration.js';

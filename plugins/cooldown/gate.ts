@@ -6,7 +6,7 @@ import {
   errorMessage,
   formatImageReference,
   parseImageReference,
-  targetLabel,
+  readLabel,
   type RunContext,
   type Skip,
   type Staleness,
@@ -27,7 +27,7 @@ export interface CooldownSettings {
 
 /** The delay for this target: the label when it parses (`0` turns it off), else the global one. */
 export function delayFor(target: Target, settings: CooldownSettings, ctx: RunContext): number {
-  const label = targetLabel(target, 'cooldown-delay');
+  const label = readLabel(target.labels, 'cooldown-delay');
   if (label === undefined) return settings.delayMs;
   try {
     return parseCooldownLabel(label);

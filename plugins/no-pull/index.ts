@@ -9,12 +9,12 @@ import {
   STAGES,
   definePlugin,
   errorMessage,
-  labelOrGlobal,
   type OptionValues,
   type RunContext,
   type Staleness,
   type Target,
 } from '../../core/index.js';
+import { labelOrGlobal } from '../../contracts/shared/labels.js';
 import { LOCAL_IMAGES, type LocalImages } from '../../contracts/index.js';
 
 export const PLUGIN_NAME = 'no-pull';

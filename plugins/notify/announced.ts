@@ -6,7 +6,8 @@
 // once when the new one does not exist yet. A file that cannot be read or written costs only the memory
 // across restarts: it is logged (an unreadable one moved aside), never fatal.
 import { join } from 'node:path';
-import { errorMessage, readJsonFile, writeFileAtomic, type Logger } from '../../core/index.js';
+import { errorMessage, type Logger } from '../../core/index.js';
+import { readJsonFile, writeFileAtomic } from '../../contracts/shared/atomic-file.js';
 
 export const ANNOUNCED_FILE = 'notify-announced.json';
 /** Where versions before docs/state.md kept it: read once for compatibility. */

@@ -7,7 +7,8 @@ import { createReadStream } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { errorMessage, readJsonFile, type HistoryEntry, type Logger } from '../../core/index.js';
+import { errorMessage, type HistoryEntry, type Logger } from '../../core/index.js';
+import { readJsonFile } from '../../contracts/shared/atomic-file.js';
 import {
   containerKey,
   targetKey,

@@ -5,11 +5,11 @@ import {
   REGISTRY_PATH,
   STAGES,
   isMonitorOnly,
-  labelOrGlobal,
   type RunContext,
   type Target,
   type TidewatchCore,
 } from '../../core/index.js';
+import { labelOrGlobal } from '../../contracts/shared/labels.js';
 import { DOCKER_ENGINES, PULL_CREDENTIALS } from '../../contracts/index.js';
 import { discoverServices } from './discovery.js';
 import type { SwarmOptionValues } from './options.js';

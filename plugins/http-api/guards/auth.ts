@@ -6,7 +6,8 @@
 // client IP and never with what was sent.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { bearerToken, type Logger } from '../../../core/index.js';
+import { type Logger } from '../../../core/index.js';
+import { bearerToken } from '../../../contracts/shared/bearer-token.js';
 import type { ProxyTrust } from './client-ip.js';
 import { sendError } from '../envelope.js';
 
