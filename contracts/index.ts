@@ -1,7 +1,9 @@
 // The contracts entry (`tidewatch/contracts`, docs/plugins.md#contracts): the service keys and types a plugin
 // offers other plugins live in that plugin's folder, not in the core; this entry re-exports them, so a
 // built-in or third-party plugin that uses another's service imports the contract from here and never
-// the providing plugin itself. Only contracts: no implementation is reachable through this file.
+// the providing plugin itself. Only contracts (keys, types and the small pure rules that come with them, such
+// as the state's lastCheckOf): no plugin's implementation is reachable through this file. contracts/shared/
+// beside it holds helpers several built-in plugins apply alike; they import those by path.
 export { GITHUB_API, type GitHubApi } from '../plugins/git/contracts.js';
 export { notificationServiceKey, type NotificationMessage, type NotificationSender, type NotificationService } from '../plugins/notify/service.js';
 export {

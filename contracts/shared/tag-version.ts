@@ -1,9 +1,9 @@
 // The version a tag names, and how two versions compare (docs/tags.md): the tag policy's rules, pure, no I/O.
-// Shared, not the registry plugin's alone, because more than the registry source orders versions by them: the
-// release notes of an update are chosen and ordered by the same rules (docs/versions.md#release-notes); and
-// which tags name artifacts rather than images, which no tag policy offers and no webhook acts on. Not the
-// core's either: the core never reads a tag (CONTRIBUTING.md#layout, contracts/shared). A tag's shape is a prefix, an
-// optional `v`, 1 to 4 numeric segments and a suffix; everything compares as numbers, never as strings.
+// Shared, not the registry plugin's alone: the release notes of an update are chosen and ordered by the same
+// rules (docs/versions.md#release-notes), and which tags name artifacts rather than images matters to the tag
+// policies and the webhooks alike. Not the core's: the core never orders versions (contracts/shared,
+// CONTRIBUTING.md#layout). A tag's shape is a prefix, an optional `v`, 1 to 4 numeric segments and a suffix;
+// everything compares as numbers, never as strings.
 //
 // Not the `semver` package: Docker tags are not SemVer (1, 2 or 4 segments, build counters in the suffix,
 // variants such as `-alpine` that must never change, pre-release words in any position).

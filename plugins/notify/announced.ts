@@ -1,6 +1,6 @@
 // What has been announced, so a pending update is announced once per new image, not on every run
 // (docs/notifications.md#no-repeats). Kept in `notify-announced.json` under --data-dir (docs/state.md) so a
-// restart does not announce it again, written atomically (core's writeFileAtomic: never half-written);
+// restart does not announce it again, written atomically (contracts/shared/atomic-file.ts: never half-written);
 // without a data directory it is kept in memory only. The file of earlier versions,
 // `tidewatch-announced.json` in the data directory (or the working directory when none was set), is read
 // once when the new one does not exist yet. A file that cannot be read or written costs only the memory
