@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AuditEntry } from '../core/index.js';
+import type { AuditEntry } from '../contracts/index.js';
 import { openStateStore } from '../plugins/state/store.js';
 
 const HOST = 'unix:///var/run/docker.sock';

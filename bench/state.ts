@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LastCheck } from '../core/index.js';
+import type { LastCheck } from '../contracts/index.js';
 import { openStateStore } from '../plugins/state/store.js';
 import { call, startService } from '../test/helpers/service.js';
 import { argument, median } from './cli.js';

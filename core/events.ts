@@ -115,18 +115,6 @@ export interface EventPayloads {
 
 export type EventType = keyof EventPayloads;
 
-/** The event types the HTTP API streams; `registry_request` and third-party types stay internal. */
-export const PUBLIC_EVENT_TYPES: readonly EventType[] = Object.freeze([
-  'scan_started',
-  'scan_completed',
-  'scan_failed',
-  'image_cleanup',
-  'update_started',
-  'update_completed',
-  'update_failed',
-  'update_skipped',
-]);
-
 /**
  * `findings`: on the update events (`update_started`, `update_completed`, `update_skipped`), what plugins found
  * about the candidate (docs/plugins.md#findings), for subscribers in the process; the SSE stream sends `type`,
@@ -139,8 +127,4 @@ export type TidewatchEvent = {
 export function makeEvent<K extends EventType>(type: K, data: EventPayloads[K], findings?: Findings): TidewatchEvent {
   const event = { type, timestamp: new Date().toISOString(), data };
   return (findings && Object.keys(findings).length > 0 ? { ...event, findings } : event) as TidewatchEvent;
-}
-
-export function isPublicEvent(event: TidewatchEvent): boolean {
-  return PUBLIC_EVENT_TYPES.includes(event.type);
 }

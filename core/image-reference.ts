@@ -99,17 +99,6 @@ export function parseImageReference(reference: string, options: { defaultTag?: b
 // Parsed references are shared and frozen: each one's repository name is made once (docs/performance.md).
 const repositoryNames = new WeakMap<ImageReference, string>();
 
-/**
- * Tags that name signatures, attestations and SBOMs (cosign's `sha256-<hex>…`, ORAS's, any `*.sig`, `*.att`,
- * `*.sbom`), never an image to run: no tag policy offers one (docs/tags.md), no webhook acts on one
- * (docs/webhooks.md).
- */
-const ARTIFACT_TAG = /^sha256-[0-9a-f]{16,}|\.(?:sig|att|sbom)$/i;
-
-export function isArtifactTag(tag: string): boolean {
-  return ARTIFACT_TAG.test(tag);
-}
-
 /** `registry/repository` without tag or digest, e.g. `docker.io/library/nginx`. */
 export function repositoryName(ref: ImageReference): string {
   let name = repositoryNames.get(ref);

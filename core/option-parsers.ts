@@ -4,7 +4,7 @@
 // They live in core because every plugin declares its options with them.
 import { TidewatchError } from './errors.js';
 import { resolve as resolvePath } from 'node:path';
-import { parseCooldownDuration, parseEnvDuration } from './go-duration.js';
+import { parseEnvDuration } from './go-duration.js';
 
 /** Where a raw value came from, and the directory relative paths are resolved against. */
 export interface ParseContext {
@@ -67,14 +67,6 @@ export function durationParser(opts: { positive?: boolean; zeroMeans?: number } 
     return ms;
   };
 }
-
-export const parseCooldown: Parser<number> = (raw) => {
-  try {
-    return parseCooldownDuration(raw);
-  } catch {
-    throw new TidewatchError('TW_ERR_INVALID_VALUE', 'expected a delay such as 12h, 3d12h, 2w or 1M (units s m h d w M, M = 30 days), or 0 for off', 400);
-  }
-};
 
 /** Base-10 integers, optionally signed, within [min, max]. */
 export function integerParser(min: number, max: number = Number.MAX_SAFE_INTEGER): Parser<number> {

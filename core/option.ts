@@ -10,7 +10,6 @@ import {
   LIST_SPLITTERS,
   listParser,
   parseBoolean,
-  parseCooldown,
   parsePath,
   parseString,
   type ListSplit,
@@ -20,7 +19,10 @@ import {
 /** A JSON schema object as ajv takes it. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
-/** How `--help`, the config file and `/v1/config` treat a value. */
+/**
+ * How `--help`, the config file and `/v1/config` treat a value. `cooldown` is a duration whose 0 reads "off"
+ * (the cooldown plugin's `--cooldown-delay`, declared with `option.custom` and its own parser).
+ */
 export type OptionKind = 'boolean' | 'string' | 'path' | 'integer' | 'duration' | 'cooldown' | 'list' | 'enum';
 
 /** What every builder takes besides its type-specific parts. */
@@ -114,18 +116,6 @@ export const option = Object.freeze({
       default: def,
       parse: durationParser(opts),
       schema: positive === true ? { type: 'integer', exclusiveMinimum: 0 } : { type: 'integer', minimum: 0 },
-      ...pick(common),
-    });
-  },
-  /** Milliseconds; written as cooldown delays (`12h`, `3d12h`, `2w`, `1M`; `0` is off). */
-  cooldown(c: OptionCommon & { default?: number }): OptionSpec<number> {
-    const { default: def = 0, ...common } = c;
-    return spec(common, {
-      kind: 'cooldown',
-      valueName: '<delay>',
-      default: def,
-      parse: parseCooldown,
-      schema: { type: 'number', minimum: 0 },
       ...pick(common),
     });
   },

@@ -1,13 +1,10 @@
-// Update windows and approvals (docs/policies.md): when a run may apply a stale target, and whether a person
-// must agree first. The policies plugin provides UPDATE_POLICIES; the HTTP API, the dashboard and Home
-// Assistant's Install button read and decide through it, never by importing the plugin.
-import type { ContainerKey } from './state.js';
-import { defineService, type ServiceKey } from './services.js';
-import type { Actor, Target } from './types.js';
+// An approval entry (docs/policies.md#approvals) as the core's `approval` event carries it: the one part of
+// the policies plugin's record the core names. The service through which the HTTP API, the dashboard and Home
+// Assistant read and decide approvals is the plugin's contract (plugins/policies/contracts.ts).
+import type { Actor } from './types.js';
 
 /** Where a pending approval stands (docs/policies.md#approvals). */
 export type ApprovalState = 'pending' | 'approved' | 'rejected' | 'deferred' | 'superseded' | 'applied';
-export type ApprovalDecision = 'approve' | 'reject' | 'defer';
 /** Who decided: the API, the dashboard (through the API), or Home Assistant's Install button. */
 export type ApprovalDecider = 'api' | 'dashboard' | 'mqtt';
 
@@ -42,42 +39,3 @@ export interface ApprovalEntry {
   /** Who decided (docs/people.md#a-name-on-every-decision): a token's name, a person, Home Assistant. */
   readonly actor?: Actor;
 }
-
-/** What the windows and approvals say of one container now (`next_window`, `approval` in the container lists). */
-export interface PolicyStatus {
-  /** While every window of a stale container is closed: when the next one opens. */
-  readonly nextWindow?: Date;
-  readonly approval?: 'pending' | 'rejected' | 'deferred';
-}
-
-export type DecisionOutcome =
-  /** `runId`: the targeted update an approval started (absent while its window is closed: the window's first run applies it). */
-  | { readonly status: 'decided'; readonly entry: ApprovalEntry; readonly runId?: string }
-  | { readonly status: 'unknown' }
-  | { readonly status: 'conflict'; readonly entry: ApprovalEntry; readonly reason: string };
-
-export interface DecisionOptions {
-  readonly by: ApprovalDecider;
-  /** Who decided; the update an approval applies carries it as its actor. */
-  readonly actor?: Actor;
-  /** `defer`: for how long (default 24 h). */
-  readonly deferMs?: number;
-  /** `approve`: apply now even outside the container's window. */
-  readonly now?: boolean;
-  readonly signal?: AbortSignal;
-  /** The run id of the update an approval starts. */
-  readonly runId?: string;
-}
-
-export interface UpdatePolicies {
-  /** `updateAvailable`: what the container's last check found; windows matter only to a stale container. */
-  statusOf(target: Target, updateAvailable: boolean, now?: Date): PolicyStatus;
-  /** Every kept entry, oldest first. */
-  approvals(): readonly ApprovalEntry[];
-  /** The container's pending entry, if any; with `id`, only an entry asked about that very container. */
-  pendingFor(key: ContainerKey & { readonly id?: string }): ApprovalEntry | undefined;
-  /** Approve (applies exactly that candidate through a targeted update), reject, or defer an entry. */
-  decide(id: string, decision: ApprovalDecision, options: DecisionOptions): Promise<DecisionOutcome>;
-}
-
-export const UPDATE_POLICIES: ServiceKey<UpdatePolicies> = defineService<UpdatePolicies>('update-policies');

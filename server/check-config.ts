@@ -4,7 +4,7 @@
 // secrets `<redacted>` as in `/v1/config`. It starts nothing: no engine, registry, broker or listener is
 // contacted, no file is written. Exit 0 when the service would start with this configuration, 2 with the one
 // line the service would print otherwise.
-import { optionLabel } from '../core/index.js';
+import { optionLabel } from '../core/option.js';
 import { configView, type ResolvedConfig } from './config/index.js';
 
 export interface CheckConfigIo {

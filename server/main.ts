@@ -8,11 +8,11 @@ import {
   errors,
   formatGoDuration,
   isTidewatchError,
-  optionLabel,
   parseGoDuration,
   type Tidewatch,
   type TidewatchPlugin,
 } from '../core/index.js';
+import { optionLabel } from '../core/option.js';
 import { readBootstrap, resolveConfig, servicePlugin, type ResolvedConfig } from './config/index.js';
 import { loadPlugin, PluginLoadError } from './plugin-loader.js';
 import { PLUGIN_NAME as DOCKER_PLUGIN, runSelfUpdateOrchestrator } from '../plugins/docker/index.js';

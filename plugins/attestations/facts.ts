@@ -3,7 +3,8 @@
 // A digest names immutable content and the trust is fixed for the process, so complete facts are kept (bounded,
 // least recently used dropped first); facts with something missing are kept for a while (an attestation may be
 // pushed after the image); a read that failed is not kept. Only the derived facts are kept, never the reports.
-import { parseImageReference, type AttestationVerifier } from '../../core/index.js';
+import { parseImageReference } from '../../core/index.js';
+import type { AttestationVerifier } from '../../contracts/index.js';
 import { PROVENANCE_PREDICATE, readProvenance, type ProvenanceFacts } from './provenance.js';
 import { readVulnerabilities, VULN_PREDICATE, type VulnerabilityFacts } from './vulnerabilities.js';
 

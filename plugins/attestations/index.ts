@@ -2,7 +2,8 @@
 // a candidate — a verified vulnerability report under `--max-severity`, verified SLSA provenance under
 // `--require-provenance`. It verifies through the signatures plugin's ATTESTATION_VERIFIER service (the same keys and
 // keyless identity as signatures), so it needs one of those configured: without, start-up exits 2 naming the option.
-import { ATTESTATION_VERIFIER, definePlugin, invalidOptions, STAGES } from '../../core/index.js';
+import { definePlugin, invalidOptions, STAGES } from '../../core/index.js';
+import { ATTESTATION_VERIFIER } from '../../contracts/index.js';
 import { FactsCache } from './facts.js';
 import { reviewAttestations } from './finding.js';
 import { attestationGate, needsOf, type GateRules } from './gate.js';

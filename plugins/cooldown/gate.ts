@@ -6,13 +6,13 @@ import {
   errorMessage,
   formatImageReference,
   parseImageReference,
-  targetLabel,
-  type RemoteImages,
+  readLabel,
   type RunContext,
   type Skip,
   type Staleness,
   type Target,
 } from '../../core/index.js';
+import type { RemoteImages } from '../../contracts/index.js';
 import { formatDuration, parseCooldownLabel } from './duration.js';
 
 export const BY = 'cooldown';
@@ -27,7 +27,7 @@ export interface CooldownSettings {
 
 /** The delay for this target: the label when it parses (`0` turns it off), else the global one. */
 export function delayFor(target: Target, settings: CooldownSettings, ctx: RunContext): number {
-  const label = targetLabel(target, 'cooldown-delay');
+  const label = readLabel(target.labels, 'cooldown-delay');
   if (label === undefined) return settings.delayMs;
   try {
     return parseCooldownLabel(label);

@@ -2,15 +2,19 @@
 // image younger than the delay. It taps at the `defer` gate stage, after report-only gates such as
 // monitor-only: Watchtower does not apply the cooldown to monitor-only containers. Image ages come from
 // the REMOTE_IMAGES service (the registry plugin), without which it cannot start.
-import { REMOTE_IMAGES, STAGES, definePlugin, invalidOptions, option, type OptionValues } from '../../core/index.js';
+import { STAGES, definePlugin, invalidOptions, option, type OptionValues } from '../../core/index.js';
+import { REMOTE_IMAGES } from '../../contracts/index.js';
+import { parseCooldownOption } from './duration.js';
 import { cooldownGate } from './gate.js';
 
 export const PLUGIN_NAME = 'cooldown';
 const group = 'Update behaviour';
 
 const cooldownOptions = {
-  delayMs: option.cooldown({
-    flag: 'cooldown-delay', group,
+  // Milliseconds; written as cooldown delays (`12h`, `3d12h`, `2w`, `1M`; `0` is off), shown as durations.
+  delayMs: option.custom({
+    kind: 'cooldown', flag: 'cooldown-delay', valueName: '<delay>', default: 0, parse: parseCooldownOption,
+    schema: { type: 'number', minimum: 0 }, group,
     description: 'Minimum image age before an update is applied (units s m h d w M, e.g. 3d12h); 0 is off.',
   }),
   platform: option.string({

@@ -7,7 +7,8 @@
 import { setMaxListeners } from 'node:events';
 import type Docker from 'dockerode';
 import type { EngineClient } from './engine/client.js';
-import { isSelfLabelled, mapBounded, type Target } from '../../core/index.js';
+import { mapBounded, type Target } from '../../core/index.js';
+import { isSelfLabelled } from './self/labels.js';
 import { containerDirectory, dependenciesOf, type DependencyFacts } from './dependencies.js';
 import { isNotFound } from './engine/errors.js';
 import type { NamespaceModes } from './replace/namespaces.js';

@@ -1,12 +1,8 @@
 // The Docker runtime's options, each declared once (docs/configuration.md#declaring-options): the
 // connection (Watchtower's --host, --tlsverify, --cert-path, --api-version, with Docker's own variables
 // read last), the Watchtower fork's selection filters, and how replacements behave.
-import {
-  SHARED_OPTIONS,
-  option,
-  type OptionValues,
-  type RegistryAuth,
-} from '../../core/index.js';
+import { SHARED_OPTIONS, option, type OptionValues } from '../../core/index.js';
+import type { RegistryAuth } from '../../contracts/index.js';
 import { DEFAULT_DOCKER_HOST, formatHostEntry, parseHostList } from './engine/hosts.js';
 
 const connection = 'Docker connection';

@@ -1,19 +1,9 @@
 // The Docker runtime plugin's start-up, loaded only when the plugin is applied (its index stays cheap to
 // import for --help): connect to each engine, repair what an interrupted replacement left behind, then tap
 // discovery, selection and updates. Several engines (docs/hosts.md) are one runtime each, in one run.
-import {
-  DOCKER_ENGINES,
-  LOCAL_IMAGES,
-  PULL_CREDENTIALS,
-  REGISTRY_MIRRORS,
-  STAGES,
-  STATE_STORE,
-  type LocalImages,
-  type RegistryMirrors,
-  type RunContext,
-  type Target,
-  type TidewatchCore,
-} from '../../core/index.js';
+import { STAGES, type RunContext, type Target, type TidewatchCore } from '../../core/index.js';
+import { DOCKER_ENGINES, LOCAL_IMAGES, REGISTRY_MIRRORS, type LocalImages, type RegistryMirrors } from './contracts.js';
+import { STATE_STORE, PULL_CREDENTIALS } from '../../contracts/index.js';
 import { pingEngine } from './engine/connect.js';
 import { createEngine, discoverAll, type Engine } from './engine/engines.js';
 import { engineSpecs } from './engine/hosts.js';

@@ -2,7 +2,8 @@
 // target's staleness check), apply for Docker targets, and after the run (the core runs cleanup after a
 // cancelled run too): restoring anything an aborted or partial run left aside, the running-before,
 // running-after invariant, post-check hooks, and image cleanup.
-import { DATA_DIR_HANDOVER, STAGES, STATE_STORE, errorMessage, type ApplyResult, type DataDirHandover, type RunContext, type Target, type TidewatchCore, type UpdatePlan } from '../../core/index.js';
+import { STAGES, errorMessage, type ApplyResult, type RunContext, type Target, type TidewatchCore, type UpdatePlan } from '../../core/index.js';
+import { DATA_DIR_HANDOVER, STATE_STORE, type DataDirHandover } from '../../contracts/index.js';
 import { restoreAll } from './replace/aside.js';
 import { followCompose } from './compose/follow-up.js';
 import { inspectOrUndefined } from './replace/container-ops.js';

@@ -1,7 +1,9 @@
 // The Git staleness source (docs/interface.md §8–9): claims exactly the targets with a `git.repo` label
 // (the watch split), resolves the head of the ref they follow on the remote, and compares it with the
 // commit the running image was built from. It never clones and never builds.
-import { FINDINGS, OCI_REVISION, errorMessage, isGitWatched, labelOrGlobal, readLabel, sameCommit, withFinding } from '../../core/index.js';
+import { FINDINGS, errorMessage, isGitWatched, readLabel, withFinding } from '../../core/index.js';
+import { OCI_REVISION, sameCommit } from '../../contracts/shared/revision.js';
+import { labelOrGlobal } from '../../contracts/shared/labels.js';
 import type { GitStaleness, Logger, RunContext, Staleness, Target } from '../../core/index.js';
 import { CredentialHosts, parseCredentialHost } from './credential-hosts.js';
 import { GitHubClient } from './github.js';

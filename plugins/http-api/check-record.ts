@@ -10,12 +10,11 @@ import {
   readLabel,
   repoDigest,
   type CheckResult,
-  type FailedCandidate,
-  type LastCheck,
   type SignatureVerdict,
   type Staleness,
   type Target,
 } from '../../core/index.js';
+import type { FailedCandidate, LastCheck } from '../../contracts/index.js';
 
 /** Where a target lives, present only when its runtime says (docs/hosts.md, docs/swarm.md). */
 export interface Placement {

@@ -1,7 +1,8 @@
 // The container a rollback or release names (docs/http-api.md#post-v1rollbackcontainername): by exact name, and with
 // several engines by `host=` too. A name held on several engines without `host=` is ambiguous (400 naming the
 // engines), a name no engine holds is unknown (404), so that neither call answers as if it had acted.
-import { exactNamePattern, type ContainerKey, type TidewatchCore } from '../../core/index.js';
+import { exactNamePattern, type TidewatchCore } from '../../core/index.js';
+import type { ContainerKey } from '../../contracts/index.js';
 import { httpErrors } from './errors.js';
 
 /** The key of the one container `key` names, its engine filled in when only one engine holds the name. */

@@ -4,7 +4,23 @@
 // write per subscriber per tick, not one per event. Writes never wait: a subscriber whose socket
 // cannot keep up has its backlog buffered by Node, and is dropped once it has not caught up for 30 s
 // (or its backlog passes a memory cap), so no subscriber can slow the others down.
-import { isPublicEvent, type Logger, type TidewatchEvent } from '../../core/index.js';
+import type { EventPayloads, Logger, TidewatchEvent } from '../../core/index.js';
+
+/** The event types the HTTP API streams; `registry_request` and third-party types stay internal. */
+export const PUBLIC_EVENT_TYPES: readonly (keyof EventPayloads)[] = Object.freeze([
+  'scan_started',
+  'scan_completed',
+  'scan_failed',
+  'image_cleanup',
+  'update_started',
+  'update_completed',
+  'update_failed',
+  'update_skipped',
+]);
+
+export function isPublicEvent(event: TidewatchEvent): boolean {
+  return PUBLIC_EVENT_TYPES.includes(event.type);
+}
 
 export const REPLAY_CAPACITY = 1000;
 export const PING_INTERVAL_MS = 15_000;

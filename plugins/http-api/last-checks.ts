@@ -2,7 +2,15 @@
 // it (docs/http-api.md#metrics-containers-config-history). With the state plugin (docs/state.md) that is the state store, fed by
 // every run and kept across restarts; without it (an embedder that left it out), this in-memory map of
 // what /v1/check found. Keyed by container id: a replaced container has a new id and starts unchecked.
-import { lastCheckOf, type CheckResult, type ContainerKey, type FailedCandidate, type Hold, type LastCheck as KeptCheck, type ReleaseNotes, type StateStore } from '../../core/index.js';
+import { type CheckResult, type ReleaseNotes } from '../../core/index.js';
+import {
+  lastCheckOf,
+  type ContainerKey,
+  type FailedCandidate,
+  type Hold,
+  type LastCheck as KeptCheck,
+  type StateStore,
+} from '../../contracts/index.js';
 import { tagFields, type TagFields } from './check-record.js';
 
 export interface LastCheck {

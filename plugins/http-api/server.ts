@@ -1,7 +1,8 @@
 // Builds the fastify instance: the global order of docs/http-api-contract.md §4 and §5.4 (rate limiter first, then CORS,
 // then per-route authentication), the 1 MiB body limit, the JSON error shape, and one encapsulated
 // plugin per enabled endpoint, so that a disabled endpoint has no route at all (and answers 404).
-import { TidewatchError, STATE_STORE, UPDATE_POLICIES, type TidewatchCore, PEOPLE } from '../../core/index.js';
+import { TidewatchError, type TidewatchCore } from '../../core/index.js';
+import { UPDATE_POLICIES, PEOPLE, STATE_STORE } from '../../contracts/index.js';
 import { readFileSync } from 'node:fs';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';

@@ -5,10 +5,8 @@
 // Work is done one step at a time on a queue, so a late answer never overwrites a newer one; nothing here
 // can fail or slow a run: every error is logged.
 import {
-  UPDATE_POLICIES,
   errorMessage,
   exactNamePattern,
-  targetKey,
   type ApplyResult,
   type CheckResult,
   type EventPayloads,
@@ -17,6 +15,7 @@ import {
   type TidewatchCore,
   type TidewatchEvent,
 } from '../../core/index.js';
+import { UPDATE_POLICIES, targetKey } from '../../contracts/index.js';
 import type { Entity } from './entities.js';
 import { Entities } from './entities.js';
 import { discoveryConfig, entityState } from './payloads.js';

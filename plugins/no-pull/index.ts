@@ -4,19 +4,18 @@
 // provides, so this plugin knows nothing of Docker. It answers only on the registry watch path, from
 // local state, so it taps before any remote source (docs/plugins.md#stages).
 import {
-  LOCAL_IMAGES,
   REGISTRY_PATH,
   SHARED_OPTIONS,
   STAGES,
   definePlugin,
   errorMessage,
-  labelOrGlobal,
-  type LocalImages,
   type OptionValues,
   type RunContext,
   type Staleness,
   type Target,
 } from '../../core/index.js';
+import { labelOrGlobal } from '../../contracts/shared/labels.js';
+import { LOCAL_IMAGES, type LocalImages } from '../../contracts/index.js';
 
 export const PLUGIN_NAME = 'no-pull';
 

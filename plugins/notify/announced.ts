@@ -1,12 +1,13 @@
 // What has been announced, so a pending update is announced once per new image, not on every run
 // (docs/notifications.md#no-repeats). Kept in `notify-announced.json` under --data-dir (docs/state.md) so a
-// restart does not announce it again, written atomically (core's writeFileAtomic: never half-written);
+// restart does not announce it again, written atomically (contracts/shared/atomic-file.ts: never half-written);
 // without a data directory it is kept in memory only. The file of earlier versions,
 // `tidewatch-announced.json` in the data directory (or the working directory when none was set), is read
 // once when the new one does not exist yet. A file that cannot be read or written costs only the memory
 // across restarts: it is logged (an unreadable one moved aside), never fatal.
 import { join } from 'node:path';
-import { errorMessage, readJsonFile, writeFileAtomic, type Logger } from '../../core/index.js';
+import { errorMessage, type Logger } from '../../core/index.js';
+import { readJsonFile, writeFileAtomic } from '../../contracts/shared/atomic-file.js';
 
 export const ANNOUNCED_FILE = 'notify-announced.json';
 /** Where versions before docs/state.md kept it: read once for compatibility. */

@@ -7,7 +7,7 @@ import {
   findingLines,
   parseBoolLabel,
   readFinding,
-  targetLabel,
+  readLabel,
   type ApplyResult,
   type CheckResult,
   type EventPayloads,
@@ -75,7 +75,7 @@ export interface RunOutcome {
 }
 
 export function isMuted(target: Target): boolean {
-  return parseBoolLabel(targetLabel(target, 'notify')) === false;
+  return parseBoolLabel(readLabel(target.labels, 'notify')) === false;
 }
 
 function latestOf(check: CheckResult, result?: ApplyResult): string {

@@ -2,7 +2,8 @@
 // random bits; the map is keyed by their SHA-256, so a dump of the process's memory holds no usable cookie.
 // A restart signs everyone out (they sign in again with one click at the provider).
 import { createHash, randomBytes } from 'node:crypto';
-import type { Authentication, Principal } from '../../core/index.js';
+import type { Principal } from '../../core/index.js';
+import type { Authentication } from './contracts.js';
 
 /** Sessions at most: past it the oldest goes (a flood of sign-ins cannot grow the process). */
 export const MAX_SESSIONS = 10_000;

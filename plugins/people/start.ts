@@ -1,7 +1,9 @@
 // Wires the people plugin (docs/people.md): the token registry over the state store, the sessions, the
 // PEOPLE service the HTTP API asks, and the routes. Single sign-on's module (and the OpenID Connect client
 // library behind it) loads only when --oidc-issuer is set.
-import { PEOPLE, STATE_STORE, type People, type TidewatchCore } from '../../core/index.js';
+import { type TidewatchCore } from '../../core/index.js';
+import { STATE_STORE } from '../../contracts/index.js';
+import { PEOPLE, type People } from './contracts.js';
 import type { PeopleOptions } from './options.js';
 import { SessionStore } from './sessions.js';
 import { tokenRoutes } from './token-routes.js';

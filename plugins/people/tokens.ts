@@ -5,7 +5,9 @@
 // cheap as the main token (a Map lookup by the hash). Kept in the state store under the data directory (memory
 // only without --data-dir). `last_used_at` is kept in memory per request and written at most once a minute.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Actor, Authentication, Principal, Role, StateStore } from '../../core/index.js';
+import type { Actor, Principal, Role } from '../../core/index.js';
+import type { StateStore } from '../../contracts/index.js';
+import type { Authentication } from './contracts.js';
 
 export const TOKENS_RECORD = 'people.tokens';
 /** Live (not revoked) tokens at most: creating one more is refused. */

@@ -5,7 +5,8 @@
 // by someone else (another id under the name), left the watched set (`enable=false`, a filter), or is gone.
 // Entries an earlier version kept by name are matched here once (the container of that name whose last
 // recorded check found exactly that candidate), or superseded when nothing says which container it was.
-import { containerKey, targetKey, type ApprovalEntry, type Logger, type RunContext, type StateStore, type Target, type TidewatchCore } from '../../core/index.js';
+import { type ApprovalEntry, type Logger, type RunContext, type Target, type TidewatchCore } from '../../core/index.js';
+import { containerKey, targetKey, type StateStore } from '../../contracts/index.js';
 import { isLive, type ApprovalLedger } from './approval-ledger.js';
 
 /** After every runtime's discovery tap, and after every other selection tap. */

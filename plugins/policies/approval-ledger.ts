@@ -5,7 +5,9 @@
 // takes the name never inherits it. A container has at most one open entry (pending or deferred): a newer
 // candidate supersedes it. Decided entries are kept for the dashboard and the API, the oldest dropped past a
 // bound.
-import type { ApprovalEntry, ApprovalState, StateStore } from '../../core/index.js';
+import type { ApprovalEntry } from '../../core/index.js';
+import type { StateStore } from '../../contracts/index.js';
+import type { ApprovalState } from './contracts.js';
 // node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
 const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 

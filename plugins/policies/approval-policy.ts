@@ -1,11 +1,11 @@
 // Which updates wait for a person (docs/policies.md#approvals): `none`, `major`, `minor` (minor and major) or
 // `all` (patch and digest updates too). The kind is the tag policy's `update_kind`; an update on the same tag
 // is a digest update, asked about only under `all`. A target's `approval` label replaces --approval.
-import { targetLabel, type TagFacts, type Target } from '../../core/index.js';
+import { readLabel, type TagFacts, type Target } from '../../core/index.js';
 import { APPROVAL_POLICIES, type ApprovalPolicy } from './options.js';
 
 export function policyOf(target: Target, global: ApprovalPolicy): ApprovalPolicy | Error {
-  const label = targetLabel(target, 'approval');
+  const label = readLabel(target.labels, 'approval');
   if (label === undefined) return global;
   const value = label.trim().toLowerCase();
   return (APPROVAL_POLICIES as readonly string[]).includes(value)

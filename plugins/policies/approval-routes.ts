@@ -6,14 +6,12 @@ import {
   formatGoDuration,
   httpRoutes,
   parseGoDuration,
-  type ApprovalDecider,
-  type ApprovalDecision,
   type ApprovalEntry,
   type HttpRouteRequest,
   type HttpRouteResponse,
   type TidewatchCore,
-  type UpdatePolicies,
 } from '../../core/index.js';
+import type { ApprovalDecider, ApprovalDecision, UpdatePolicies } from './contracts.js';
 
 const ENDPOINT = 'approvals';
 /** No route here takes a body: anything larger than this is refused with 413 before it is read. */

@@ -2,7 +2,8 @@
 // through the registry plugin's client (its credentials, connections and bounds), before the entry is marked
 // approved. A candidate deleted from the registry since it was asked about can never be applied: approving it
 // is a 409 with that reason, not a 202 followed by a failed pull.
-import { errorMessage, type ApprovalEntry, type Logger, type RegistryClientService } from '../../core/index.js';
+import { errorMessage, type ApprovalEntry, type Logger } from '../../core/index.js';
+import type { RegistryClientService } from '../../contracts/index.js';
 import { retag } from './retag.js';
 
 /** Every manifest shape a candidate digest may name: an index or a single image, OCI or Docker. */

@@ -1,7 +1,8 @@
 // The policies plugin (docs/policies.md): update windows (`--update-window`, label `update-window`) decide when
 // runs may apply a stale container; approvals (`--approval`, label `approval`) decide which updates wait for a
 // person. Both are gates; approving is a targeted update of exactly one candidate through the normal path.
-import { STATE_STORE, definePlugin } from '../../core/index.js';
+import { definePlugin } from '../../core/index.js';
+import { STATE_STORE } from '../../contracts/index.js';
 import { policyOptions } from './options.js';
 
 export const PLUGIN_NAME = 'policies';

@@ -6,19 +6,14 @@
 import {
   errorMessage,
   exactNamePattern,
-  type ApprovalDecision,
   type ApprovalEntry,
-  type ContainerKey,
-  type DecisionOptions,
-  type DecisionOutcome,
   type Logger,
-  type PolicyStatus,
-  type RegistryClientService,
-  type StateStore,
   type Target,
   type TidewatchCore,
-  type UpdatePolicies,
 } from '../../core/index.js';
+import type { RegistryClientService } from '../../contracts/index.js';
+import type { ContainerKey, StateStore } from '../../contracts/index.js';
+import type { ApprovalDecision, DecisionOptions, DecisionOutcome, PolicyStatus, UpdatePolicies } from './contracts.js';
 import type { ApprovalIdentity } from './approval-identity.js';
 import { belongsTo, isOpen, type ApprovalLedger } from './approval-ledger.js';
 import type { ApprovalRuns } from './approval-runs.js';

@@ -2,10 +2,7 @@
 // state store, an approval's own runs, the UPDATE_POLICIES service, and the /v1/approvals routes on the HTTP
 // API's registration point.
 import {
-  REGISTRY_CLIENT,
   STAGES,
-  STATE_STORE,
-  UPDATE_POLICIES,
   bareDigest,
   tryParseImageReference,
   type ApplyResult,
@@ -13,6 +10,8 @@ import {
   type TidewatchCore,
   type UpdateReport,
 } from '../../core/index.js';
+import { STATE_STORE, REGISTRY_CLIENT } from '../../contracts/index.js';
+import { UPDATE_POLICIES } from './contracts.js';
 import { ApprovalIdentity } from './approval-identity.js';
 import { ApprovalLedger, belongsTo, isLive } from './approval-ledger.js';
 import { JudgedInRuns, approvalSkip, judgedKey } from './approval-gate.js';

@@ -2,7 +2,7 @@
 // while one of its windows is open; outside, the target is skipped with a reason starting `window ` and the
 // time the next window opens. A person's targeted update applies at once. A target's `update-window` label
 // (several windows separated by `|`, `always` for none) replaces the global --update-window.
-import { errorMessage, targetLabel, type Logger, type RunContext, type Skip, type Staleness, type Target } from '../../core/index.js';
+import { errorMessage, readLabel, type Logger, type RunContext, type Skip, type Staleness, type Target } from '../../core/index.js';
 import { isAutomaticRun } from './run-kind.js';
 import { parseWindows, windowState, type UpdateWindow, type WindowState } from './windows.js';
 
@@ -19,7 +19,7 @@ export class WindowBook {
 
   /** The target's windows; an Error when its label cannot be read (never "no window": see windowSkip). */
   windowsOf(target: Target): UpdateWindow[] | Error {
-    const label = targetLabel(target, 'update-window');
+    const label = readLabel(target.labels, 'update-window');
     if (label === undefined) return this.#global;
     let parsed = this.#parsed.get(label);
     if (parsed === undefined) {

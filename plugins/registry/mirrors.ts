@@ -7,7 +7,8 @@
 // Hub, or has not refreshed the tag yet, keeps serving the digest the container already runs. So an answer equal
 // to the running digest is confirmed with Docker Hub, and when Hub cannot be asked the check fails with
 // TW_ERR_REGISTRY_MIRROR_UNCONFIRMED instead of reporting "up to date".
-import { createError, errorMessage, TidewatchError, type ImageReference, type RegistryMirrors, type Target } from '../../core/index.js';
+import { createError, errorMessage, TidewatchError, type ImageReference, type Target } from '../../core/index.js';
+import type { RegistryMirrors } from '../../contracts/index.js';
 import { RegistryError } from './client.js';
 import { isDockerHub, type RegistryEndpoint } from './endpoint.js';
 

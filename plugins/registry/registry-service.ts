@@ -2,13 +2,8 @@
 // docs/signatures.md) through this plugin's client, so they share its connections, credentials, bound on
 // requests in flight and 429 handling (docs/plugins.md#services). A registry's answers are untrusted: every
 // body is bounded in bytes and a read by digest is checked against that digest.
-import {
-  parseImageReference,
-  type ImageReference,
-  type RegistryClientService,
-  type RegistryDocument,
-  type RegistryReadOptions,
-} from '../../core/index.js';
+import { parseImageReference, type ImageReference } from '../../core/index.js';
+import type { RegistryClientService, RegistryDocument, RegistryReadOptions } from './contracts.js';
 import { RegistryError, type RegistryClient } from './client.js';
 import { MANIFEST_MAX_BYTES, header, type RegistryReply } from './transport.js';
 import { sha256Digest } from './content-digest.js';

@@ -13,11 +13,11 @@ import {
   repositoryName,
   tryParseImageReference,
   type ImageReference,
-  type RegistryMirrors,
   type RunContext,
   type Staleness,
   type Target,
 } from '../../core/index.js';
+import type { RegistryMirrors } from '../../contracts/index.js';
 import type { RegistryClient } from './client.js';
 import { isDockerHub } from './endpoint.js';
 import { digestThroughMirrors, mirrorEndpoint } from './mirrors.js';

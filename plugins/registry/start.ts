@@ -1,15 +1,8 @@
 // The registry plugin's start-up, loaded only when the plugin is applied (its index stays cheap to import
 // for --help): one transport, credential store and client, the staleness tap and the two services.
-import {
-  PULL_CREDENTIALS,
-  REGISTRY_CLIENT,
-  REGISTRY_MIRRORS,
-  REGISTRY_PATH,
-  REMOTE_IMAGES,
-  STAGES,
-  type ImageReference,
-  type TidewatchCore,
-} from '../../core/index.js';
+import { REGISTRY_PATH, STAGES, type ImageReference, type TidewatchCore } from '../../core/index.js';
+import { PULL_CREDENTIALS, REGISTRY_CLIENT, REMOTE_IMAGES } from './contracts.js';
+import { REGISTRY_MIRRORS } from '../../contracts/index.js';
 import { CandidateVersions } from './candidate-version.js';
 import { runningPlatform } from './tags/running-platform.js';
 import { Authorizer } from './auth.js';

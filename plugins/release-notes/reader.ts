@@ -6,21 +6,22 @@
 // through the Git source's client: a repeated check costs 304s, which GitHub does not count. Each page is asked once per run, however many containers
 // share the repository. What GitHub sends is untrusted: every field is bounded before it is kept.
 import {
-  compareVersions,
   errorMessage,
   FINDINGS,
-  parseTag,
   readFinding,
   tryParseImageReference,
   withFinding,
-  type TagVersion,
-  type ReleaseNote,
+  type ReleaseNotes,
   type RunContext,
   type Staleness,
   type Target,
 } from '../../core/index.js';
+import { compareVersions, parseTag, type TagVersion } from '../../contracts/shared/tag-version.js';
 import type { GitHubApi } from '../../contracts/index.js';
 import { locate, type GitHubRepo, type Versions } from './location.js';
+
+/** One release's note, as the release-notes finding holds it. */
+type ReleaseNote = ReleaseNotes['entries'][number];
 
 /** At most this many releases per container, newest first. */
 export const MAX_NOTES = 10;

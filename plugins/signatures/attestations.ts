@@ -1,6 +1,7 @@
 // The ATTESTATION_VERIFIER service (docs/attestations.md#verification): the attestations of one candidate digest,
 // found on its registry as signatures are (find.ts) and each verified under the same keys and identity.
-import { errorMessage, parseImageReference, type AttestationRead, type AttestationVerifier, type VerifiedAttestation } from '../../core/index.js';
+import { errorMessage, parseImageReference } from '../../core/index.js';
+import type { AttestationRead, AttestationVerifier, VerifiedAttestation } from './contracts.js';
 import type { BundleTrust } from './bundle.js';
 import { verifyAttestation } from './attestation-verify.js';
 import type { SignatureFinder } from './find.js';

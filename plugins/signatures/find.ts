@@ -5,7 +5,7 @@
 //      its Sigstore bundles as artifacts listed there;
 //   2. the legacy tag `sha256-<hex>.sig`: cosign's simple-signing manifest, one layer per signature.
 // Everything read is untrusted: entries, layers and bytes are bounded, and reads by digest are checked.
-import type { RegistryClientService, RegistryDocument } from '../../core/index.js';
+import type { RegistryClientService, RegistryDocument } from '../../contracts/index.js';
 
 export const MEDIA = Object.freeze({
   ociIndex: 'application/vnd.oci.image.index.v1+json',

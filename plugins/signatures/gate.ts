@@ -6,7 +6,7 @@ import {
   errorMessage,
   FINDINGS,
   readFinding,
-  targetLabel,
+  readLabel,
   withFinding,
   type RunContext,
   type SignatureCheck,
@@ -21,7 +21,7 @@ export const BY = 'signatures';
 
 /** The target's policy: its `tidewatch.verify` label when valid, else the global one. */
 export function policyFor(target: Target, global: Policy, ctx?: RunContext): Policy {
-  const label = targetLabel(target, 'verify');
+  const label = readLabel(target.labels, 'verify');
   if (label === undefined) return global;
   const value = label.trim().toLowerCase();
   if ((POLICIES as readonly string[]).includes(value)) return value as Policy;

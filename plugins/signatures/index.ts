@@ -2,7 +2,8 @@
 // of the exact digest an update would run (docs/signatures.md). It reaches registries only through the
 // REGISTRY_CLIENT service the registry plugin provides. Applied when a policy or a key/identity is set
 // (a label may then turn verification on per container); a policy without any key or identity exits 2.
-import { REGISTRY_CLIENT, definePlugin, errorMessage, invalidOptions } from '../../core/index.js';
+import { definePlugin, errorMessage, invalidOptions } from '../../core/index.js';
+import { REGISTRY_CLIENT } from '../../contracts/index.js';
 import { loadKey } from './keys.js';
 import { signatureOptions } from './options.js';
 

@@ -1,9 +1,10 @@
 // The signatures plugin's start-up, loaded only when the plugin is applied (Sigstore's libraries load
 // with it, never for --help): keys, trusted root, the finder on the REGISTRY_CLIENT service, the verdict
 // cache, and the review and gate taps (docs/signatures.md).
-import { ATTESTATION_VERIFIER, REGISTRY_CLIENT, STAGES, type TidewatchCore } from '../../core/index.js';
+import { STAGES, type TidewatchCore } from '../../core/index.js';
+import { REGISTRY_CLIENT } from '../../contracts/index.js';
 import { attestationVerifier } from './attestations.js';
-import { SIGNATURE_VERDICTS } from './contracts.js';
+import { SIGNATURE_VERDICTS, ATTESTATION_VERIFIER } from './contracts.js';
 import { loadTrustedRoot, type BundleTrust } from './bundle.js';
 import { SignatureFinder } from './find.js';
 import { reviewSignature, signatureGate } from './gate.js';

@@ -2,7 +2,7 @@
 // commit before the append resolves, trimmed from the oldest end past its bound, and read by index — a page
 // of the newest 100 of a million entries is one range read of 101 rows.
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
-import type { AuditEntry, AuditQuery, AuditRecord, Page, PageQuery } from '../../core/index.js';
+import type { AuditEntry, AuditQuery, AuditRecord, Page, PageQuery } from './contracts.js';
 import { decodeCursor, pageOf } from './pages.js';
 import type { Transactions } from './transactions.js';
 // node:crypto loads with its first use, not with the service (docs/performance.md#footprint).

@@ -11,13 +11,11 @@ import {
   readFinding,
   repoDigest,
   type ApplyResult,
-  type AuditImage,
-  type AuditRecord,
   type RunContext,
   type Staleness,
-  type StateStore,
   type TidewatchCore,
 } from '../../core/index.js';
+import type { AuditImage, AuditRecord, StateStore } from './contracts.js';
 import { rememberOutcome } from './failed-candidates.js';
 
 /** The version the check named (core FINDINGS.version), as the audit entry's `to.version`. */

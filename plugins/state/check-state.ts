@@ -1,7 +1,8 @@
 // Each container's last check, from every run's report (docs/state.md#last-checks): a check run's results,
 // an update run's checks; a container an update replaced is recorded under its new id as up to date, and a
 // target an update changed in place (a Swarm service keeps its id) under its own.
-import { bareDigest, lastCheckOf, type EventPayloads, type StateStore } from '../../core/index.js';
+import { bareDigest, type EventPayloads } from '../../core/index.js';
+import { lastCheckOf, type StateStore } from './contracts.js';
 
 export function recordChecks(store: StateStore, data: EventPayloads['run_report']): void {
   if (data.kind === 'check') {

@@ -10,13 +10,12 @@ import {
   errorMessage,
   repoDigest,
   type ApplyResult,
-  type FailedCandidate,
   type RunContext,
   type Staleness,
-  type StateStore,
   type Target,
   type TidewatchCore,
 } from '../../core/index.js';
+import type { FailedCandidate, StateStore } from './contracts.js';
 import type { RollbackRuns } from './rollback.js';
 
 /** Triggers of a person's own request: a targeted run they started tries a failed candidate again. */

@@ -1,7 +1,8 @@
 // Holds (docs/state.md#holds): a rolled-back container (by its id, docs/state.md#identity) is not put back on
 // the image it was rolled back from. The gate skips a candidate that is that image; a newer one passes, and its
 // update, once applied, ends the hold. It also remembers each candidate's staleness for the audit trail (audit-taps.ts).
-import { STAGES, bareDigest, type Hold, type RunContext, type Staleness, type StateStore, type TidewatchCore } from '../../core/index.js';
+import { STAGES, bareDigest, type RunContext, type Staleness, type TidewatchCore } from '../../core/index.js';
+import type { Hold, StateStore } from './contracts.js';
 import type { RollbackRuns } from './rollback.js';
 
 export type SeenStaleness = WeakMap<RunContext, Map<string, Staleness>>;

@@ -7,20 +7,18 @@ import { createReadStream } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { errorMessage, type HistoryEntry, type Logger } from '../../core/index.js';
+import { readJsonFile } from '../../contracts/shared/atomic-file.js';
 import {
   containerKey,
-  errorMessage,
-  readJsonFile,
   targetKey,
   type AuditEntry,
   type FailedCandidate,
-  type HistoryEntry,
   type Hold,
   type LastCheck,
-  type Logger,
   type PreviousImage,
   type RetainedImage,
-} from '../../core/index.js';
+} from './contracts.js';
 import type { SqliteStateStore } from './store.js';
 
 export const STATE_FILE = 'state.json';

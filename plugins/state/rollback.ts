@@ -4,21 +4,9 @@
 // previous image that fails to start is rolled back like any failed update, leaving the current one running.
 // The previous image belongs to the container Tidewatch updated (docs/state.md#identity): the name a person
 // gives is looked up among the running targets, and only that container's own state is used.
-import {
-  LOCAL_IMAGES,
-  STAGES,
-  exactNamePattern,
-  repoDigest,
-  type Actor,
-  type AuditImage,
-  type ContainerKey,
-  type PreviousImage,
-  type RollbackOutcome,
-  type Rollbacks,
-  type StateStore,
-  type Target,
-  type TidewatchCore,
-} from '../../core/index.js';
+import { STAGES, exactNamePattern, repoDigest, type Actor, type Target, type TidewatchCore } from '../../core/index.js';
+import { LOCAL_IMAGES } from '../../contracts/index.js';
+import type { AuditImage, ContainerKey, PreviousImage, RollbackOutcome, Rollbacks, StateStore } from './contracts.js';
 // node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
 const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 

@@ -1,7 +1,8 @@
 // Run summaries in the database (docs/state.md#run-history): one row a run, the newest 10,000 kept, paged
 // by their start for GET /v1/history; the core's in-memory history is given the newest 500 at start-up.
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
-import type { HistoryEntry, HistoryQuery, Page, PageQuery } from '../../core/index.js';
+import type { HistoryEntry } from '../../core/index.js';
+import type { HistoryQuery, Page, PageQuery } from './contracts.js';
 import { decodeCursor, pageOf } from './pages.js';
 import type { Transactions } from './transactions.js';
 

@@ -2,7 +2,8 @@
 // and tap the runs: checks as each run reports them, changes once a run's cleanup is done, holds at the
 // gate, rollbacks at the staleness check.
 import { mkdir } from 'node:fs/promises';
-import { DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE, type TidewatchCore } from '../../core/index.js';
+import { type TidewatchCore } from '../../core/index.js';
+import { DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE } from './contracts.js';
 import { tapAudit } from './audit-taps.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { recordChecks } from './check-state.js';

@@ -5,23 +5,22 @@
 // memory (written at flush and shutdown): a repeated check of an unchanged fleet writes nothing.
 import { join } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import {
-  type AuditEntry,
-  type AuditQuery,
-  type AuditRecord,
-  type FailedCandidate,
-  type HistoryEntry,
-  type HistoryQuery,
-  type Hold,
-  type KeyedRecord,
-  type LastCheck,
-  type Logger,
-  type Page,
-  type PageQuery,
-  type PreviousImage,
-  type RetainedImage,
-  type StateStore,
-} from '../../core/index.js';
+import { type HistoryEntry, type Logger } from '../../core/index.js';
+import type {
+  AuditEntry,
+  AuditQuery,
+  AuditRecord,
+  FailedCandidate,
+  HistoryQuery,
+  Hold,
+  KeyedRecord,
+  LastCheck,
+  Page,
+  PageQuery,
+  PreviousImage,
+  RetainedImage,
+  StateStore,
+} from './contracts.js';
 import { AuditTable } from './audit-table.js';
 import { migrateJsonState } from './migrate-json.js';
 import { decodeCursor, pageOf } from './pages.js';

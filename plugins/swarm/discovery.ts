@@ -2,7 +2,8 @@
 // listed once, on the first of its managers among the configured engines (two engines may be managers of one
 // swarm: its cluster id tells). An engine that does not answer is logged and left out: its containers' own
 // errors come from the docker runtime, and no service is ever updated through an engine that is down.
-import { errorMessage, type EngineApi, type Logger, type Target } from '../../core/index.js';
+import { errorMessage, type Logger, type Target } from '../../core/index.js';
+import type { EngineApi } from '../../contracts/index.js';
 import type { SwarmCluster, SwarmService } from './engine-types.js';
 import { serviceTarget } from './target.js';
 

@@ -3,7 +3,8 @@
 // replaces the tasks with its own rolling update and rollback; Tidewatch hands it the pinned new digest and
 // follows the update status (docs/swarm.md). It reaches the engines through the docker runtime's
 // DOCKER_ENGINES service. This module holds only the declaration: the runtime is imported when applied.
-import { DOCKER_ENGINES, definePlugin } from '../../core/index.js';
+import { definePlugin } from '../../core/index.js';
+import { DOCKER_ENGINES } from '../../contracts/index.js';
 import { swarmOptions } from './options.js';
 import { RUNTIME } from './target.js';
 

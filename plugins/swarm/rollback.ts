@@ -3,7 +3,8 @@
 // Swarm puts the service back on its previous spec with the service's own rollback_config. Only when that
 // previous spec runs the image Tidewatch recorded before its update: a spec someone changed since is refused
 // with the reason, never rolled back to something else.
-import { errorMessage, type ApplyResult, type EngineApi, type Target } from '../../core/index.js';
+import { errorMessage, type ApplyResult, type Target } from '../../core/index.js';
+import type { EngineApi } from '../../contracts/index.js';
 import type { SwarmService } from './engine-types.js';
 import { splitServiceImage } from './target.js';
 import { follow } from './update.js';

@@ -2,16 +2,15 @@
 // managers among the docker runtime's engines, their selection, the monitor-only and no-pull rules, and
 // apply for service targets (docs/swarm.md).
 import {
-  DOCKER_ENGINES,
-  PULL_CREDENTIALS,
   REGISTRY_PATH,
   STAGES,
   isMonitorOnly,
-  labelOrGlobal,
   type RunContext,
   type Target,
   type TidewatchCore,
 } from '../../core/index.js';
+import { labelOrGlobal } from '../../contracts/shared/labels.js';
+import { DOCKER_ENGINES, PULL_CREDENTIALS } from '../../contracts/index.js';
 import { discoverServices } from './discovery.js';
 import type { SwarmOptionValues } from './options.js';
 import { selectServices } from './selection.js';

@@ -4,7 +4,8 @@
 // action, order) and Tidewatch follows UpdateStatus until Swarm says how it ended (docs/swarm.md#updates).
 // Tidewatch never sets a rollback policy: a failed update is rolled back only when the service asks for it.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { errorMessage, registryAuthHeader, type ApplyResult, type EngineApi, type RegistryAuth, type Target } from '../../core/index.js';
+import { errorMessage, type ApplyResult, type Target } from '../../core/index.js';
+import { registryAuthHeader, type EngineApi, type RegistryAuth } from '../../contracts/index.js';
 import type { ServiceSpec, SwarmService, SwarmTask, UpdateStatus } from './engine-types.js';
 import { splitServiceImage } from './target.js';
 

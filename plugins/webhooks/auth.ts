@@ -2,7 +2,7 @@
 // `Authorization: Bearer <token>` or the path segment of `/v1/hooks/{receiver}/{token}`, and/or its HMAC
 // secret over the raw body (`X-Hub-Signature-256: sha256=<hex>`, GitHub's scheme). Both comparisons are
 // constant-time: tokens as SHA-256 digests (equal lengths whatever was sent), signatures as 32-byte digests.
-import { bearerToken } from '../../core/index.js';
+import { bearerToken } from '../../contracts/shared/bearer-token.js';
 import type { WebhookReceiver } from './receivers.js';
 // node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
 const nodeCrypto = () => process.getBuiltinModule('node:crypto');

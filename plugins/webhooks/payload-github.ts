@@ -1,7 +1,7 @@
 // GitHub's webhooks (docs/webhooks.md#github-ghcrio-packages-and-pushes-for-git-watched-containers): package events for ghcr.io (`registry_package`, `package`)
 // and `push` events for Git-watched containers. The event type comes from `X-GitHub-Event`; `ping` and any
 // other type are accepted and ignored (GitHub marks a non-2xx delivery failed).
-import { isArtifactTag } from '../../core/index.js';
+import { isArtifactTag } from '../../contracts/shared/tag-version.js';
 import { imageHint, normaliseGitRepo, obj, str, type Hint, type ParsedPayload } from './hints.js';
 
 function packageHints(root: Record<string, unknown>): ParsedPayload {

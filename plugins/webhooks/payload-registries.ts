@@ -2,7 +2,7 @@
 // and Harbor's built-in registries), Docker Hub, Harbor's own webhook, Quay, and the generic shape. Pulls,
 // deletes, blob events and artifact tags give no hint: they are counted as events and ignored, except a cosign
 // signature tag, whose hint names the digest it signs.
-import { isArtifactTag } from '../../core/index.js';
+import { isArtifactTag } from '../../contracts/shared/tag-version.js';
 import { MAX_EVENTS, imageHint, obj, signedDigestOf, str, type Hint, type ParsedPayload } from './hints.js';
 
 /** Manifest and index media types; a layer's or a config's is a blob event. */

@@ -3,7 +3,7 @@
 // authentication 401 (logged with the client IP, never what was sent), then the media type 415, then the
 // payload; everything past that is 202 at once, relevant or not (a registry retries a non-2xx forever),
 // unless the backlog is full (429). The path token is never logged: this file logs the receiver's name only.
-import type { HttpRouteDefinition, HttpRouteRefusal, HttpRouteRequest, HttpRouteResponse, Logger } from '../../core/index.js';
+import type { HttpRouteDefinition, HttpRouteRequest, HttpRouteResponse, Logger } from '../../core/index.js';
 import { authenticate } from './auth.js';
 import { RecentKeys } from './dedupe.js';
 import type { Dispatcher } from './dispatcher.js';
@@ -12,6 +12,9 @@ import type { Hint, ParsedPayload } from './hints.js';
 import { parseGitHub } from './payload-github.js';
 import { parseDistribution, parseDockerHub, parseGeneric, parseHarbor, parseQuay } from './payload-registries.js';
 import type { WebhookReceiver } from './receivers.js';
+
+/** What the API tells a route it refused before `handle` ran (a body over the limit). */
+type HttpRouteRefusal = Parameters<NonNullable<HttpRouteDefinition['refused']>>[0];
 
 export const BODY_LIMIT = 256 * 1024;
 export const MEDIA_TYPES = [

@@ -1,7 +1,8 @@
 // `tidewatch --help`, generated from the option table (every loaded plugin's declarations, third-party
 // ones included) so it can never disagree with what is parsed. Each option gets two lines: the flag(s)
 // and description, then the variables read and the default.
-import { envNames, formatGoDuration, type OptionSpec } from '../../core/index.js';
+import { formatGoDuration } from '../../core/index.js';
+import { envNames, type OptionSpec } from '../../core/option.js';
 import { builtinTable } from './builtin-table.js';
 import type { OptionTable } from './table.js';
 

@@ -5,5 +5,5 @@ export { readBootstrap, resolveConfig, type Bootstrap, type ResolveInput, type R
 export { LOG_FORMATS, LOG_LEVELS, SERVICE_OPTIONS, servicePlugin, type LogFormat, type LogLevel } from './service-options.js';
 export { buildTable, camelName, type OptionTable, type TableEntry, type TableSpec } from './table.js';
 export { configView } from './view.js';
-export { envNames } from '../../core/index.js';
+export { envNames } from '../../core/option.js';
 export { builtinTable, OPTIONS } from './builtin-table.js';

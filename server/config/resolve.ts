@@ -6,15 +6,9 @@
 // between one plugin's options are the plugin's own (`check`), run by the core before anything is applied.
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
-import {
-  ConfigError,
-  defaultOf,
-  envName,
-  envNames,
-  optionLabel,
-  type PluginUse,
-  type TidewatchPlugin,
-} from '../../core/index.js';
+import { ConfigError, type TidewatchPlugin } from '../../core/index.js';
+import { defaultOf, envName, envNames, optionLabel } from '../../core/option.js';
+import type { PluginUse } from '../../core/plugin.js';
 import { parseArgv, prescanArgv, type FlagValue } from './argv.js';
 import { builtinPlugins } from '../builtins.js';
 import { fileValues, readConfigDocument, type ConfigDocument, type FileValue } from './config-file.js';

@@ -1,7 +1,9 @@
 // Rules between the server's options, and between options of different plugins, checked once every
 // option has its value. A plugin's rules about its own options are its `check` (run by the core). Violations
 // are ConfigErrors (exit 2, one line); softer conflicts Watchtower only logged come back as warnings.
-import { ConfigError, formatGoDuration, optionLabel, type PluginUse } from '../../core/index.js';
+import { ConfigError, formatGoDuration } from '../../core/index.js';
+import { optionLabel } from '../../core/option.js';
+import type { PluginUse } from '../../core/plugin.js';
 import { quoteValue } from './errors.js';
 import type { ResolvedConfig, ValueSource } from './resolve.js';
 import type { OptionTable } from './table.js';

@@ -2,7 +2,7 @@
 // stale): docs/options.md from the option declarations of the built-in plugins (the table --help is made
 // from), docs/labels.md from the label table (labels.ts), and the endpoint names of --http-api-endpoints
 // between markers in docs/http-api.md and docs/interface.md, from the names the option parser accepts.
-import { envNames } from '../../core/index.js';
+import { envNames } from '../../core/option.js';
 import { builtinTable, type OptionTable } from '../config/index.js';
 import { defaultText, GROUP_ORDER } from '../config/help.js';
 import { ENDPOINTS } from '../../plugins/http-api/option-parsers.js';

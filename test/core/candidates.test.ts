@@ -2,7 +2,8 @@
 // several candidates answers with the highest and `nextCandidate`; the core's gate step walks them, every gate
 // judging the candidate in hand, and the runtime applies exactly the one that passed.
 import t from 'tap';
-import { MAX_GATE_CANDIDATES, STAGES, createTidewatch, type Staleness, type Target, type TidewatchPlugin, type UpdatePlan } from '../../core/index.js';
+import { STAGES, createTidewatch, type Staleness, type Target, type TidewatchPlugin, type UpdatePlan } from '../../core/index.js';
+import { MAX_GATE_CANDIDATES } from '../../core/candidates.js';
 import { fakeTarget } from '../helpers/targets.js';
 import { asStaleness } from '../helpers/staleness.js';;
 

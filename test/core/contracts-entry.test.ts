@@ -14,7 +14,14 @@ t.test('the entry re-exports the plugins\' contracts, and only contract files', 
   const specifiers = [...source.matchAll(/from '([^']+)'/g)].map((m) => m[1] as string);
   t.ok(specifiers.length >= 3);
   for (const specifier of specifiers) t.match(specifier, /^\.\.\/plugins\/[a-z-]+\/(contracts|service)\.js$/, `${specifier}: a contract file`);
-  for (const moved of ['GITHUB_API', 'SIGNATURE_VERDICTS', 'notificationServiceKey']) t.notOk(moved in core, `${moved} is no longer the core's`);
+  for (const moved of ['GITHUB_API', 'SIGNATURE_VERDICTS', 'notificationServiceKey', 'STATE_STORE', 'LOCAL_IMAGES', 'PULL_CREDENTIALS', 'UPDATE_POLICIES', 'PEOPLE', 'ATTESTATION_VERIFIER']) {
+    t.notOk(moved in core, `${moved} is no longer the core's`);
+    t.ok(moved in contracts, `${moved} is in the contracts entry`);
+  }
+  t.equal(contracts.STATE_STORE.name, 'state-store');
+  t.equal(contracts.LOCAL_IMAGES.name, 'local-images');
+  t.equal(contracts.UPDATE_POLICIES.name, 'update-policies');
+  t.equal(contracts.containerKey({ name: 'web', host: 'tcp://a:2376' }), 'tcp://a:2376|web', 'with the rules that come with a contract');
 });
 
 t.test('package.json exports it as tidewatch/contracts (the built entry)', async (t) => {

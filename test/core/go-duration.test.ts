@@ -3,7 +3,6 @@ import t from 'tap';
 import {
   formatGoDuration,
   formatGoDurationNs,
-  parseCooldownDuration,
   parseEnvDuration,
   parseGoDuration,
   parseGoDurationNs,
@@ -123,22 +122,4 @@ t.test('parseEnvDuration: digits alone are seconds, anything else a Go duration'
   t.equal(parseEnvDuration(' 45 '), 45_000);
   t.throws(() => parseEnvDuration('5x'));
   t.throws(() => parseEnvDuration(''));
-});
-
-t.test('parseCooldownDuration', async (t) => {
-  const d = 86_400_000;
-  t.equal(parseCooldownDuration('0'), 0);
-  t.equal(parseCooldownDuration(''), 0);
-  t.equal(parseCooldownDuration('30s'), 30_000);
-  t.equal(parseCooldownDuration('90m'), 5_400_000);
-  t.equal(parseCooldownDuration('12h'), 12 * 3_600_000);
-  t.equal(parseCooldownDuration('3d12h'), 3.5 * d);
-  t.equal(parseCooldownDuration('2w'), 14 * d);
-  t.equal(parseCooldownDuration('1M'), 30 * d);
-  t.equal(parseCooldownDuration('1M2w3d4h5m6s'), 30 * d + 14 * d + 3 * d + 4 * 3_600_000 + 5 * 60_000 + 6000);
-  t.equal(parseCooldownDuration('1.5d'), 1.5 * d);
-  t.equal(parseCooldownDuration('60'), 60_000);
-  for (const bad of ['-1d', '5x', 'd', '1y', '1 d', '3d-2h', '1D', 'abc']) {
-    t.throws(() => parseCooldownDuration(bad), bad);
-  }
 });

@@ -3,7 +3,8 @@
 // every kind; and a schema with another keyword still goes to ajv.
 import { Ajv } from 'ajv';
 import t from 'tap';
-import { definePlugin, errors, isTidewatchError, option, type JsonSchema } from '../../core/index.js';
+import { definePlugin, errors, isTidewatchError, option } from '../../core/index.js';
+import type { JsonSchema } from '../../core/option.js';
 import { resolvePluginOptions } from '../../core/plugin.js';
 import { isSimpleSchema, simpleSchemaProblems } from '../../core/option-schema.js';
 import { builtinPlugins } from '../../server/builtins.js';

@@ -2,13 +2,8 @@
 // issue's 3 KB reproduction and nested repetitions refused, ordinary patterns allowed, and the
 // compiled-pattern cache bounded by weight however many distinct patterns arrive.
 import t from 'tap';
-import {
-  assertPatternBounds,
-  isTidewatchError,
-  patternBoundsViolation,
-  patternCost,
-  PATTERN_LIMITS,
-} from '../../core/index.js';
+import { isTidewatchError, patternBoundsViolation, patternCost, PATTERN_LIMITS } from '../../core/index.js';
+import { assertPatternBounds } from '../../core/pattern-bounds.js';
 import { MATCHER_CACHE_BUDGET, matcherCacheWeight, nameMatcher } from '../../core/request-filter.js';
 import { WeightedCache } from '../../core/weighted-cache.js';
 

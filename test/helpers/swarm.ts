@@ -2,7 +2,7 @@
 // registry with a pinned digest (what `docker service create` writes after resolving the tag), quick to stop and
 // quick to update, and removed by prefix afterwards.
 import type Docker from 'dockerode'
-import type { EngineApi, EngineRequestOptions } from '../../core/index.js'
+import type { EngineApi, EngineRequestOptions } from '../../contracts/index.js';
 import { waitFor } from './env.js'
 
 const SECOND = 1_000_000_000

@@ -4,7 +4,8 @@
 // API's own (or the public URL's, or listed in --http-api-cors-origins); `Origin: null` and a cross-site fetch
 // without Origin are refused too. Fails when the check in plugins/http-api/guards/session-origin.ts is removed.
 import t from 'tap';
-import { PEOPLE, createTidewatch, type People } from '../../core/index.js';
+import { createTidewatch } from '../../core/index.js';
+import { PEOPLE, type People } from '../../contracts/index.js';
 import { createHttpApiPlugin } from '../../plugins/http-api/index.js';
 import { memoryLogger } from '../helpers/memory-logger.js';
 import { stubPlugin, TOKEN } from '../plugins/http-api/helpers/harness.js';

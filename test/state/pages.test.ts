@@ -5,7 +5,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import type { AuditEntry, Page } from '../../core/index.js';
+import type { AuditEntry, Page } from '../../contracts/index.js';
 import { openStateStore, type SqliteStateStore } from '../../plugins/state/store.js';
 
 const minute = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();

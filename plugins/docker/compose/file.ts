@@ -5,7 +5,8 @@
 // while we worked is left alone.
 import { chown, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { errorMessage, syncDirectory } from '../../../core/index.js';
+import { errorMessage } from '../../../core/index.js';
+import { syncDirectory } from '../../../contracts/shared/atomic-file.js';
 import type { ComposeOrigin } from './note.js';
 import { rewriteServiceImage, type RewriteOutcome } from './rewrite.js';
 // node:crypto loads with its first use, not with the service (docs/performance.md#footprint).

@@ -3,7 +3,9 @@
 // keep-alive transport; nothing is loaded beyond Node's http (docs/performance.md#memory).
 import type http from 'node:http';
 import type Docker from 'dockerode';
-import { parseImageReference, registryAuthHeader, type EngineApi, type EngineRequestOptions, type RegistryAuth } from '../../../core/index.js';
+import { parseImageReference } from '../../../core/index.js';
+import { registryAuthHeader, type RegistryAuth } from '../../../contracts/index.js';
+import type { EngineApi, EngineRequestOptions } from '../contracts.js';
 import { EngineTransport, type EngineCallOptions, type EngineTransportOptions } from './transport.js';
 import type { EngineInfo } from '../image/store.js';
 import type { MirrorsInfo } from './registry-mirrors.js';

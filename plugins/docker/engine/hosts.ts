@@ -8,7 +8,10 @@
 // without its query is the engine's name (`host`) in records, filters and /readyz. Parsing only: this
 // module is imported for --help, so it loads nothing of the runtime.
 import { isAbsolute, resolve as resolvePath } from 'node:path';
-import { isGoBool, splitCommaOrSpace, type ParseContext } from '../../../core/index.js';
+import { isGoBool, splitCommaOrSpace, type Parser } from '../../../core/index.js';
+
+/** Where a raw value came from (the option parser's context). */
+type ParseContext = Parameters<Parser<unknown>>[1];
 
 /** One engine to connect to. */
 export interface EngineSpec {

@@ -4,7 +4,8 @@
 // process (docs/performance.md#memory). One keep-alive agent per engine reuses connections across calls.
 import type http from 'node:http';
 import type https from 'node:https';
-import { TidewatchError, type EngineRequestOptions } from '../../../core/index.js';
+import { TidewatchError } from '../../../core/index.js';
+import type { EngineRequestOptions } from '../contracts.js';
 import type { DockerEndpoint } from './connect.js';
 import { PROXY_REFUSED, isProxyRefusal, refusalMessage } from './socket-proxy.js';
 

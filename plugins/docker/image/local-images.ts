@@ -2,7 +2,7 @@
 // container's image with, without the no-pull plugin knowing anything of Docker.
 import type Docker from 'dockerode';
 import type { EngineClient } from '../engine/client.js';
-import type { LocalImage, LocalImages } from '../../../core/index.js';
+import type { LocalImage, LocalImages } from '../contracts.js';
 import { isNotFound } from '../engine/errors.js';
 
 export function localImages(docker: EngineClient): LocalImages {

@@ -1,7 +1,7 @@
 // --rollback-retention (docs/state.md#cleanup-and-retention): with --cleanup, the image an update replaced
 // is kept for a while so that a rollback can still run it. The state store remembers each kept image and
 // until when; every update run's cleanup removes those whose time is up (when no container uses them).
-import type { RetainedImage, StateStore } from '../../../core/index.js';
+import type { RetainedImage, StateStore } from '../../../contracts/index.js';
 import type { ReplacedImage } from '../replace/run-state.js';
 
 /**

@@ -3,7 +3,7 @@
 // so that the new image's defaults apply (a new CMD, ENV or HEALTHCHECK in the image takes effect), as
 // Watchtower does. HostConfig is copied whole; every network endpoint keeps its aliases and static IPs.
 import type Docker from 'dockerode';
-import { SELF_LABELS } from '../../../core/index.js';
+import { SELF_LABELS } from '../self/labels.js';
 import { shortId } from './aside-names.js';
 import { podmanCreateOptions } from '../engine/podman.js';
 

@@ -1,6 +1,7 @@
 // A start-up repair is a change like any replacement: each container it restored or removed is written to
 // the audit trail (docs/state.md#the-audit-trail) with the trigger `startup` and no run id.
-import { errorMessage, type Logger, type StateStore } from '../../../core/index.js';
+import { errorMessage, type Logger } from '../../../core/index.js';
+import type { StateStore } from '../../../contracts/index.js';
 import type { RepairReport } from './repair.js';
 
 export async function auditRepair(store: StateStore | undefined, report: RepairReport, host: string, logger: Logger): Promise<void> {

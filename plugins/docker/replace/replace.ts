@@ -12,7 +12,9 @@
 // the successor does that when it starts (replace/repair.ts).
 import type Docker from 'dockerode';
 import type { ContainerHandle, EngineClient } from '../engine/client.js';
-import { OCI_REVISION, errorMessage, formatGoDuration, sameCommit, type ApplyResult, type DataDirHandover, type Logger, type Target, type UpdatePlan } from '../../../core/index.js';
+import { errorMessage, formatGoDuration, type ApplyResult, type Logger, type Target, type UpdatePlan } from '../../../core/index.js';
+import { OCI_REVISION, sameCommit } from '../../../contracts/shared/revision.js';
+import type { DataDirHandover } from '../../../contracts/index.js';
 import { moveDependentAside, restoreAll, restoreAside } from './aside.js';
 import { oldAsideName, parseOldAsideName, stagingName } from './aside-names.js';
 import {

@@ -5,7 +5,9 @@
 // with the same configuration, published ports included, proves it, and removes the old one, or restores
 // it. The helper removes itself when done (AutoRemove).
 import type Docker from 'dockerode';
-import { SELF_LABELS, bareDigest, errorMessage, type ApplyResult, type DataDirHandover, type FailedCandidate, type Logger, type StateStore, type UpdatePlan } from '../../../core/index.js';
+import { bareDigest, errorMessage, type ApplyResult, type Logger, type UpdatePlan } from '../../../core/index.js';
+import { SELF_LABELS } from './labels.js';
+import type { DataDirHandover, FailedCandidate, StateStore } from '../../../contracts/index.js';
 import { inspectOrUndefined, removeContainer } from '../replace/container-ops.js';
 import { pullTargetOf, type PullTarget } from '../image/pinned-pull.js';
 import type { DockerRuntime } from '../runtime.js';

@@ -7,7 +7,9 @@
 // Refusals are logged with who and the client IP, never with what was sent.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { bearerToken, roleAllows, type Actor, type Logger, type People, type Principal, type Role } from '../../../core/index.js';
+import { roleAllows, type Actor, type Logger, type Principal, type Role } from '../../../core/index.js';
+import { bearerToken } from '../../../contracts/shared/bearer-token.js';
+import type { People } from '../../../contracts/index.js';
 import type { ProxyTrust } from './client-ip.js';
 import { sendError } from '../envelope.js';
 import { crossOriginRefusal } from './session-origin.js';

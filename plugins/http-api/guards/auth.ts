@@ -6,7 +6,8 @@
 // client IP and never with what was sent.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { bearerToken, type Logger } from '../../../core/index.js';
+import { type Logger } from '../../../core/index.js';
+import { bearerToken } from '../../../contracts/shared/bearer-token.js';
 import type { ProxyTrust } from './client-ip.js';
 import { sendError } from '../envelope.js';
 
@@ -31,7 +32,7 @@ export class TokenGuard {
   presented(request: FastifyRequest): string | undefined {
     // A header that is present decides, even empty: the fallbacks are for clients that cannot set
     // headers, not a second chance (docs/http-api.md#authentication). `Bearer <token>` or the raw value,
-    // which Swagger UI sends for an apiKey scheme (core's bearerToken, shared with the webhook receivers).
+    // which Swagger UI sends for an apiKey scheme (contracts/shared/bearer-token.ts, shared with the webhook receivers).
     if (request.headers.authorization !== undefined) return bearerToken(request.headers.authorization);
     if (this.#realm === 'events') {
       const query = (request.query as Record<string, unknown> | undefined)?.access_token;

@@ -3,7 +3,7 @@
 // page. `container` filters exactly, `since` and `until` (RFC 3339, inclusive) bound the entry's time, before
 // paging; a bad value is 400.
 import type { FastifyPluginAsync } from 'fastify';
-import { STATE_STORE, type AuditEntry } from '../../../core/index.js';
+import { STATE_STORE, type AuditEntry } from '../../../contracts/index.js';
 import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import { httpErrors } from '../errors.js';

@@ -2,7 +2,8 @@
 // enabled with `containers`. Two departures from the fork, both on purpose: no match is `[]`, and `stale` is
 // what the last /v1/check found for that container (the fork's is always false), with `checked_at` saying when.
 import type { FastifyPluginAsync } from 'fastify';
-import { UPDATE_POLICIES, parseBoolLabel, readLabel, type Target, type UpdatePolicies } from '../../../core/index.js';
+import { parseBoolLabel, readLabel, type Target } from '../../../core/index.js';
+import { UPDATE_POLICIES, type UpdatePolicies } from '../../../contracts/index.js';
 import { currentDigest, placement, placementProperties, tagProperties, type FailedCandidateView, type Placement, type TagFields, findingsProperties } from '../check-record.js';
 import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';

@@ -1,7 +1,8 @@
 // GET /v1/containers (docs/interface.md §4): the selected targets, without any staleness check. Filters
 // `name` and `image` are exact (unlike the run filters); no match is `[]`, never Watchtower's `null`.
 import type { FastifyPluginAsync } from 'fastify';
-import { UPDATE_POLICIES, parseBoolLabel, readLabel, type Target, type UpdatePolicies } from '../../../core/index.js';
+import { parseBoolLabel, readLabel, type Target } from '../../../core/index.js';
+import { UPDATE_POLICIES, type UpdatePolicies } from '../../../contracts/index.js';
 import { VERSION_LABEL, currentDigest, failedCandidateSchema, placement, placementProperties, withHold, type FailedCandidateView, type Placement } from '../check-record.js';
 import type { KnownState } from '../last-checks.js';
 import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';

@@ -9,7 +9,7 @@ import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import { httpErrors } from '../errors.js';
 import { querySingle, type Query } from '../query.js';
 import { summarySchema } from './update.js';
-import { STATE_STORE } from '../../../core/index.js';
+import { STATE_STORE } from '../../../contracts/index.js';
 import { nextProperty, pageOfList, pageQueryProperties, parsePage } from '../paging.js';
 import { actorSchema } from './audit.js';
 

@@ -4,7 +4,7 @@
 // dashboard asks before anyone signed in, to know whether to show "Sign in with SSO". It tells a caller
 // nothing but what their own credential is worth.
 import type { FastifyPluginAsync } from 'fastify';
-import { PEOPLE } from '../../../core/index.js';
+import { PEOPLE } from '../../../contracts/index.js';
 import type { RouteContext } from '../context.js';
 import { envelope, envelopeProperties } from '../envelope.js';
 

@@ -5,7 +5,8 @@
 // known, 409 when it is no longer present locally. Release lifts the hold a rollback leaves.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import { ROLLBACKS, formatGoDuration, type ContainerKey, type UpdateReport } from '../../../core/index.js';
+import { formatGoDuration, type UpdateReport } from '../../../core/index.js';
+import { ROLLBACKS, type ContainerKey } from '../../../contracts/index.js';
 import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import { actorOf, principalOf } from '../guards/access.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';

@@ -1,7 +1,8 @@
 // The platform a target's image runs on, for the tag policies' platform check (docs/tags.md#platforms): the
 // runtime's answer through LOCAL_IMAGES (a Docker image's Os/Architecture/Variant), read once per image and
 // engine per run; this machine's platform when no runtime knows (a Swarm service's tasks run on many nodes).
-import { LOCAL_IMAGES, errorMessage, type RunContext, type Target, type TidewatchCore } from '../../../core/index.js';
+import { errorMessage, type RunContext, type Target, type TidewatchCore } from '../../../core/index.js';
+import { LOCAL_IMAGES } from '../../../contracts/index.js';
 import { runningPlatformOf, type Platform } from './platforms.js';
 
 export function runningPlatform(core: TidewatchCore): (target: Target, ctx: RunContext) => Promise<Platform> {

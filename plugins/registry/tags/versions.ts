@@ -8,7 +8,14 @@
 // that must never change (`-alpine`), and pre-release words in any position (`-rc1-alpine`); semver would
 // refuse most of them or coerce them into something else (`semver.coerce('1.25.3-alpine')` is `1.25.3`,
 // which is the What's Up Docker -alpine → -perl mistake).
-import { isArtifactTag, compareDigits, compareVersions, parseTag, sameShape, type TagVersion } from '../../../core/index.js';
+import {
+  isArtifactTag,
+  compareDigits,
+  compareVersions,
+  parseTag,
+  sameShape,
+  type TagVersion,
+} from '../../../contracts/shared/tag-version.js';
 
 export const TAG_POLICIES = ['digest', 'patch', 'minor', 'major', 'pin'] as const;
 export type TagPolicy = (typeof TAG_POLICIES)[number];
@@ -19,10 +26,8 @@ export function isTagPolicy(value: string): value is TagPolicy {
   return (TAG_POLICIES as readonly string[]).includes(value);
 }
 
-/** The core's rule, here too for the table tests of what a candidate is. */
-export { isArtifactTag };
-
-export { compareVersions, parseTag, sameShape, type TagVersion } from '../../../core/index.js';
+/** The shared rules (contracts/shared/tag-version.ts), here too for the table tests of what a candidate is. */
+export { compareVersions, isArtifactTag, parseTag, sameShape, type TagVersion };
 
 /** `1.25`, `16`: a tag that moves with every release of its line; followed by digest unless a policy says otherwise. */
 export function isFloating(version: TagVersion): boolean {

@@ -2,14 +2,13 @@
 // that an unknown age defers.
 import t from 'tap';
 import {
-  REMOTE_IMAGES,
   createTidewatch,
-  type RemoteImages,
   type RunContext,
   type Staleness,
   type Target,
   type TidewatchPlugin,
 } from '../../../core/index.js';
+import { REMOTE_IMAGES, type RemoteImages } from '../../../contracts/index.js';
 import { cooldownPlugin, parseCooldownLabel } from '../../../plugins/cooldown/index.js';
 import { formatDuration } from '../../../plugins/cooldown/duration.js';
 import { cooldownGate } from '../../../plugins/cooldown/gate.js';

@@ -1,7 +1,8 @@
 // What the Git plugin tests share: a real engine (createTidewatch) with a stub discovery of the
 // given targets, the git plugin, and a stub registry source behind it that records what reaches it,
 // so every test also sees the watch split.
-import { createTidewatch, usePlugin } from '../../../core/index.js';
+import { createTidewatch } from '../../../core/index.js';
+import { usePlugin } from '../../../core/plugin.js';
 import type { CheckResult, Logger, Staleness, Target, Tidewatch, TidewatchPlugin } from '../../../core/index.js';
 import { gitPlugin, type GitPluginOptions } from '../../../plugins/git/index.js';
 import { fakeTarget } from '../../helpers/targets.js';

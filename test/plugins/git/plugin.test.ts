@@ -1,7 +1,8 @@
 // The plugin's shape: its options schema, and its place before the real no-pull source.
 import t from 'tap';
-import { ConfigError, LOCAL_IMAGES, createTidewatch, isTidewatchError, errors, usePlugin } from '../../../core/index.js';
-import { resolvePluginOptions as validatePluginOptions } from '../../../core/plugin.js';
+import { ConfigError, createTidewatch, isTidewatchError, errors } from '../../../core/index.js';
+import { LOCAL_IMAGES } from '../../../contracts/index.js';
+import { resolvePluginOptions as validatePluginOptions, usePlugin } from '../../../core/plugin.js';
 import type { TidewatchPlugin } from '../../../core/index.js';
 import { gitPlugin } from '../../../plugins/git/index.js';
 import { noPullPlugin } from '../../../plugins/no-pull/index.js';

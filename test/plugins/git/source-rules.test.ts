@@ -1,6 +1,7 @@
 import t from 'tap';
 import { changelogFor, currentCommitOf, isNoPull } from '../../../plugins/git/source.js';
-import { isGitWatched, sameCommit } from '../../../core/index.js';
+import { isGitWatched } from '../../../core/index.js';
+import { sameCommit } from '../../../contracts/shared/revision.js';
 import { parseRepoUrl } from '../../../plugins/git/repo-url.js';
 import { fakeTarget } from '../../helpers/targets.js';
 

@@ -3,7 +3,8 @@
 // above 1000 and a foreign cursor refused with 400; and the dashboard's timeline, in headless Chromium,
 // reads 50 changes at a time and follows `next` with "Older changes".
 import t from 'tap';
-import { STATE_STORE, createTidewatch, type TidewatchPlugin } from '../../../core/index.js';
+import { createTidewatch, type TidewatchPlugin } from '../../../core/index.js';
+import { STATE_STORE } from '../../../contracts/index.js';
 import { createHttpApiPlugin } from '../../../plugins/http-api/index.js';
 import { statePlugin } from '../../../plugins/state/index.js';
 import { launchChromium, untilInPage } from '../../helpers/chromium.js';

@@ -1,7 +1,8 @@
 // no-pull against the real engine: images pulled through a counting proxy in front of the real
 // registry; once no-pull decides, the proxy sees no request at all.
 import t from 'tap';
-import { LOCAL_IMAGES, createTidewatch, type Target, type TidewatchPlugin } from '../../../core/index.js';
+import { createTidewatch, type Target, type TidewatchPlugin } from '../../../core/index.js';
+import { LOCAL_IMAGES } from '../../../contracts/index.js';
 import { noPullPlugin } from '../../../plugins/no-pull/index.js';
 import { registryPlugin } from '../../../plugins/registry/index.js';
 import { docker, requireEnv } from '../../helpers/env.js';

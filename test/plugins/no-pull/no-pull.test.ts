@@ -1,12 +1,8 @@
 // The no-pull source with stub local images: label and flag rules, the watch split, errors, and that
 // it answers before the registry source whatever the plugin order.
 import t from 'tap';
-import {
-  LOCAL_IMAGES,
-  createTidewatch,
-  type Target,
-  type TidewatchPlugin,
-} from '../../../core/index.js';
+import { createTidewatch, type Target, type TidewatchPlugin } from '../../../core/index.js';
+import { LOCAL_IMAGES } from '../../../contracts/index.js';
 import { noPullPlugin, type NoPullPluginOptions } from '../../../plugins/no-pull/index.js';
 import { fakeTarget } from '../../helpers/targets.js';
 

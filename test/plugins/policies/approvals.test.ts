@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import t from 'tap';
 import {
   REGISTRY_PATH,
-  UPDATE_POLICIES,
   createTidewatch,
   type ApprovalEntry,
   type Staleness,
@@ -17,6 +16,7 @@ import {
   type TidewatchPlugin,
   type UpdatePlan,
 } from '../../../core/index.js';
+import { UPDATE_POLICIES } from '../../../contracts/index.js';
 import { policiesPlugin } from '../../../plugins/policies/index.js';
 import { statePlugin } from '../../../plugins/state/index.js';
 import { asStaleness } from '../../helpers/staleness.js';
@@ -97,7 +97,7 @@ t.test('a minor update under --approval minor: asked once, skipped while pending
   await until(() => policies.approvals()[0]?.state === 'applied', 'applied');
   t.same(world.applied.filter((a) => a.name === 'web'), [{ name: 'web', digest: DIGEST(1), tag: '1.1.0' }], 'exactly the approved digest, once');
   t.match(policies.approvals()[0], { state: 'applied', decided_by: 'api' });
-  t.match(await tw.services.require((await import('../../../core/index.js')).STATE_STORE).audit({ container: 'web' }), [
+  t.match(await tw.services.require((await import('../../../contracts/index.js')).STATE_STORE).audit({ container: 'web' }), [
     { action: 'approve', outcome: 'approved', to: { digest: DIGEST(1) } },
     { action: 'update', outcome: 'updated' },
   ]);

@@ -5,13 +5,12 @@
 import t from 'tap';
 import {
   REGISTRY_PATH,
-  STATE_STORE,
-  UPDATE_POLICIES,
   createTidewatch,
   type ApprovalEntry,
   type Target,
   type TidewatchPlugin,
 } from '../../../core/index.js';
+import { UPDATE_POLICIES, STATE_STORE } from '../../../contracts/index.js';
 import { policiesPlugin } from '../../../plugins/policies/index.js';
 import { statePlugin } from '../../../plugins/state/index.js';
 import { asStaleness } from '../../helpers/staleness.js';

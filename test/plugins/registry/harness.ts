@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createTidewatch,
-  type CheckReport,
   type Target,
   type Tidewatch,
   type TidewatchEvent,
   type TidewatchPlugin,
 } from '../../../core/index.js';
+import type { CheckReport } from '../../../core/types.js';
 import { registryPlugin, type RegistryPluginOptions } from '../../../plugins/registry/index.js';
 import { fakeTarget } from '../../helpers/targets.js';
 

@@ -1,7 +1,8 @@
 // Docker Hub references through the engine's registry mirrors (docs/registry-mirrors.md): the order the
 // registries are asked in, and that a mirror's answer equal to the running digest is never "up to date" on its own.
 import t from 'tap';
-import { REGISTRY_MIRRORS, createTidewatch, type TidewatchPlugin } from '../../../core/index.js';
+import { createTidewatch, type TidewatchPlugin } from '../../../core/index.js';
+import { REGISTRY_MIRRORS } from '../../../contracts/index.js';
 import { registryPlugin } from '../../../plugins/registry/index.js';
 import { digestThroughMirrors, type MirrorQuestions } from '../../../plugins/registry/mirrors.js';
 import { FakeRegistry } from './fake-registry.js';

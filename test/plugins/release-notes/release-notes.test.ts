@@ -5,7 +5,8 @@
 // fake's log), one request per repository per check, pagination, bounds, rate-limit refusals given up until
 // the reset, and the label templates. GitHub itself cannot run here; the fake follows its documentation.
 import t, { type Test } from 'tap';
-import { createTidewatch, usePlugin, type Staleness, type Target } from '../../../core/index.js';
+import { createTidewatch, type Staleness, type Target } from '../../../core/index.js';
+import { usePlugin } from '../../../core/plugin.js';
 import { gitPlugin } from '../../../plugins/git/index.js';
 import { releaseNotesPlugin } from '../../../plugins/release-notes/index.js';
 import { FakeGitHub, type FakeGitHubOptions, type FakeRelease } from '../../helpers/fake-github.js';

@@ -4,7 +4,7 @@
 // (at most 10); versions that name no version fall back to the list order.
 import t from 'tap';
 import { between, compareRelease } from '../../../plugins/release-notes/reader.js';
-import { parseTag } from '../../../core/index.js';
+import { parseTag } from '../../../contracts/shared/tag-version.js';
 
 const rel = (tag: string) => ({ tag, version: tag, title: `Release ${tag}`, url: `https://github.com/acme/app/releases/tag/${tag}`, body: '' });
 const tags = (list: { tag: string }[]) => list.map((r) => r.tag);

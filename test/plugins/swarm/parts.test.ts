@@ -2,11 +2,11 @@
 // update body and header, how Swarm's final states are reported, and the rule that a service is never
 // updated to a tag without a digest.
 import t from 'tap'
-import type { EngineApi } from '../../../core/index.js'
 import { selectServices } from '../../../plugins/swarm/selection.js'
 import { serviceTarget, splitServiceImage } from '../../../plugins/swarm/target.js'
 import { outcomeOf, updateService, withImage } from '../../../plugins/swarm/update.js'
-import { isMonitorOnly, registryAuthHeader } from '../../../core/index.js'
+import { isMonitorOnly } from '../../../core/index.js';
+import { type EngineApi, registryAuthHeader } from '../../../contracts/index.js';
 import { fakeTarget } from '../../helpers/targets.js'
 
 const DIGEST = `sha256:${'a'.repeat(64)}`

@@ -1,7 +1,7 @@
 // Webhook authentication (docs/webhooks.md#authentication): GitHub's documented HMAC test vector, tokens
 // from the header or the path, and a receiver with both a token and a secret needing both.
 import t from 'tap';
-import { bearerToken } from '../../../core/index.js';
+import { bearerToken } from '../../../contracts/shared/bearer-token.js';
 import { authenticate, signBody, signatureMatches, tokenMatches } from '../../../plugins/webhooks/auth.js';
 import type { WebhookReceiver } from '../../../plugins/webhooks/receivers.js';
 

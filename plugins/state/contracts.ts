@@ -1,11 +1,27 @@
-// What Tidewatch remembers between runs and across restarts (docs/state.md): each container's last check,
-// the run history, the audit trail of every change, the image each updated container ran before (for
-// rollback on demand), holds after a rollback, and the previous images cleanup keeps for a while. One store
-// holds it all, reached through the STATE_STORE service; with no data directory it lives in memory only.
-import type { HistoryEntry } from './history.js';
-import type { Actor, Staleness, UpdateReport } from './types.js';
-import type { ReleaseNotes } from './known-findings.js';
-
+// The state plugin's contract with other plugins (docs/plugins.md#contracts): what Tidewatch remembers between
+// runs and across restarts (docs/state.md): each container's last check, the run history, the audit trail of
+// every change, the image each updated container ran before (for rollback on demand), holds after a rollback,
+// and the previous images cleanup keeps for a while. One store holds it all, reached through the STATE_STORE
+// service the state plugin provides (store.ts is its implementation); with no data directory it lives in memory
+// only. Also the shared rules of the state: what a check's result becomes as a container's last check, and how a
+// person's name for a container is keyed. Other plugins reach this file through the contracts entry
+// (contracts/index.ts), never by importing the state plugin.
+import {
+  bareDigest,
+  defineService,
+  DOCUMENTED_FINDING_KEYS,
+  FINDINGS,
+  findingLines,
+  readFinding,
+  type Actor,
+  type CheckResult,
+  type HistoryEntry,
+  type ReleaseNotes,
+  type ServiceKey,
+  type Staleness,
+  type Target,
+  type UpdateReport,
+} from '../../core/index.js';
 
 /** An image as the audit trail names it: reference, registry digest (empty when unknown), local id. */
 export interface AuditImage {
@@ -230,3 +246,84 @@ export type RollbackOutcome =
   | { readonly status: 'unknown' }
   | { readonly status: 'gone'; readonly previous: PreviousImage }
   | { readonly status: 'done'; readonly report: UpdateReport; readonly from: AuditImage; readonly to: AuditImage };
+
+/** The one state store (docs/state.md): last checks, history, audit trail, holds. Provided by the state plugin. */
+export const STATE_STORE: ServiceKey<StateStore> = defineService<StateStore>('state-store');
+
+/** Rollback on demand and holds (docs/state.md#rollback-on-demand). Provided by the state plugin. */
+export interface Rollbacks {
+  /** Puts the container back on the image it ran before its last update, as a targeted update run. */
+  rollback(key: ContainerKey, options?: { trigger?: string; actor?: Actor; signal?: AbortSignal; runId?: string }): Promise<RollbackOutcome>;
+  /**
+   * Lifts a hold and forgets a failed candidate; false when the container had neither. A release that lifted
+   * something is an audit entry (`release`) naming `actor` (docs/people.md).
+   */
+  release(key: ContainerKey, actor?: Actor): Promise<boolean>;
+}
+export const ROLLBACKS: ServiceKey<Rollbacks> = defineService<Rollbacks>('rollbacks');
+
+/**
+ * The self-update hand-over of the data directory's lock (docs/state.md#one-process-per-data-directory):
+ * the runtime hands the lock over just before it starts its own successor, which shares the data directory
+ * and takes the lock at its start, and takes it back when it removes that successor again. Provided by the
+ * state plugin when a --data-dir is set.
+ */
+export interface DataDirHandover {
+  /** Saves the state and releases the lock. */
+  handOver(): Promise<void>;
+  /** Takes the lock back after the successor was removed (a no-op while it is held). */
+  takeBack(): Promise<void>;
+}
+export const DATA_DIR_HANDOVER: ServiceKey<DataDirHandover> = defineService<DataDirHandover>('data-dir-handover');
+
+/** The tag policy's fields of a staleness answer (docs/tags.md), only those it has, under the names kept. */
+function tagsOf(staleness: Staleness): LastCheck['tags'] | undefined {
+  const facts = readFinding(staleness, FINDINGS.tags);
+  const kept = { tagPolicy: facts?.policy, currentTag: facts?.currentTag, latestTag: staleness.latestTag, updateKind: facts?.updateKind, note: staleness.note };
+  const tags = Object.fromEntries(Object.entries(kept).filter(([, value]) => value));
+  return Object.keys(tags).length > 0 ? (tags as LastCheck['tags']) : undefined;
+}
+
+/** The one line of every finding the HTTP API has no field of its own for (docs/plugins.md#findings). */
+function otherFindings(staleness: Staleness): LastCheck['findings'] {
+  const lines = findingLines(staleness, DOCUMENTED_FINDING_KEYS);
+  return lines.length > 0 ? Object.fromEntries(lines.map((line) => [line.key, line.summary])) : undefined;
+}
+
+/** Registry errors can carry a whole answer body: a last check keeps the first 200 characters of why. */
+function lastCheckError(error: string): string {
+  return error.length > 200 ? `${error.slice(0, 199)}…` : error;
+}
+
+/**
+ * A check's result as a container's last check (docs/state.md#last-checks): what the state store keeps, and
+ * what the HTTP API keeps in memory when there is no store.
+ */
+export function lastCheckOf({ target, staleness, checkedAt }: CheckResult): LastCheck {
+  const tags = tagsOf(staleness);
+  const findings = otherFindings(staleness);
+  const latestVersion = readFinding(staleness, FINDINGS.version);
+  const releaseNotes = readFinding(staleness, FINDINGS.releaseNotes);
+  return {
+    ...(tags ? { tags } : {}),
+    name: target.name,
+    ...(target.host ? { host: target.host } : {}),
+    updateAvailable: staleness.stale && !staleness.error,
+    latestDigest: staleness.latestDigest ? bareDigest(staleness.latestDigest) : '',
+    checkedAt: checkedAt.toISOString(),
+    ...(staleness.error ? { error: lastCheckError(staleness.error) } : {}),
+    // Only an update has a version to go to and notes to read (docs/versions.md).
+    ...(staleness.stale && !staleness.error && latestVersion ? { latestVersion } : {}),
+    ...(staleness.stale && !staleness.error && releaseNotes ? { releaseNotes } : {}),
+    ...(findings ? { findings } : {}),
+  };
+}
+
+/** The name (and engine) a person gives for a target (docs/hosts.md). */
+export function targetKey(target: Pick<Target, 'name' | 'host'>): ContainerKey {
+  return { name: target.name, ...(target.host ? { host: target.host } : {}) };
+}
+
+export function containerKey(key: ContainerKey): string {
+  return key.host ? `${key.host}|${key.name}` : key.name;
+}

@@ -1,7 +1,9 @@
 // The version a tag names, and how two versions compare (docs/tags.md): the tag policy's rules, pure, no I/O.
-// In the core because more than the registry source orders versions by them: the release notes of an update
-// are chosen and ordered by the same rules (docs/versions.md#release-notes). A tag's shape is a prefix, an
-// optional `v`, 1 to 4 numeric segments and a suffix; everything compares as numbers, never as strings.
+// Shared, not the registry plugin's alone: the release notes of an update are chosen and ordered by the same
+// rules (docs/versions.md#release-notes), and which tags name artifacts rather than images matters to the tag
+// policies and the webhooks alike. Not the core's: the core never orders versions (contracts/shared,
+// CONTRIBUTING.md#layout). A tag's shape is a prefix, an optional `v`, 1 to 4 numeric segments and a suffix;
+// everything compares as numbers, never as strings.
 //
 // Not the `semver` package: Docker tags are not SemVer (1, 2 or 4 segments, build counters in the suffix,
 // variants such as `-alpine` that must never change, pre-release words in any position).
@@ -95,3 +97,13 @@ export function sameShape(a: TagVersion, b: TagVersion): boolean {
   return a.prefix === b.prefix && a.v === b.v && a.numbers.length === b.numbers.length && a.template === b.template;
 }
 
+/**
+ * Tags that name signatures, attestations and SBOMs (cosign's `sha256-<hex>…`, ORAS's, any `*.sig`, `*.att`,
+ * `*.sbom`), never an image to run: no tag policy offers one (docs/tags.md), no webhook acts on one
+ * (docs/webhooks.md).
+ */
+const ARTIFACT_TAG = /^sha256-[0-9a-f]{16,}|\.(?:sig|att|sbom)$/i;
+
+export function isArtifactTag(tag: string): boolean {
+  return ARTIFACT_TAG.test(tag);
+}

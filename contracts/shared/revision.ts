@@ -1,7 +1,8 @@
-// Commit identity as images and Git remotes report it. What the core knows, and why: an image's
-// `org.opencontainers.image.revision` (an OCI annotation, often an abbreviated id) is how a runtime honours
-// `Staleness.requiredRevision`; the Git source compares it with a remote head, the runtime with the head
-// it was asked to apply, and both must agree on what "the same commit" means, so the rule lives here.
+// Commit identity as images and Git remotes report it: an image's `org.opencontainers.image.revision` (an OCI
+// annotation, often an abbreviated id) is how a runtime honours `Staleness.requiredRevision`; the Git source
+// compares it with a remote head, the runtime with the head it was asked to apply, and both must agree on what
+// "the same commit" means, so the rule is shared by both (contracts/shared). The core carries the field and
+// never reads it.
 
 /** The OCI image label holding the commit an image was built from. */
 export const OCI_REVISION = 'org.opencontainers.image.revision';

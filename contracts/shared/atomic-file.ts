@@ -1,12 +1,12 @@
-// Files that are never half-written (docs/state.md#what-survives-which-failure): a write goes to a temporary file in the
+// Files that are never half-written (docs/state.md#what-survives-which-failure), for every plugin that keeps
+// one (the state, notifications, Compose files; contracts/shared): a write goes to a temporary file in the
 // same directory, is flushed to disk, renamed over the old file, and the directory is flushed too, so a
 // process killed at any instant leaves either the old file or the new one. A file that cannot be read or
 // parsed is moved aside as `<file>.corrupt-<time>` with one warning, and the caller starts from nothing.
 import { close, fsync, open, write } from 'node:fs';
 import { mkdir, open as openFile, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { errorMessage } from './errors.js';
-import type { Logger } from './types.js';
+import { errorMessage, type Logger } from '../../core/index.js';
 
 // Not an ES import of node:util: building its namespace reads every lazy export, which loads
 // worker_threads, parseArgs and the diff code into every process (docs/performance.md#memory).
