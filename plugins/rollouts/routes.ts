@@ -54,6 +54,8 @@ function list(actions: RolloutActions, request: HttpRouteRequest): HttpRouteResp
   }
   const cursor = request.query.cursor;
   if (cursor === '') return badQuery('cursor', 'empty value');
+  // The store's cursors are short base64url words: anything else is not one it gave.
+  if (cursor !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(cursor)) return badQuery('cursor', 'not one this server gave');
   if (limit === 0) return { status: 200, body: { rollouts: [], count: 0 } };
   const page = actions.ledger.page({ limit, ...(cursor === undefined ? {} : { cursor }) });
   return { status: 200, body: { rollouts: page.entries.map(rolloutJson), count: page.entries.length, ...(page.next ? { next: page.next } : {}) } };
