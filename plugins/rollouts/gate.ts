@@ -93,6 +93,8 @@ export interface GateDeps {
   /** A rollout halted (by a soak that failed here): tell people. */
   readonly halted: (rollout: Rollout) => void;
   readonly now?: () => Date;
+  /** --rollout-soak, for a stage that is settled as soon as it starts. */
+  readonly soakMs?: number;
 }
 
 /** A newer candidate for the same containers ends the older rollouts of that repository, halted or not. */
@@ -164,7 +166,7 @@ export async function rolloutSkip(deps: GateDeps, target: Target, staleness: Sta
           }
           continue;
         }
-        soaked(rollout, stage, now);
+        soaked(rollout, stage, now, deps.soakMs);
         deps.ledger.save(rollout);
         deps.logger.info({ rollout: rollout.id, stage: stage.stage }, 'rollout stage soaked: the next stage goes on');
       }

@@ -152,12 +152,18 @@ export function admit(rollout: Rollout, stageNumber: number, now: Date): Admissi
   return { kind: 'pass' };
 }
 
-/** The stage passed its soak: done, and the stage after it runs. */
-export function soaked(rollout: Rollout, stage: RolloutStage, now: Date): void {
+/**
+ * The stage passed its soak: done, and the stage after it runs — already settled when every container of it was
+ * replaced before (a person's targeted update applies at once), so it soaks or ends at once.
+ */
+export function soaked(rollout: Rollout, stage: RolloutStage, now: Date, soakMs = 0): void {
   stage.state = 'done';
   delete stage.soak_until;
   const next = rollout.stages.find((s) => s.state === 'waiting');
-  if (next) next.state = 'running';
+  if (next) {
+    next.state = 'running';
+    settleStage(rollout, next, soakMs, now);
+  }
   rollout.updated_at = iso(now);
   settleState(rollout);
 }

@@ -50,6 +50,7 @@ export function startRollouts(core: TidewatchCore, options: RolloutOptions): voi
         logger,
         verify: (stage, signal) => verifyStage(stage, core.services.get(DOCKER_ENGINES), signal),
         halted: announceHalt,
+        soakMs,
       },
       target,
       staleness,

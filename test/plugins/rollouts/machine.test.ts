@@ -106,6 +106,18 @@ t.test('a replacement that did not stay up through the soak halts it too', async
   t.match(rollout.stages[0]?.members[0], { state: 'failed' });
 });
 
+t.test('a stage whose containers were all replaced already (a person\'s targeted update) settles as it starts', async (t) => {
+  const rollout = make(due.slice(0, 3));
+  record(rollout, { host: 'b', container: 'web', outcome: 'updated' }, SOAK, at(1));
+  record(rollout, { host: 'c', container: 'web', outcome: 'updated' }, SOAK, at(2));
+  t.equal(rollout.stages[1]?.state, 'waiting', 'replaced ahead of its stage: the stage still waits its turn');
+  record(rollout, { host: 'a', container: 'web', outcome: 'updated' }, SOAK, at(3));
+  const verify = admit(rollout, 2, at(63));
+  if (verify.kind !== 'verify') return t.fail('verify expected');
+  soaked(rollout, verify.stage, at(63), SOAK);
+  t.equal(rollout.state, 'done', 'the last stage, already replaced, is done at once');
+});
+
 t.test('late containers join their stage; a newer candidate supersedes', async (t) => {
   const rollout = make(due.slice(0, 2));
   t.ok(join(rollout, { host: 'e', container: 'web', stage: 1 }), 'a container due later joins the running stage');
