@@ -109,6 +109,12 @@ export interface EventPayloads {
    * whether a lower one then passed or none did, for metrics (docs/interface.md#metrics).
    */
   candidates_refused: { run_id: string; container: string; refusals: readonly { by?: string; code?: string }[] };
+  /**
+   * A staged rollout halted (docs/rollouts.md#halts): a replacement of its candidate failed on `host` (or did not
+   * stay up through the soak), so every later stage is skipped until a person releases it or a newer candidate
+   * comes. On the SSE stream; notifications announce it.
+   */
+  rollout_halted: { rollout_id: string; image: string; digest: string; host: string; container: string; stage: number; error: string; reason: string };
   /** Internal (not on the SSE stream): one per registry HTTP request, for metrics. */
   registry_request: { registry: string; method: string; code: string };
 }

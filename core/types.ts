@@ -45,6 +45,11 @@ export interface Target {
   readonly kind?: string;
   /** The engine the target runs on, as configured (`unix:///var/run/docker.sock`, `tcp://…`), when known. */
   readonly host?: string;
+  /**
+   * The host's rollout stage (docs/rollouts.md): `?stage=N` on a `--host` entry, `--agent-stage` for an agent;
+   * absent means stage 1. A candidate due on hosts of several stages is applied stage by stage.
+   */
+  readonly stage?: number;
 }
 
 /**

@@ -15,6 +15,7 @@ import { notifyPlugin } from '../plugins/notify/index.js';
 import { peoplePlugin } from '../plugins/people/index.js';
 import { policiesPlugin } from '../plugins/policies/index.js';
 import { registryPlugin } from '../plugins/registry/index.js';
+import { rolloutsPlugin } from '../plugins/rollouts/index.js';
 import { releaseNotesPlugin } from '../plugins/release-notes/index.js';
 import { statePlugin } from '../plugins/state/index.js';
 import { signaturesPlugin } from '../plugins/signatures/index.js';
@@ -37,6 +38,8 @@ export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = 
     releaseNotesPlugin,
     // Windows and approvals (docs/policies.md): gates after cooldown and signatures, routes before the API.
     policiesPlugin,
+    // Staged rollouts (docs/rollouts.md): a gate after the windows, routes before the API.
+    rolloutsPlugin,
     notifyPlugin,
     mqttPlugin,
     webhooksPlugin,

@@ -27,6 +27,8 @@ export interface DiscoveryOptions {
   readonly imageStore?: ImageStore;
   /** The engine's name every target carries (docs/hosts.md). */
   readonly host?: string;
+  /** The engine's rollout stage every target carries (docs/rollouts.md); absent: stage 1. */
+  readonly stage?: number;
   /**
    * How many distinct images the engine's last discovery saw: from the threshold on, the image list is asked
    * for beside the container list instead of after it (a fleet's shape rarely changes between runs).
@@ -237,6 +239,7 @@ async function discover(
         dependsOn: dependenciesOf(modes ? { ...container, namespaceModes: modes.get(container.id) ?? [] } : container, directory, options),
         isSelf: container.id === ownId || isSelfLabelled(container.labels),
         host: options.host,
+        stage: options.stage,
       });
       targets[index] = target;
       batch.push(target);

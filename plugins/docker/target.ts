@@ -68,6 +68,8 @@ export interface TargetParts {
   readonly isSelf: boolean;
   /** The engine as configured (docs/hosts.md); absent where no engine is named (a test's own client). */
   readonly host?: string;
+  /** The engine's rollout stage (docs/rollouts.md); absent: stage 1. */
+  readonly stage?: number;
 }
 
 const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
@@ -77,8 +79,8 @@ const NO_DIGESTS: readonly string[] = Object.freeze([]);
  * The parts are the engine's answers of this run, read by nobody else: the target keeps them rather than
  * copies (a run makes a target of every container; targets of one image share its facts).
  */
-export function toTarget({ container, image, dependsOn, isSelf, host }: TargetParts): Target {
-  const target: Target & { host?: string } = {
+export function toTarget({ container, image, dependsOn, isSelf, host, stage }: TargetParts): Target {
+  const target: Target & { host?: string; stage?: number } = {
     runtime: RUNTIME,
     id: container.id,
     name: container.name,
@@ -92,5 +94,6 @@ export function toTarget({ container, image, dependsOn, isSelf, host }: TargetPa
     isSelf,
   };
   if (host !== undefined) target.host = host;
+  if (stage !== undefined) target.stage = stage;
   return target;
 }

@@ -16,6 +16,7 @@ export const PUBLIC_EVENT_TYPES: readonly (keyof EventPayloads)[] = Object.freez
   'update_completed',
   'update_failed',
   'update_skipped',
+  'rollout_halted',
 ]);
 
 export function isPublicEvent(event: TidewatchEvent): boolean {

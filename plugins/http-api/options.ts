@@ -21,7 +21,9 @@ export const PROTECTED_ENDPOINTS: readonly Endpoint[] = ['update', 'check', 'met
   // docs/policies.md: the approvals a person decides.
   'approvals',
   // docs/people.md: personal API tokens.
-  'tokens'];
+  'tokens',
+  // docs/rollouts.md: staged rollouts and their release.
+  'rollouts'];
 
 const group = 'HTTP API';
 const nonEmpty = { type: 'string', minLength: 1 } as const;

@@ -94,6 +94,7 @@ async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: Eve
       return together((await import('./dashboard/routes-dashboard.js')).dashboardRoutes(), meRoutes(ctx), contributedRoutes(ctx, endpoint));
     case 'hooks':
     case 'approvals':
+    case 'rollouts':
     case 'tokens':
       return contributedRoutes(ctx, endpoint);
     case 'health':

@@ -113,6 +113,34 @@ export function approvalText(notice: ApprovalNotice): string {
   return `${notice.container}: the ${kind} to ${to}${from} (${notice.image}) waits for your approval${notice.url ? `: ${notice.url}` : ''}`;
 }
 
+/** What announcing a halted rollout needs (docs/notifications.md#rollouts). */
+export interface RolloutHaltNotice {
+  readonly image: string;
+  readonly host: string;
+  readonly container: string;
+  readonly stage: number;
+  readonly error: string;
+  readonly rolloutId: string;
+}
+
+/** The one log entry of a halted rollout's message: what failed where, and how to go on. */
+export function rolloutHaltText(notice: RolloutHaltNotice): string {
+  return `rollout of ${notice.image} halted: ${notice.container} on ${notice.host} (stage ${notice.stage}) failed: ${notice.error}; ` +
+    `later stages wait until POST /v1/rollouts/${notice.rolloutId}/release or a newer image`;
+}
+
+/** Renders a halted rollout's announcement with the configured template: one entry at warning level, no report. */
+export function rolloutHaltRenderer(template: CompiledTemplate, settings: RenderSettings): (notice: RolloutHaltNotice) => NotificationMessage {
+  const title = `${settings.titleTag ? `[${settings.titleTag}] ` : ''}Tidewatch: rollout halted on ${settings.host}`;
+  return (notice) => {
+    const entry = new LogEntry({ level: 'warning', message: rolloutHaltText(notice), time: new Date(), data: { container: `/${notice.container}` } });
+    const input = settings.withReport
+      ? new NotificationData({ title, host: settings.host, entries: [entry], report: null, trigger: 'rollout' })
+      : [entry];
+    return { title: settings.skipTitle ? '' : title, body: template.render(input) };
+  };
+}
+
 /** Renders an approval's announcement with the configured template: one entry, `.ApprovalURL` set, no report. */
 export function approvalRenderer(template: CompiledTemplate, settings: RenderSettings): (notice: ApprovalNotice) => NotificationMessage {
   const title = `${settings.titleTag ? `[${settings.titleTag}] ` : ''}Tidewatch: approval needed on ${settings.host}`;

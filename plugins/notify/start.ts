@@ -12,7 +12,7 @@ import type { NotifyOptionValues } from './options.js';
 import { BUILTIN_SERVICES, createLoggerService } from './services/index.js';
 import type { LoggerOptions } from './services/logger.js';
 import { compileTemplate } from './template/index.js';
-import { approvalRenderer, messageRenderer } from './render.js';
+import { approvalRenderer, messageRenderer, rolloutHaltRenderer } from './render.js';
 import { parseNotificationUrls } from './urls.js';
 
 const PLUGIN_NAME = 'notify';
@@ -96,8 +96,23 @@ export async function startNotify(core: TidewatchCore, options: NotifyOptionValu
     skipTitle: options.notificationSkipTitle,
     withReport: options.notificationReport || options.porcelain !== '',
   });
+  const renderHalt = rolloutHaltRenderer(template, {
+    host: options.notificationsHostname || hostname(),
+    titleTag: options.notificationTitleTag,
+    skipTitle: options.notificationSkipTitle,
+    withReport: options.notificationReport || options.porcelain !== '',
+  });
   core.hooks.event.tap(PLUGIN_NAME, (event) => {
     if (event.type === 'run_report') notifier.onRunReport(event.data);
+    // A staged rollout halted (docs/rollouts.md#halts): once, when it halts.
+    else if (event.type === 'rollout_halted') {
+      const { data } = event;
+      try {
+        notifier.send(renderHalt({ image: data.image, host: data.host, container: data.container, stage: data.stage, error: data.error, rolloutId: data.rollout_id }));
+      } catch (err) {
+        logger.error({ err: errorMessage(err) }, 'notification template failed on a halted rollout; nothing sent');
+      }
+    }
     // A new pending approval, once (docs/policies.md#notifications-and-home-assistant).
     else if (event.type === 'approval' && event.data.entry.state === 'pending') {
       const { entry } = event.data;

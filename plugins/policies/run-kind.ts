@@ -4,7 +4,8 @@
 // now=true) applies at once.
 import type { RunContext } from '../../core/index.js';
 
-const AUTOMATIC_TRIGGERS: ReadonlySet<string> = new Set(['schedule', 'startup']);
+// `rollout`: the run a staged rollout starts for its next stage (docs/rollouts.md), automatic like a schedule's.
+const AUTOMATIC_TRIGGERS: ReadonlySet<string> = new Set(['schedule', 'startup', 'rollout']);
 
 /** The trigger of an approval's run that honours the window (approve without now=true, docs/policies.md). */
 export const APPROVAL_TRIGGER = 'approval';

@@ -16,6 +16,8 @@ import { engineUnreachable, isConnectFailure } from '../engine-unreachable.js';
 export interface Engine {
   /** The engine's name in records, filters and /readyz: its --host entry without the TLS settings. */
   readonly host: string;
+  /** The host's rollout stage (docs/rollouts.md), carried by every target of the engine. */
+  readonly stage: number;
   readonly runtime: DockerRuntime;
   /** Repairs what an interrupted replacement left on this engine; concurrent callers share one repair. */
   repair(): Promise<void>;
@@ -49,6 +51,7 @@ export function createEngine(
   };
   return {
     host: spec.host,
+    stage: spec.stage,
     runtime,
     get repaired() {
       return repaired;
@@ -81,7 +84,7 @@ export interface EnginesDiscovery {
   readonly down: ReadonlyMap<string, string>;
 }
 
-export interface DiscoverAllOptions extends Omit<DiscoveryOptions, 'listed' | 'announce' | 'host' | 'imagesLastTime' | 'imageFacts' | 'namespaceModes'> {
+export interface DiscoverAllOptions extends Omit<DiscoveryOptions, 'listed' | 'announce' | 'host' | 'stage' | 'imagesLastTime' | 'imageFacts' | 'namespaceModes'> {
   readonly ctx: RunContext;
   /** The run's scope once every engine has listed its containers (or failed): before anything is announced. */
   readonly scopeFound: (scope: string) => void;
@@ -115,6 +118,7 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
           {
             ...options,
             host: engine.host,
+            stage: engine.stage,
             imagesLastTime: new Set(engine.lastKnown.map((target) => target.imageId)).size,
             imageFacts: podman ? undefined : engine.imageFacts,
             imageStore: await engine.runtime.imageStore(),

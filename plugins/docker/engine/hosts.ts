@@ -4,8 +4,9 @@
 //
 //   tcp://10.0.0.2:2376?tlsverify=1&cert-path=/certs/b
 //
-// `--tlsverify` and `--cert-path` stay the defaults of every entry that does not say otherwise. The entry
-// without its query is the engine's name (`host`) in records, filters and /readyz. Parsing only: this
+// `--tlsverify` and `--cert-path` stay the defaults of every entry that does not say otherwise. Any entry may
+// name its rollout stage, `?stage=N` (docs/rollouts.md; default 1). The entry without its query is the
+// engine's name (`host`) in records, filters and /readyz. Parsing only: this
 // module is imported for --help, so it loads nothing of the runtime.
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { isGoBool, splitCommaOrSpace, type Parser } from '../../../core/index.js';
@@ -21,6 +22,8 @@ export interface EngineSpec {
   readonly tlsVerify: boolean;
   /** From the entry's `cert-path=`, else `--cert-path`; undefined for none. */
   readonly certPath: string | undefined;
+  /** From the entry's `stage=`, else 1: the host's rollout stage (docs/rollouts.md). */
+  readonly stage: number;
 }
 
 /** What an entry may set for itself; undefined: the flag's value. */
@@ -28,13 +31,18 @@ export interface HostEntry {
   readonly host: string;
   readonly tlsVerify?: boolean;
   readonly certPath?: string;
+  /** The rollout stage (docs/rollouts.md); undefined: stage 1. */
+  readonly stage?: number;
 }
+
+/** The highest stage an entry may name: stages order hosts, a handful is the use. */
+export const MAX_STAGE = 1000;
 
 export const DEFAULT_DOCKER_HOST = 'unix:///var/run/docker.sock';
 const SCHEMES = /^(unix|npipe|tcp|http|https):\/\/(.*)$/;
 export const HOST_ACCEPTED =
   'expected unix://, npipe://, tcp://, http:// or https:// addresses, separated by commas or spaces; ' +
-  'a tcp:// or https:// address may end with ?tlsverify=<bool>&cert-path=<dir>';
+  'a tcp:// or https:// address may end with ?tlsverify=<bool>&cert-path=<dir>, any address with ?stage=<1-1000>';
 
 function invalid(entry: string, why: string): Error {
   return new Error(`"${entry}": ${why}; ${HOST_ACCEPTED}`);
@@ -53,18 +61,31 @@ function checkAddress(entry: string, rest: string): void {
   if (url.port !== '' && Number(url.port) < 1) throw invalid(entry, 'port out of range');
 }
 
-function queryEntry(entry: string, host: string, query: string, ctx: ParseContext | undefined): HostEntry {
+function parseStage(entry: string, value: string): number {
+  if (!/^[0-9]{1,4}$/.test(value) || Number(value) < 1 || Number(value) > MAX_STAGE) {
+    throw invalid(entry, `stage=${value} is not a whole number from 1 to ${MAX_STAGE}`);
+  }
+  return Number(value);
+}
+
+function queryEntry(entry: string, host: string, query: string, ctx: ParseContext | undefined, tls: boolean): HostEntry {
   let tlsVerify: boolean | undefined;
   let certPath: string | undefined;
+  let stage: number | undefined;
   for (const [key, value] of new URLSearchParams(query)) {
-    if (key === 'tlsverify') {
+    if (key === 'stage') {
+      if (stage !== undefined) throw invalid(entry, 'stage is given twice');
+      stage = parseStage(entry, value);
+    } else if (!tls && (key === 'tlsverify' || key === 'cert-path')) {
+      throw invalid(entry, `TLS settings apply to tcp:// and https:// engines, not ${host.slice(0, host.indexOf(':'))}://`);
+    } else if (key === 'tlsverify') {
       if (!isGoBool(value)) throw invalid(entry, `tlsverify=${value} is not a boolean`);
       tlsVerify = /^(1|t|true)$/i.test(value);
     } else if (key === 'cert-path') {
       if (value.trim() === '') throw invalid(entry, 'cert-path is empty');
       certPath = ctx && !isAbsolute(value) ? resolvePath(ctx.cwd, value) : value;
     } else {
-      throw invalid(entry, `unknown setting "${key}" (tlsverify and cert-path are known)`);
+      throw invalid(entry, `unknown setting "${key}" (tlsverify, cert-path and stage are known)`);
     }
   }
   // A certificate directory for one engine means TLS to it; refusing the contradiction beats ignoring it.
@@ -73,6 +94,7 @@ function queryEntry(entry: string, host: string, query: string, ctx: ParseContex
     host,
     ...(certPath === undefined ? {} : { certPath, tlsVerify: true }),
     ...(tlsVerify === undefined ? {} : { tlsVerify }),
+    ...(stage === undefined ? {} : { stage }),
   };
 }
 
@@ -83,12 +105,9 @@ export function parseHostEntry(entry: string, ctx?: ParseContext): HostEntry {
   const scheme = match[1] as string;
   const [rest = '', query] = (match[2] as string).split(/\?(.*)/s, 2);
   const host = `${scheme}://${rest}`;
-  if (scheme === 'unix' || scheme === 'npipe' || scheme === 'http') {
-    if (query !== undefined) throw invalid(entry, `TLS settings apply to tcp:// and https:// engines, not ${scheme}://`);
-    if (scheme !== 'http') return { host };
-  }
-  checkAddress(entry, rest);
-  return query === undefined ? { host } : queryEntry(entry, host, query, ctx);
+  const tls = scheme === 'tcp' || scheme === 'https';
+  if (scheme !== 'unix' && scheme !== 'npipe') checkAddress(entry, rest);
+  return query === undefined ? { host } : queryEntry(entry, host, query, ctx, tls);
 }
 
 /** An entry written back, its cert-path absolute: what the option holds (and /v1/config shows). */
@@ -96,6 +115,7 @@ export function formatHostEntry(entry: HostEntry): string {
   const settings = [
     ...(entry.tlsVerify === undefined ? [] : [`tlsverify=${entry.tlsVerify}`]),
     ...(entry.certPath === undefined ? [] : [`cert-path=${entry.certPath}`]),
+    ...(entry.stage === undefined ? [] : [`stage=${entry.stage}`]),
   ];
   return settings.length === 0 ? entry.host : `${entry.host}?${settings.join('&')}`;
 }
@@ -126,5 +146,6 @@ export function engineSpecs(
     host: entry.host,
     tlsVerify: entry.tlsVerify ?? defaults.tlsVerify,
     certPath: entry.certPath ?? defaults.certPath,
+    stage: entry.stage ?? 1,
   }));
 }

@@ -19,12 +19,28 @@ t.test('each entry is an engine named as written, its TLS settings apart', async
 t.test('--tlsverify and --cert-path fill what an entry leaves unsaid; an embedder may pass one host', async (t) => {
   const defaults = { tlsVerify: true, certPath: '/certs/default' };
   t.same(engineSpecs(['unix:///a.sock', 'tcp://h:2376', 'tcp://k:2376?cert-path=/certs/k', 'tcp://l:2375?tlsverify=0'], defaults), [
-    { host: 'unix:///a.sock', tlsVerify: true, certPath: '/certs/default' },
-    { host: 'tcp://h:2376', tlsVerify: true, certPath: '/certs/default' },
-    { host: 'tcp://k:2376', tlsVerify: true, certPath: '/certs/k' },
-    { host: 'tcp://l:2375', tlsVerify: false, certPath: '/certs/default' },
+    { host: 'unix:///a.sock', tlsVerify: true, certPath: '/certs/default', stage: 1 },
+    { host: 'tcp://h:2376', tlsVerify: true, certPath: '/certs/default', stage: 1 },
+    { host: 'tcp://k:2376', tlsVerify: true, certPath: '/certs/k', stage: 1 },
+    { host: 'tcp://l:2375', tlsVerify: false, certPath: '/certs/default', stage: 1 },
   ]);
-  t.same(engineSpecs('tcp://h:2375', { tlsVerify: false, certPath: undefined }), [{ host: 'tcp://h:2375', tlsVerify: false, certPath: undefined }]);
+  t.same(engineSpecs('tcp://h:2375', { tlsVerify: false, certPath: undefined }), [{ host: 'tcp://h:2375', tlsVerify: false, certPath: undefined, stage: 1 }]);
   t.same(engineSpecs([], { tlsVerify: false, certPath: undefined }).map((e) => e.host), ['unix:///var/run/docker.sock']);
   t.throws(() => engineSpecs(['tcp://h:1', 'tcp://h:1'], defaults), /listed twice/, 'an embedder gets the same checks');
+});
+
+t.test('any entry may name its rollout stage (docs/rollouts.md); a wrong one is refused', async (t) => {
+  t.same(parseHostEntry('unix:///a.sock?stage=2'), { host: 'unix:///a.sock', stage: 2 });
+  t.same(parseHostEntry('tcp://h:2376?tlsverify=1&stage=3'), { host: 'tcp://h:2376', tlsVerify: true, stage: 3 });
+  t.equal(formatHostEntry(parseHostEntry('unix:///a.sock?stage=2')), 'unix:///a.sock?stage=2');
+  t.same(engineSpecs(['unix:///a.sock?stage=2', 'tcp://h:1'], { tlsVerify: false, certPath: undefined }).map((e) => [e.host, e.stage]), [
+    ['unix:///a.sock', 2],
+    ['tcp://h:1', 1],
+  ], 'the entry without its query names the engine; stage 1 when unsaid');
+  for (const bad of ['0', '-1', '1.5', 'two', '', '1001', '00001']) {
+    t.throws(() => parseHostEntry(`unix:///a.sock?stage=${bad}`), /stage=.* is not a whole number from 1 to 1000/, `stage=${bad}`);
+  }
+  t.throws(() => parseHostEntry('unix:///a.sock?stage=1&stage=2'), /stage is given twice/);
+  t.throws(() => parseHostEntry('unix:///a.sock?tlsverify=1'), /TLS settings apply to tcp:\/\/ and https:\/\/ engines, not unix:\/\//);
+  t.throws(() => parseHostEntry('unix:///a.sock?color=red'), /unknown setting "color"/);
 });

@@ -1,5 +1,5 @@
 // docs/http-api.md#roles is the one table of what each route asks of its caller: held against the routes the API
-// actually serves with every endpoint on (and the routes the policies, webhooks and people plugins contribute),
+// actually serves with every endpoint on (and the routes the policies, rollouts, webhooks and people plugins contribute),
 // each declared beside its own registration. A route added without a row, a row without a route, or a role
 // changed on one side only fails here.
 import { readFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { createTidewatch } from '../../../core/index.js';
 import { createHttpApiPlugin, ENDPOINTS } from '../../../plugins/http-api/index.js';
 import { peoplePlugin } from '../../../plugins/people/index.js';
 import { policiesPlugin } from '../../../plugins/policies/index.js';
+import { rolloutsPlugin } from '../../../plugins/rollouts/index.js';
 import { statePlugin } from '../../../plugins/state/index.js';
 import { webhooksPlugin } from '../../../plugins/webhooks/index.js';
 import { memoryLogger } from '../../helpers/memory-logger.js';
@@ -34,6 +35,7 @@ t.test('every /v1 route has the documented role, declared where it is registered
     plugins: [
       { plugin: statePlugin, options: { dataDir: '' } },
       { plugin: policiesPlugin, options: {} },
+      { plugin: rolloutsPlugin, options: {} },
       { plugin: webhooksPlugin, options: { receivers: [{ name: 'ci', kind: 'generic', token: 'webhook-token-0123456789', secret: '', action: 'check' }] } },
       {
         plugin: peoplePlugin,

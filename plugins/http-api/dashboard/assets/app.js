@@ -5,6 +5,7 @@
 import { check, release, rollback, update, updateAll } from './actions.js';
 import { api, ENGINE_UNREACHABLE, errorText, store } from './api.js';
 import { decide, loadApprovals } from './approvals.js';
+import { loadRollouts, releaseRollout } from './rollouts.js';
 import { $ } from './dom.js';
 import { openFeed } from './feed.js';
 import { loadHistory } from './runs.js';
@@ -52,6 +53,7 @@ async function signIn(token, eventsToken) {
   void openFeed();
   void loadHistory();
   void loadApprovals();
+  void loadRollouts();
   return true;
 }
 
@@ -68,6 +70,11 @@ $('approvals').addEventListener('click', (event) => {
   if (button) void decide(button.dataset.approval, button.dataset.decide);
 });
 
+$('rollouts').addEventListener('click', (event) => {
+  const button = event.target.closest('button[data-release-rollout]');
+  if (button) void releaseRollout(button.dataset.releaseRollout);
+});
+
 $('login-form').addEventListener('submit', (event) => {
   event.preventDefault();
   $('login-error').hidden = true;
@@ -76,7 +83,7 @@ $('login-form').addEventListener('submit', (event) => {
 $('logout').addEventListener('click', () => void signOut());
 $('check-all').addEventListener('click', () => void check());
 $('update-all').addEventListener('click', () => void updateAll());
-for (const id of ['search', 'stale-only', 'errors-only', 'scope']) $(id).addEventListener('input', render);
+for (const id of ['search', 'stale-only', 'errors-only', 'scope', 'host-filter']) $(id).addEventListener('input', render);
 document.querySelector('#containers thead').addEventListener('click', (event) => {
   const key = event.target.closest('button[data-sort]')?.dataset.sort;
   if (!key) return;

@@ -3,6 +3,7 @@
 import { store } from './api.js';
 import { check } from './actions.js';
 import { $, esc, setStatus, showMessage } from './dom.js';
+import { loadRollouts } from './rollouts.js';
 import { loadHistory } from './runs.js';
 import { state } from './state.js';
 import { refreshContainers, render, statusText } from './table.js';
@@ -50,7 +51,7 @@ export async function openFeed() {
   const source = new EventSource(`/v1/events?access_token=${encodeURIComponent(token)}`);
   state.events = source;
   const runsWithUpdates = new Set();
-  const types = ['scan_started', 'scan_completed', 'scan_failed', 'image_cleanup', 'update_started', 'update_completed', 'update_failed'];
+  const types = ['scan_started', 'scan_completed', 'scan_failed', 'image_cleanup', 'update_started', 'update_completed', 'update_failed', 'rollout_halted'];
   for (const type of types) {
     source.addEventListener(type, (message) => {
       const { data } = JSON.parse(message.data);
@@ -61,6 +62,7 @@ export async function openFeed() {
         runsWithUpdates.add(data.run_id);
       }
       if (type.startsWith('update_')) render();
+      if (type === 'rollout_halted' || type === 'scan_completed') void loadRollouts();
       if (type === 'scan_completed' || type === 'scan_failed') {
         void loadHistory();
         if (state.timeline) void loadTimeline(state.timeline);

@@ -2,6 +2,7 @@
 // container list, the last check of each, /v1/containers/details).
 import { api } from './api.js';
 import { loadApprovals } from './approvals.js';
+import { loadRollouts } from './rollouts.js';
 import { $, esc, setStatus, short, when } from './dom.js';
 import { state } from './state.js';
 import { findings, links, releaseNotes, versionCell, versionsOf } from './versions.js';
@@ -11,6 +12,7 @@ function rows() {
   const staleOnly = $('stale-only').checked;
   const errorsOnly = $('errors-only').checked;
   const scope = $('scope').value;
+  const host = $('host-filter').value;
   const { key, dir } = state.sort;
   return state.containers
     .filter((c) => {
@@ -19,9 +21,10 @@ function rows() {
       if (staleOnly && !check?.update_available) return false;
       if (errorsOnly && !check?.error) return false;
       if (scope && c.scope !== scope) return false;
+      if (host && c.host !== host) return false;
       return true;
     })
-    .sort((a, b) => String(a[key]).localeCompare(String(b[key])) * dir);
+    .sort((a, b) => String(a[key] ?? '').localeCompare(String(b[key] ?? '')) * dir);
 }
 
 // Each cell names its column in data-label: on a narrow screen the rows become cards and show it.
@@ -52,7 +55,7 @@ function row(c) {
   const notes = r?.error ? '' : releaseNotes(c.name, details, r ? r.update_available : details?.stale);
   const found = r?.error ? '' : findings(r, details);
   return `<tr data-name="${esc(c.name)}" class="${r?.update_available ? 'stale' : ''}">
-<td data-label="Name" class="name" data-timeline="${esc(c.name)}">${esc(c.name)}</td><td data-label="Image" class="image">${esc(c.image)}</td><td data-label="State">${esc(c.state)}</td><td data-label="Source">${esc(r?.update_source ?? c.update_source)}</td>
+<td data-label="Name" class="name" data-timeline="${esc(c.name)}">${esc(c.name)}</td><td data-label="Host" class="host">${esc(c.host ?? '')}</td><td data-label="Image" class="image">${esc(c.image)}</td><td data-label="State">${esc(c.state)}</td><td data-label="Source">${esc(r?.update_source ?? c.update_source)}</td>
 ${versionCell('Current', v.current, current)}${versionCell('Latest', v.latest, latest)}
 <td data-label="Update" class="${updateClass}${r?.error ? ' err' : ''}" title="${esc(r?.error ?? '')}">${esc(r?.error ? `error: ${r.error}` : update)}${r?.error ? '' : change}${sig}${note}${found}${notes}</td>
 <td data-label="Flags">${flags}</td><td data-label="Checked">${esc(entry ? when(entry.at) : '')}</td><td data-label="Links">${links(r, state.details.get(c.name))}</td>
@@ -99,14 +102,20 @@ export function statusText() {
 export function fillScopes() {
   const scopes = [...new Set(state.containers.map((c) => c.scope).filter(Boolean))].sort();
   $('scope').innerHTML = '<option value="">all</option>' + scopes.map((s) => `<option>${esc(s)}</option>`).join('');
+  // The engines the containers run on (docs/hosts.md), kept selected across refreshes.
+  const chosen = $('host-filter').value;
+  const hosts = [...new Set(state.containers.map((c) => c.host).filter(Boolean))].sort();
+  $('host-filter').innerHTML = '<option value="">all</option>' + hosts.map((h) => `<option${h === chosen ? ' selected' : ''}>${esc(h)}</option>`).join('');
 }
 
 export async function refreshContainers() {
   const res = await api('GET', '/v1/containers');
   if (res.status === 200) state.containers = res.body.containers;
+  fillScopes();
   seedChecks();
   await loadDetails();
   await loadApprovals();
+  await loadRollouts();
 }
 
 /**
