@@ -20,8 +20,8 @@ export const PROTECTED_ENDPOINTS: readonly Endpoint[] = ['update', 'check', 'met
   'audit', 'rollback',
   // docs/policies.md: the approvals a person decides.
   'approvals',
-  // docs/people.md: personal API tokens.
-  'tokens'];
+  // docs/people.md: personal API tokens; docs/fleet.md: agents and their enrolments.
+  'tokens', 'agents'];
 
 const group = 'HTTP API';
 const nonEmpty = { type: 'string', minLength: 1 } as const;

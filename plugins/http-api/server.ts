@@ -1,7 +1,7 @@
 // Builds the fastify instance: the global order of docs/http-api-contract.md §4 and §5.4 (rate limiter first, then CORS,
 // then per-route authentication), the 1 MiB body limit, the JSON error shape, and one encapsulated
 // plugin per enabled endpoint, so that a disabled endpoint has no route at all (and answers 404).
-import { TidewatchError, STATE_STORE, UPDATE_POLICIES, type TidewatchCore, PEOPLE } from '../../core/index.js';
+import { TidewatchError, STATE_STORE, UPDATE_POLICIES, type TidewatchCore, PEOPLE, httpRoutes } from '../../core/index.js';
 import { readFileSync } from 'node:fs';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
@@ -39,6 +39,7 @@ import { updateRoutes } from './routes/update.js';
 import { RunStarts } from './run-starts.js';
 import { rewriteSwaggerRoot } from './swagger-paths.js';
 import { NODE_TIMEOUTS, timeoutOptions } from './guards/timeouts.js';
+import { serveUpgrades } from './upgrades.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -94,6 +95,7 @@ async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: Eve
     case 'hooks':
     case 'approvals':
     case 'tokens':
+    case 'agents':
       return contributedRoutes(ctx, endpoint);
     case 'health':
       return undefined;
@@ -203,6 +205,10 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
   }
   // The description generator must see every route as it is added.
   if (enabled.has('swagger')) await (await import('./swagger.js')).registerSwaggerSpec(app);
+
+  // Upgrades (the agents' tunnel, docs/fleet.md) of the enabled endpoints, under the same rate limiter.
+  const upgrades = options.endpoints.flatMap((endpoint) => httpRoutes(core.services).takeUpgrades(endpoint));
+  if (upgrades.length > 0) serveUpgrades(app.server, upgrades, limiter, logger);
 
   await app.register(healthRoutes(ctx));
   for (const endpoint of options.endpoints) {
