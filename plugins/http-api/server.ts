@@ -208,7 +208,10 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
 
   // Upgrades (the agents' tunnel, docs/fleet.md) of the enabled endpoints, under the same rate limiter.
   const upgrades = options.endpoints.flatMap((endpoint) => httpRoutes(core.services).takeUpgrades(endpoint));
-  if (upgrades.length > 0) serveUpgrades(app.server, upgrades, limiter, logger);
+  if (upgrades.length > 0) {
+    const cut = serveUpgrades(app.server, upgrades, limiter, logger);
+    app.addHook('preClose', async () => cut());
+  }
 
   await app.register(healthRoutes(ctx));
   for (const endpoint of options.endpoints) {

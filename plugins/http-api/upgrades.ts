@@ -19,10 +19,14 @@ export function serveUpgrades(
   upgrades: readonly HttpUpgradeDefinition[],
   limiter: SlidingWindowLimiter | undefined,
   logger: Logger,
-): void {
+): () => void {
   const byPath = new Map(upgrades.map((u) => [u.url, u]));
+  // An upgraded socket is no longer the HTTP server's to close, yet its close waits for it: cut at shutdown.
+  const open = new Set<Duplex>();
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
     const ip = normaliseIp(request.socket.remoteAddress ?? '');
     const decision = limiter?.take(ip);
     if (decision && !decision.allowed) {
@@ -42,4 +46,7 @@ export function serveUpgrades(
     }
     route.handle(request, socket, head, ip);
   });
+  return () => {
+    for (const socket of open) socket.destroy();
+  };
 }
