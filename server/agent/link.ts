@@ -2,7 +2,7 @@
 // answers the controller's challenge by signing it with its key (and, until it is enrolled, presents its
 // enrol token), then serves the streams the controller opens (forward.ts). A lost connection is dialled again
 // after 1 s, doubling up to 60 s, each wait jittered (a restarted controller is not hit by every agent at once);
-// a connection that stayed up for a minute starts the waits at 1 s again. A controller that goes silent (no
+// a connection the controller welcomed starts the waits at 1 s again (a refused one never does). A controller that goes silent (no
 // ping for SILENT_MS) is dropped and dialled again, so a dead VPN is noticed without TCP's help.
 import WebSocket from 'ws';
 import type { Logger } from '../../core/index.js';
@@ -13,7 +13,6 @@ import { isEnrolled, markEnrolled, type AgentKey } from './key.js';
 
 const FIRST_WAIT_MS = 1_000;
 const MAX_WAIT_MS = 60_000;
-const STABLE_MS = 60_000;
 const SILENT_MS = 45_000;
 
 export interface LinkOptions {
@@ -118,6 +117,7 @@ export class Link {
       options.forwarder.setCalls(control.calls);
       if (control.type === 'welcome') {
         welcomed = Date.now();
+        this.#attempt = 0;
         if (!isEnrolled(options.dataDir)) markEnrolled(options.dataDir, options.controller, options.name);
         logger.info({ controller: new URL(options.controller).host, agent: options.name, calls: control.calls }, 'connected to the controller');
       }
@@ -125,7 +125,6 @@ export class Link {
     ws.on('close', (code, reason) => {
       clearTimeout(silence);
       mux.close('the tunnel closed');
-      if (welcomed > 0 && Date.now() - welcomed >= STABLE_MS) this.#attempt = 0;
       if (code === CLOSE.REVOKED) logger.error({ agent: options.name }, 'this agent was revoked by the controller');
       else if (!this.#stopped) logger.warn({ code, reason: reason.toString('utf8').slice(0, 100) }, 'disconnected from the controller');
       this.#again();
