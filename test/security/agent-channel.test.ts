@@ -7,6 +7,7 @@
 // refused the same way. Fails when the key proof, the one-time token or the allowlist is weakened.
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { once } from 'node:events';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import WebSocket, { WebSocketServer } from 'ws';
@@ -32,17 +33,13 @@ function newKey(): Key {
 async function dial(
   controller: RunningService,
   hello: { name: string; key: Key; token?: string; signWith?: Key; nonce?: string },
-  headers: Record<string, string> = {},
-): Promise<{ answer?: Record<string, unknown>; code: number; status?: number }> {
-  const ws = new WebSocket(`${controller.url.replace(/^http/, 'ws')}/v1/agents/connect`, { headers });
-  let status: number | undefined;
-  ws.on('unexpected-response', (_req, res) => {
-    status = res.statusCode;
-    ws.terminate();
-  });
+): Promise<{ answer?: Record<string, unknown>; code: number }> {
+  const ws = new WebSocket(`${controller.url.replace(/^http/, 'ws')}/v1/agents/connect`);
   ws.on('error', () => undefined);
   let answer: Record<string, unknown> | undefined;
-  ws.on('message', (data) => {
+  ws.on('message', (data, binary) => {
+    // Once welcomed, the controller opens streams to the engine at once: frames, not for this test.
+    if (binary) return;
     const message = JSON.parse(String(data)) as Record<string, unknown>;
     if (message['type'] === 'challenge') {
       const nonce = hello.nonce ?? String(message['nonce']);
@@ -54,7 +51,7 @@ async function dial(
     }
   });
   const [code] = (await once(ws, 'close')) as [number];
-  return { answer, code, ...(status === undefined ? {} : { status }) };
+  return { answer, code };
 }
 
 const refusals = (controller: RunningService) => controller.logs.filter((l) => l['msg'] === 'refused an agent');
@@ -86,8 +83,19 @@ t.test('the controller refuses a spent token, a stolen name, a wrong signature, 
   const again = await dial(controller, { name: 'honest', key: honest });
   t.equal(again.answer?.['type'], 'welcome', 'the enrolled key alone is enough later, no token');
 
-  const browser = await dial(controller, { name: 'honest', key: honest }, { origin: 'https://evil.example' });
-  t.equal(browser.status, 403, 'a browser origin never opens a tunnel');
+  const browser = await new Promise<number>((resolve, reject) => {
+    const request = http.request(`${controller.url}/v1/agents/connect`, {
+      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', origin: 'https://evil.example' },
+    });
+    request.on('response', (res) => resolve(res.statusCode ?? 0));
+    request.on('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve(res.statusCode ?? 0);
+    });
+    request.on('error', reject);
+    request.end();
+  });
+  t.equal(browser, 403, 'a browser origin never opens a tunnel');
 
   const big = new WebSocket(`${controller.url.replace(/^http/, 'ws')}/v1/agents/connect`);
   big.on('error', () => undefined);
