@@ -125,7 +125,9 @@ export async function main(io: MainIo): Promise<number> {
     const upgrade = io.argv[0] === 'notify-upgrade';
     // `tidewatch agent` dials a controller instead of serving (docs/fleet.md#agent-mode).
     const agent = io.argv[0] === 'agent';
-    const input = { argv: upgrade || checkOnly || agent ? io.argv.slice(1) : io.argv, env: io.env, cwd: io.cwd };
+    // `check-config agent …` checks an agent's options (docs/fleet.md): the same table, no container names.
+    const args = checkOnly && io.argv[1] === 'agent' ? io.argv.slice(2) : upgrade || checkOnly || agent ? io.argv.slice(1) : io.argv;
+    const input = { argv: args, env: io.env, cwd: io.cwd };
     const thirdParty = await loadThirdParty(readBootstrap(input).specifiers, io.cwd);
     resolved = resolveConfig({ ...input, thirdParty });
     if (upgrade && resolved.help === undefined && !resolved.version) {
