@@ -5,6 +5,7 @@
 import { check, release, rollback, update, updateAll } from './actions.js';
 import { api, ENGINE_UNREACHABLE, errorText, store } from './api.js';
 import { decide, loadApprovals } from './approvals.js';
+import { loadHosts } from './hosts.js';
 import { $ } from './dom.js';
 import { openFeed } from './feed.js';
 import { loadHistory } from './runs.js';
@@ -52,6 +53,7 @@ async function signIn(token, eventsToken) {
   void openFeed();
   void loadHistory();
   void loadApprovals();
+  void loadHosts();
   return true;
 }
 
