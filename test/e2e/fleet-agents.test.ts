@@ -150,3 +150,51 @@ t.test('agents: enrolment, one fleet check, update and rollback through the tunn
   const afterRevoke = await check(controller);
   t.notOk(afterRevoke.some((r) => r.host === 'agent://edge26'), 'a revoked agent\'s containers are no longer checked');
 });
+
+t.test('agents: a controller killed in the middle of an update through an agent repairs it when the agent is back', async (t) => {
+  const with26 = await requireDocker26(t);
+  if (!with26) return;
+  const env = with26;
+  const d26 = new Docker({ socketPath: env.docker26Socket });
+  const prefix = testPrefix('e2e-agents-kill');
+  t.teardown(async () => {
+    await removeContainers(d26, prefix);
+    await removeImages(d26, prefix);
+  });
+  const repo = `${prefix}/app`;
+  const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
+  await pullImage(d26, v1.ref);
+  await runContainer(d26, { name: `${prefix}-web`, image: v1.ref, cmd: QUICK_STOP_CMD });
+  // A slow-starting healthy image keeps the replacement in its proof long enough to kill the controller there.
+  await pushImage({
+    registry: env.registry, repo, marker: 'v2', cmd: QUICK_STOP_CMD,
+    healthcheck: { Test: ['CMD', '/bin/true'], Interval: 500_000_000, StartPeriod: 30 * 1_000_000_000 },
+  });
+  const port = await freePort();
+  const args = [
+    '--host', env.dockerHost, '--http-api-port', String(port),
+    '--http-api-endpoints', 'update,check,agents', '--http-api-token', TOKEN,
+    '--data-dir', mkdtempSync(join(tmpdir(), 'tw-controller-kill-')),
+    '--update-grace-period', '1m', '--stop-timeout', '2s', `${prefix}-.*`,
+  ];
+  const first = await startService(args);
+  t.teardown(() => first.stop('SIGKILL'));
+  const agent = startAgent({ controller: `ws://127.0.0.1:${port}`, name: 'kill26', host: env.docker26Host as string, token: await enrolToken(first.url, TOKEN) });
+  t.teardown(() => agent.stop('SIGKILL'));
+  await waitForAgent(first.url, TOKEN, 'kill26', 'online');
+
+  const leftovers = async () =>
+    (await d26.listContainers({ all: true })).flatMap((c) => c.Names).filter((n) => n.includes(prefix) && n.includes('--tidewatch-'));
+  void call(`${first.url}/v1/update?async=true`, { method: 'POST', token: TOKEN }).catch(() => undefined);
+  await waitFor(async () => ((await leftovers()).some((n) => n.includes(`${prefix}-web--tidewatch-old-`)) ? true : undefined), 30_000);
+  await first.stop('SIGKILL');
+  t.ok((await leftovers()).length > 0, 'the controller died with the old container moved aside on the agent\'s engine');
+
+  const second = await startService(args);
+  t.teardown(() => second.stop('SIGKILL'));
+  await waitForAgent(second.url, TOKEN, 'kill26', 'online', 60_000);
+  await waitFor(async () => ((await leftovers()).length === 0 ? true : undefined), 30_000);
+  const web = await d26.getContainer(`${prefix}-web`).inspect();
+  t.equal(web.State.Status, 'running', 'web is running under its own name after the repair');
+  t.same(await leftovers(), [], 'nothing staged or moved aside is left on the agent\'s engine');
+});
