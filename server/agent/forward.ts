@@ -4,8 +4,8 @@
 // (plugins/docker/engine/socket-proxy.ts, docs/security.md "Engine endpoints per mode"); anything else is
 // answered 403, logged here and reported to the controller, which logs it too. Upgrades (a hijacked stream)
 // are never forwarded. Bodies and answers stream both ways: pulls' progress, archives, exec output.
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
+import type https from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../core/index.js';
 import type { EngineTransportOptions } from '../../plugins/docker/engine/transport.js';
@@ -31,7 +31,11 @@ export function createForwarder(engine: EngineTransportOptions, logger: Logger, 
   let calls: readonly string[] = [];
   const { endpoint } = engine;
   const secure = endpoint.kind === 'tcp' && endpoint.protocol === 'https';
-  const agent = secure ? new https.Agent({ keepAlive: true, ...engine.tls }) : new http.Agent({ keepAlive: true });
+  // Through getBuiltinModule, as the engine transport does: an ES import of node:http loads Node's bundled
+  // fetch and WebSocket client, megabytes an idle agent never uses (docs/performance.md#memory).
+  const http: typeof import('node:http') = process.getBuiltinModule('node:http');
+  const https: typeof import('node:https') | undefined = secure ? process.getBuiltinModule('node:https') : undefined;
+  const agent = https ? new https.Agent({ keepAlive: true, ...engine.tls }) : new http.Agent({ keepAlive: true });
   const target =
     endpoint.kind === 'socket' ? { socketPath: endpoint.socketPath } : endpoint.kind === 'tcp' ? { host: endpoint.host, port: endpoint.port } : undefined;
   if (!target) throw new Error('the agent reaches its engine over a socket or TCP');
@@ -48,7 +52,7 @@ export function createForwarder(engine: EngineTransportOptions, logger: Logger, 
       request.resume();
       return;
     }
-    const upstream = (secure ? https : http).request(
+    const upstream = (https ?? http).request(
       { ...target, agent, method, path, headers: forwardHeaders(request.headers) },
       (answer) => {
         response.writeHead(answer.statusCode ?? 502, forwardHeaders(answer.headers));
