@@ -198,3 +198,39 @@ t.test('agents: a controller killed in the middle of an update through an agent 
   t.equal(web.State.Status, 'running', 'web is running under its own name after the repair');
   t.same(await leftovers(), [], 'nothing staged or moved aside is left on the agent\'s engine');
 });
+
+t.test("agents: a Tidewatch container on an agent's host is checked but never replaced through the tunnel", async (t) => {
+  const with26 = await requireDocker26(t);
+  if (!with26) return;
+  const env = with26;
+  const d26 = new Docker({ socketPath: env.docker26Socket });
+  const prefix = testPrefix('e2e-agents-self');
+  t.teardown(async () => {
+    await removeContainers(d26, prefix);
+    await removeImages(d26, prefix);
+  });
+  const repo = `${prefix}/agent`;
+  const v1 = await pushImage({ registry: env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
+  await pullImage(d26, v1.ref);
+  // Marked as the image marks Tidewatch's own container: an agent running from the image looks like this.
+  await runContainer(d26, { name: `${prefix}-agent`, image: v1.ref, cmd: QUICK_STOP_CMD, labels: { tidewatch: 'true' } });
+  await pushImage({ registry: env.registry, repo, marker: 'v2', cmd: QUICK_STOP_CMD });
+  const port = await freePort();
+  const controller = await startService([
+    '--host', env.dockerHost, '--http-api-port', String(port), '--http-api-endpoints', 'update,agents', '--http-api-token', TOKEN,
+    '--update-grace-period', '0', `${prefix}-.*`,
+  ]);
+  t.teardown(() => controller.stop('SIGKILL'));
+  const agent = startAgent({ controller: `ws://127.0.0.1:${port}`, name: 'self26', host: env.docker26Host as string, token: await enrolToken(controller.url, TOKEN) });
+  t.teardown(() => agent.stop('SIGKILL'));
+  await waitForAgent(controller.url, TOKEN, 'self26', 'online');
+  const before = await d26.getContainer(`${prefix}-agent`).inspect();
+  const res = await call(`${controller.url}/v1/update`, { method: 'POST', token: TOKEN });
+  t.equal(res.status, 200, res.text);
+  t.match(res.body, { summary: { updated: 0, failed: 0, skipped: 1 } }, res.text);
+  const history = await call(`${controller.url}/v1/update`, { method: 'POST', token: TOKEN });
+  t.match(history.body, { summary: { updated: 0, skipped: 1 } }, 'and again on the next run');
+  const after = await d26.getContainer(`${prefix}-agent`).inspect();
+  t.equal(after.Id, before.Id, 'the same container, never stopped or replaced');
+  t.ok(after.State.Running);
+});
