@@ -7,7 +7,7 @@
 // goes offline at once instead of when TCP gives up.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import type { HttpUpgradeDefinition, Logger } from '../../core/index.js';
 import { Mux } from './mux.js';
 import { CLOSE, MAX_HELLO, MAX_MESSAGE, newNonce, parseHello, verifyHello, type Hello } from './protocol.js';
@@ -60,7 +60,11 @@ function size(data: RawData): number {
 }
 
 export function tunnelRoute(registry: AgentRegistry, logger: Logger, version: string): HttpUpgradeDefinition & { close(): void } {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE, perMessageDeflate: false, clientTracking: false });
+  // ws (and with it https and tls) loads at the first agent's connection, not in every controller
+  // (docs/performance.md#footprint).
+  let wss: Promise<WebSocketServer> | undefined;
+  const server = () =>
+    (wss ??= import('ws').then(({ WebSocketServer: Server }) => new Server({ noServer: true, maxPayload: MAX_MESSAGE, perMessageDeflate: false, clientTracking: false })));
   const refusals = new RefusalCounter();
   const live = new Set<WebSocket>();
 
@@ -180,11 +184,17 @@ export function tunnelRoute(registry: AgentRegistry, logger: Logger, version: st
         socket.destroy();
         return;
       }
-      wss.handleUpgrade(request, socket, head, (ws) => handshake(ws, ip));
+      server().then(
+        (wss) => wss.handleUpgrade(request, socket, head, (ws) => handshake(ws, ip)),
+        (err: Error) => {
+          logger.error({ err: err.message }, 'cannot serve agent connections');
+          socket.destroy();
+        },
+      );
     },
     close() {
       for (const ws of live) ws.terminate();
-      wss.close();
+      void wss?.then((s) => s.close());
     },
   };
 }
