@@ -47,6 +47,13 @@ export {
   type PolicyStatus,
   type UpdatePolicies,
 } from '../plugins/policies/contracts.js';
+export {
+  AGENT_HOSTS,
+  type AgentEngineFacts,
+  type AgentHost,
+  type AgentHostChange,
+  type AgentHosts,
+} from '../plugins/agents/contracts.js';
 export { PEOPLE, type Authentication, type People } from '../plugins/people/contracts.js';
 export {
   DATA_DIR_HANDOVER,

@@ -3,6 +3,8 @@
 // contributor registers a framework-neutral definition under `HTTP_ROUTES` while it is applied; the API
 // serves the definitions whose endpoint name is enabled in --http-api-endpoints when it builds its server
 // (it is applied last, server/builtins.ts), under its own rate limiter, body limit and error shape.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { TidewatchError } from './errors.js';
 import type { Principal, Role } from './people.js';
 import { defineService, type ServiceKey, type Services } from './services.js';
@@ -67,33 +69,65 @@ export interface HttpRouteRefusal {
   readonly status: number;
 }
 
+/**
+ * A connection upgrade (WebSocket) served on the API's port (docs/plugins.md#http-routes): the agents' tunnel,
+ * `GET /v1/agents/connect`. The API matches the exact path, counts the request in its rate limiter (429 and
+ * closed past it), refuses any request with an `Origin` (no browser opens these) and then hands the socket
+ * over: the route authenticates the peer itself, bounds its frames and logs its refusals.
+ */
+export interface HttpUpgradeDefinition {
+  readonly endpoint: string;
+  /** The exact path, no parameters (`/v1/agents/connect`). */
+  readonly url: string;
+  handle(request: IncomingMessage, socket: Duplex, head: Buffer, ip: string): void;
+}
+
 export interface HttpRoutes {
   /** Adds a route; throws once the API has built its server (a plugin applied after the http-api plugin). */
   register(route: HttpRouteDefinition): void;
   /** The routes of an endpoint name, for the API building its server; registering afterwards is an error. */
   take(endpoint: string): readonly HttpRouteDefinition[];
+  /** Adds an upgrade route; the same rule as `register`. */
+  registerUpgrade(route: HttpUpgradeDefinition): void;
+  /** The upgrade routes of an endpoint name. */
+  takeUpgrades(endpoint: string): readonly HttpUpgradeDefinition[];
 }
 
 export const HTTP_ROUTES: ServiceKey<HttpRoutes> = defineService<HttpRoutes>('http-routes');
 
 class RouteCollector implements HttpRoutes {
   readonly #routes: HttpRouteDefinition[] = [];
+  readonly #upgrades: HttpUpgradeDefinition[] = [];
   #taken = false;
 
-  register(route: HttpRouteDefinition): void {
+  #open(method: string, url: string): void {
     if (this.#taken) {
       throw new TidewatchError(
         'TW_ERR_HTTP_ROUTES_CLOSED',
-        `route ${route.method} ${route.url} was registered after the HTTP API built its server: apply the plugin before the http-api plugin`,
+        `route ${method} ${url} was registered after the HTTP API built its server: apply the plugin before the http-api plugin`,
         500,
       );
     }
+  }
+
+  register(route: HttpRouteDefinition): void {
+    this.#open(route.method, route.url);
     this.#routes.push(Object.freeze({ ...route }));
   }
 
   take(endpoint: string): readonly HttpRouteDefinition[] {
     this.#taken = true;
     return this.#routes.filter((r) => r.endpoint === endpoint);
+  }
+
+  registerUpgrade(route: HttpUpgradeDefinition): void {
+    this.#open('GET', route.url);
+    this.#upgrades.push(Object.freeze({ ...route }));
+  }
+
+  takeUpgrades(endpoint: string): readonly HttpUpgradeDefinition[] {
+    this.#taken = true;
+    return this.#upgrades.filter((r) => r.endpoint === endpoint);
   }
 }
 

@@ -45,7 +45,7 @@ export type { ServiceKey } from './services.js';
 
 // Routes other plugins add to the HTTP API, and who may call them
 export { httpRoutes } from './http-routes.js';
-export type { HttpRouteDefinition, HttpRouteRequest, HttpRouteResponse } from './http-routes.js';
+export type { HttpRouteDefinition, HttpRouteRequest, HttpRouteResponse, HttpUpgradeDefinition } from './http-routes.js';
 export { ROLES, roleAllows } from './people.js';
 export type { Principal, Role } from './people.js';
 

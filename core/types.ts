@@ -80,6 +80,8 @@ export interface Staleness {
   /**
    * Stale, but nothing a runtime can apply (say, a source that knows of a release no registry serves
    * yet): the target is reported stale and the run counts it skipped with this reason, asking no runtime.
+   * With `error` (a host offline, docs/fleet.md): the target is reported with the error and update runs
+   * count it skipped with this reason instead of failed.
    */
   readonly notApplicable?: string;
   /**

@@ -86,7 +86,10 @@ export async function triage(deps: UpdateRunDeps, checks: CheckResult[], ctx: Ru
   for (const check of checks) {
     const { target, staleness } = check;
     if (staleness.error) {
-      result.failed.push({ target, outcome: 'failed', error: staleness.error, rolledBack: false });
+      // A host that is not there (an offline agent, docs/fleet.md#offline-is-visible) is skipped with the
+      // source's reason, not failed: its record keeps the error, and it is never reported up to date.
+      if (staleness.notApplicable !== undefined) result.skipped.push({ target, reason: staleness.notApplicable });
+      else result.failed.push({ target, outcome: 'failed', error: staleness.error, rolledBack: false });
       continue;
     }
     if (!staleness.stale) continue;

@@ -4,6 +4,7 @@
 // (an observer, off without --mqtt-url), and last the HTTP API, which serves what the others provide. Each
 // plugin declares its own options; the server resolves them (server/config) and hands each plugin its values.
 import type { TidewatchPlugin } from '../core/index.js';
+import { agentsPlugin } from '../plugins/agents/index.js';
 import { attestationsPlugin } from '../plugins/attestations/index.js';
 import { cooldownPlugin } from '../plugins/cooldown/index.js';
 import { dockerPlugin } from '../plugins/docker/index.js';
@@ -26,6 +27,8 @@ export function builtinPlugins(thirdParty: readonly TidewatchPlugin<object>[] = 
   return [
     // First: every other plugin finds the state store (docs/state.md) when it is applied.
     statePlugin,
+    // Agents that dial in (docs/fleet.md): AGENT_HOSTS, which the Docker runtime finds when it starts.
+    agentsPlugin,
     dockerPlugin,
     swarmPlugin,
     ...thirdParty,

@@ -123,7 +123,11 @@ export async function main(io: MainIo): Promise<number> {
     // `notify-upgrade` is the fork's subcommand, never a container name (docs/watchtower-fork.md#notify-upgrade);
     // so is `check-config` (docs/configuration.md#checking-a-configuration).
     const upgrade = io.argv[0] === 'notify-upgrade';
-    const input = { argv: upgrade || checkOnly ? io.argv.slice(1) : io.argv, env: io.env, cwd: io.cwd };
+    // `tidewatch agent` dials a controller instead of serving (docs/fleet.md#agent-mode).
+    const agent = io.argv[0] === 'agent';
+    // `check-config agent …` checks an agent's options (docs/fleet.md): the same table, no container names.
+    const args = checkOnly && io.argv[1] === 'agent' ? io.argv.slice(2) : upgrade || checkOnly || agent ? io.argv.slice(1) : io.argv;
+    const input = { argv: args, env: io.env, cwd: io.cwd };
     const thirdParty = await loadThirdParty(readBootstrap(input).specifiers, io.cwd);
     resolved = resolveConfig({ ...input, thirdParty });
     if (upgrade && resolved.help === undefined && !resolved.version) {
@@ -150,6 +154,11 @@ export async function main(io: MainIo): Promise<number> {
       return problem === undefined ? 0 : 1;
     }
     if (resolved.config['selfUpdateOrchestrator'] === true) return await orchestrate(io, resolved);
+    if (agent) {
+      if (resolved.names.length > 0) throw new ConfigError('tidewatch agent takes no container names', 'agent');
+      const { runAgent } = await import('./agent/index.js');
+      return await runAgent(io, resolved);
+    }
     schedule = await scheduleOf(resolved);
     if (checkOnly) {
       const { checkConfig } = await import('./check-config.js');

@@ -3,10 +3,12 @@
 // discovery, selection and updates. Several engines (docs/hosts.md) are one runtime each, in one run.
 import { STAGES, type RunContext, type Target, type TidewatchCore } from '../../core/index.js';
 import { DOCKER_ENGINES, LOCAL_IMAGES, REGISTRY_MIRRORS, type LocalImages, type RegistryMirrors } from './contracts.js';
-import { STATE_STORE, PULL_CREDENTIALS } from '../../contracts/index.js';
+import { AGENT_HOSTS, STATE_STORE, PULL_CREDENTIALS, type AgentHosts } from '../../contracts/index.js';
 import { pingEngine } from './engine/connect.js';
 import { createEngine, discoverAll, type Engine } from './engine/engines.js';
 import { engineSpecs } from './engine/hosts.js';
+import { EngineSet, followAgents } from './engine/agent-engines.js';
+import { callGroups } from './engine/socket-proxy.js';
 import { localImages } from './image/local-images.js';
 import { auditRepair } from './replace/repair-audit.js';
 import { repairAtStart } from './startup-repairs.js';
@@ -32,24 +34,38 @@ function resolveOptions(core: TidewatchCore, options: DockerOptionValues): Resol
 }
 
 /** The local image store of a target's engine (no-pull asks with the target's host; the first by default). */
-function localImagesOf(engines: readonly Engine[]): LocalImages {
-  const stores = new Map(engines.map((engine) => [engine.host, localImages(engine.runtime.docker)]));
-  const first = stores.get((engines[0] as Engine).host) as LocalImages;
+function localImagesOf(set: EngineSet): LocalImages {
+  const stores = new WeakMap<Engine, LocalImages>();
+  const of = (engine: Engine) => stores.get(engine) ?? stores.set(engine, localImages(engine.runtime.docker)).get(engine) as LocalImages;
   return {
-    inspectImage: (reference, signal, host) => (stores.get(host ?? '') ?? first).inspectImage(reference, signal),
+    inspectImage: (reference, signal, host) => {
+      const engines = set.all();
+      return of(engines.find((e) => e.host === host) ?? (engines[0] as Engine)).inspectImage(reference, signal);
+    },
   };
 }
 
 /** The registry mirrors of a target's engine (the registry source asks them first, docs/registry-mirrors.md). */
-function registryMirrorsOf(engines: readonly Engine[]): RegistryMirrors {
-  const byHost = new Map(engines.map((engine) => [engine.host, engine]));
-  const first = engines[0] as Engine;
-  return { mirrorsFor: (host) => (byHost.get(host ?? '') ?? first).runtime.registryMirrors() };
+function registryMirrorsOf(set: EngineSet): RegistryMirrors {
+  return {
+    mirrorsFor: (host) => {
+      const engines = set.all();
+      return (engines.find((e) => e.host === host) ?? (engines[0] as Engine)).runtime.registryMirrors();
+    },
+  };
 }
 
 /** One engine: its readiness check is the plugin's; several: each is named by its host (docs/hosts.md). */
 function readinessName(engine: Engine, engines: readonly Engine[]): string {
   return engines.length === 1 ? PLUGIN_NAME : `${PLUGIN_NAME} ${engine.host}`;
+}
+
+/** How many containers each online agent's engine showed in this discovery (`GET /v1/agents`). */
+function reportContainers(agents: AgentHosts, set: EngineSet, down: ReadonlyMap<string, string>): void {
+  for (const agent of agents.list()) {
+    const engine = set.agent(agent.name);
+    if (engine && !down.has(engine.host)) agents.report(agent.name, { containers: engine.lastKnown.length });
+  }
 }
 
 export async function applyDocker(core: TidewatchCore, declared: DockerOptionValues): Promise<void> {
@@ -71,9 +87,29 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
   for (const engine of engines) {
     core.health.addReadinessCheck(readinessName(engine, engines), (signal) => pingEngine(engine.runtime.docker, signal));
   }
-  core.services.provide(LOCAL_IMAGES, localImagesOf(engines));
-  core.services.provide(REGISTRY_MIRRORS, registryMirrorsOf(engines));
-  core.services.provide(DOCKER_ENGINES, { list: () => engines.map((engine) => engine.runtime.docker) });
+  // Agents that dial in are engines too (docs/fleet.md): one per agent, made and dropped as agents come and go.
+  const set = new EngineSet(engines);
+  const agents = core.services.get(AGENT_HOSTS);
+  if (agents) {
+    agents.allowCalls(callGroups(options));
+    const unfollow = followAgents({
+      agents,
+      set,
+      logger,
+      make: (agent) =>
+        createEngine({ host: agent.host, tlsVerify: false, certPath: undefined, stage: agent.stage }, options, logger.child({ host: agent.host }), () => ownId,
+          (report) => auditRepair(core.services.get(STATE_STORE), report, agent.host, logger),
+          { kind: 'tunnel', connect: () => agents.connect(agent.name) }),
+      made: (engine) => {
+        tapUpdates(core, engine.runtime, engine.host);
+        core.onClose(() => engine.imageFacts.close());
+      },
+    });
+    core.onClose(unfollow);
+  }
+  core.services.provide(LOCAL_IMAGES, localImagesOf(set));
+  core.services.provide(REGISTRY_MIRRORS, registryMirrorsOf(set));
+  core.services.provide(DOCKER_ENGINES, { list: () => set.all().map((engine) => engine.runtime.docker) });
 
   // The scope of each run, read from the lists before any target is announced: selection then sees the
   // targets an image at a time, the own container maybe not among them (docs/performance.md).
@@ -81,7 +117,7 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
   // The engines that did not answer in a run, with the error their targets are reported with.
   const down = new WeakMap<RunContext, ReadonlyMap<string, string>>();
   core.hooks.discover.tapPromise(PLUGIN_NAME, async (targets, ctx) => {
-    const found = await discoverAll(engines, {
+    const found = await discoverAll(set.all(), {
       ...options,
       ctx,
       signal: ctx.signal,
@@ -92,6 +128,7 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
     });
     for (const [host, error] of found.down) logger.error({ host, err: error }, 'engine did not answer: its containers are reported failed');
     if (found.down.size > 0) down.set(ctx, found.down);
+    if (agents) reportContainers(agents, set, found.down);
     return [...targets, ...found.targets];
   });
 
@@ -114,7 +151,10 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
   core.hooks.checkStaleness.tap({ name: PLUGIN_NAME, stage: STAGES.checkStaleness.observe }, (target, ctx) => {
     if (target.runtime !== PLUGIN_NAME) return undefined;
     const error = down.get(ctx)?.get(target.host ?? '');
-    return error === undefined ? undefined : { source: core.watchPath(target), stale: false, error };
+    if (error === undefined) return undefined;
+    // An offline agent's containers keep their error and are skipped by update runs (docs/fleet.md#offline-is-visible).
+    const offline = error.startsWith(`host ${target.host ?? ''} offline since `);
+    return { source: core.watchPath(target), stale: false, error, ...(offline ? { notApplicable: 'host offline' } : {}) };
   });
 
   // A pending tag update of a Compose-managed container says what Compose will do to it (docs/compose.md).

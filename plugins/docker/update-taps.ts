@@ -48,6 +48,11 @@ async function applyDocker(
   store: FailedCandidateMemory | undefined,
 ): Promise<ApplyResult> {
   const { target } = plan;
+  // A Tidewatch container on an agent's host is (or may be) the agent itself: replacing it would cut the tunnel
+  // the replacement runs through, leaving it stopped with nothing to repair it (docs/fleet.md#the-agents-own-container).
+  if (target.isSelf && target.host?.startsWith('agent://')) {
+    return { target, outcome: 'skipped', reason: "the agent's own container: update it on its host" };
+  }
   const own = ownership(target, rt.ownId(), runsInContainer());
   if (own === 'unknown') {
     return { target, outcome: 'skipped', reason: "cannot tell whether this is Tidewatch's own container" };

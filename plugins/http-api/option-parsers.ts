@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { splitCommaOrSpace, type Parser, TidewatchError } from '../../core/index.js';
 
 export const ENDPOINTS = [
+  'agents',
   'approvals',
   'audit',
   'check',

@@ -23,7 +23,9 @@ export const PROTECTED_ENDPOINTS: readonly Endpoint[] = ['update', 'check', 'met
   // docs/people.md: personal API tokens.
   'tokens',
   // docs/rollouts.md: staged rollouts and their release.
-  'rollouts'];
+  'rollouts',
+  // docs/fleet.md: agents and their enrolments.
+  'agents'];
 
 const group = 'HTTP API';
 const nonEmpty = { type: 'string', minLength: 1 } as const;

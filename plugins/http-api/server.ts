@@ -1,7 +1,7 @@
 // Builds the fastify instance: the global order of docs/http-api-contract.md §4 and §5.4 (rate limiter first, then CORS,
 // then per-route authentication), the 1 MiB body limit, the JSON error shape, and one encapsulated
 // plugin per enabled endpoint, so that a disabled endpoint has no route at all (and answers 404).
-import { TidewatchError, type TidewatchCore } from '../../core/index.js';
+import { TidewatchError, type TidewatchCore, httpRoutes } from '../../core/index.js';
 import { UPDATE_POLICIES, PEOPLE, STATE_STORE } from '../../contracts/index.js';
 import { readFileSync } from 'node:fs';
 import fastifyCookie from '@fastify/cookie';
@@ -40,6 +40,7 @@ import { updateRoutes } from './routes/update.js';
 import { RunStarts } from './run-starts.js';
 import { rewriteSwaggerRoot } from './swagger-paths.js';
 import { NODE_TIMEOUTS, timeoutOptions } from './guards/timeouts.js';
+import { serveUpgrades } from './upgrades.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -96,6 +97,7 @@ async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: Eve
     case 'approvals':
     case 'rollouts':
     case 'tokens':
+    case 'agents':
       return contributedRoutes(ctx, endpoint);
     case 'health':
       return undefined;
@@ -205,6 +207,13 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
   }
   // The description generator must see every route as it is added.
   if (enabled.has('swagger')) await (await import('./swagger.js')).registerSwaggerSpec(app);
+
+  // Upgrades (the agents' tunnel, docs/fleet.md) of the enabled endpoints, under the same rate limiter.
+  const upgrades = options.endpoints.flatMap((endpoint) => httpRoutes(core.services).takeUpgrades(endpoint));
+  if (upgrades.length > 0) {
+    const cut = serveUpgrades(app.server, upgrades, limiter, logger);
+    app.addHook('preClose', async () => cut());
+  }
 
   await app.register(healthRoutes(ctx));
   for (const endpoint of options.endpoints) {

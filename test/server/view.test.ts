@@ -49,7 +49,7 @@ t.test('effective values, secrets redacted', async (t) => {
   t.equal(view.interval, '1h30m0s');
   t.equal(view.cooldown_delay, '84h0m0s');
   t.equal(view.cleanup, true);
-  t.same(view.http_api_endpoints, ['approvals', 'audit', 'check', 'config', 'containers', 'dashboard', 'events', 'health', 'history', 'hooks', 'images', 'metrics', 'rollback', 'rollouts', 'swagger', 'tokens', 'update']);
+  t.same(view.http_api_endpoints, ['agents', 'approvals', 'audit', 'check', 'config', 'containers', 'dashboard', 'events', 'health', 'history', 'hooks', 'images', 'metrics', 'rollback', 'rollouts', 'swagger', 'tokens', 'update']);
   t.equal(JSON.parse(json).http_api_port, 8080, 'JSON-serialisable');
 
   // The view is a copy: changing it leaves the configuration alone.

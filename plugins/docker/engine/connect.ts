@@ -2,6 +2,7 @@
 // variables (DOCKER_HOST, DOCKER_CERT_PATH, DOCKER_TLS_VERIFY) into the options; nothing here reads them.
 import { TidewatchError } from '../../../core/index.js';
 import { readFileSync } from 'node:fs';
+import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import { EngineClient } from './client.js';
 import type { EngineTransportOptions } from './transport.js';
@@ -9,7 +10,17 @@ import type { EngineTransportOptions } from './transport.js';
 /** Where the Engine listens, parsed from `unix:///path`, `npipe://…`, `tcp://host:port` or `http(s)://`. */
 export type DockerEndpoint =
   | { readonly kind: 'socket'; readonly socketPath: string }
-  | { readonly kind: 'tcp'; readonly protocol: 'http' | 'https'; readonly host: string; readonly port: number };
+  | { readonly kind: 'tcp'; readonly protocol: 'http' | 'https'; readonly host: string; readonly port: number }
+  | TunnelEndpoint;
+
+/**
+ * An engine reached through a byte stream someone else opens: an agent's tunnel (docs/fleet.md). Each
+ * connection of the transport is one stream; `connect` throws when there is no way through now.
+ */
+export interface TunnelEndpoint {
+  readonly kind: 'tunnel';
+  readonly connect: () => Duplex;
+}
 
 export interface DockerConnectionOptions {
   readonly host?: string;

@@ -3,7 +3,8 @@
 // that does not answer fails only its own targets: the run goes on with the others, and the containers it
 // had at its last discovery are reported with the engine's error.
 import { errorMessage, readLabel, type Logger, type RunContext, type Target } from '../../../core/index.js';
-import { createDockerClient } from './connect.js';
+import { EngineClient } from './client.js';
+import { createDockerClient, normaliseApiVersion, type TunnelEndpoint } from './connect.js';
 import { discoverContainers, type DiscoveryOptions, type ListedContainer } from '../discovery.js';
 import type { EngineSpec } from './hosts.js';
 import { isSocketProxyRefusal } from './transport.js';
@@ -12,6 +13,9 @@ import type { ResolvedDockerOptions } from '../options.js';
 import { repairInterrupted, type RepairReport } from '../replace/repair.js';
 import { createRuntime, type DockerRuntime } from '../runtime.js';
 import { engineUnreachable, isConnectFailure } from '../engine-unreachable.js';
+
+/** The agents plugin's error for an agent without a tunnel (docs/errors.md). */
+export const AGENT_OFFLINE = 'TW_ERR_AGENT_OFFLINE';
 
 export interface Engine {
   /** The engine's name in records, filters and /readyz: its --host entry without the TLS settings. */
@@ -35,8 +39,12 @@ export function createEngine(
   logger: Logger,
   ownId: () => string | undefined,
   onRepaired?: (report: RepairReport) => Promise<void>,
+  tunnel?: TunnelEndpoint,
 ): Engine {
-  const docker = createDockerClient({ host: spec.host, tlsVerify: spec.tlsVerify, certPath: spec.certPath, apiVersion: options.apiVersion });
+  // An agent's engine (docs/fleet.md) is reached through its tunnel; every other through its --host entry.
+  const docker = tunnel
+    ? new EngineClient(spec.host, { endpoint: tunnel, version: normaliseApiVersion(options.apiVersion) })
+    : createDockerClient({ host: spec.host, tlsVerify: spec.tlsVerify, certPath: spec.certPath, apiVersion: options.apiVersion });
   const runtime = createRuntime(docker, options, logger, ownId);
   let repaired = false;
   let repairing: Promise<void> | undefined;
@@ -149,7 +157,9 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
     firstError ??= result.reason;
     // A socket proxy's refusal names the call and the switch it needs (docs/security.md); the engine did answer.
     const why = isSocketProxyRefusal(result.reason) ? 'refused a call' : 'did not answer';
-    down.set(engine.host, `engine ${engine.host} ${why}: ${errorMessage(result.reason)}`);
+    // An offline agent says so itself: `host agent://NAME offline since <time>` (docs/fleet.md).
+    const offline = (result.reason as { code?: unknown }).code === AGENT_OFFLINE;
+    down.set(engine.host, offline ? errorMessage(result.reason) : `engine ${engine.host} ${why}: ${errorMessage(result.reason)}`);
     // Listing containers shows what is there now: a down engine's are not listed, only reported by runs.
     if (ctx.kind !== 'list') targets.push(...engine.lastKnown);
   });

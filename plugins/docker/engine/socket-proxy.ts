@@ -48,3 +48,62 @@ export function refusalMessage(method: string, path: string): { endpoint: string
   const endpoint = `${method} ${template}`;
   return { endpoint, switches, message: `the Docker socket proxy refused ${endpoint} (403): allow ${switches.join(' and ')}` };
 }
+
+/** The groups of docs/security.md "Engine endpoints per mode": which calls each way of running needs. */
+export type EngineCallGroup = 'check' | 'update' | 'cleanup' | 'hooks' | 'swarm';
+
+/** The table of docs/security.md "Engine endpoints per mode", row by row: method, path template, group. */
+export const ENGINE_CALLS: readonly (readonly [string, string, EngineCallGroup])[] = [
+  ['GET', '/version', 'check'],
+  ['GET', '/info', 'check'],
+  ['GET', '/containers/json', 'check'],
+  ['GET', '/containers/{id}/json', 'check'],
+  ['GET', '/images/{name}/json', 'check'],
+  ['GET', '/images/json', 'check'],
+  ['GET', '/events', 'check'],
+  ['GET', '/_ping', 'check'],
+  ['POST', '/images/create', 'update'],
+  ['POST', '/images/{name}/tag', 'update'],
+  ['POST', '/containers/create', 'update'],
+  ['POST', '/containers/{id}/rename', 'update'],
+  ['POST', '/containers/{id}/stop', 'update'],
+  ['POST', '/containers/{id}/kill', 'update'],
+  ['POST', '/containers/{id}/wait', 'update'],
+  ['POST', '/containers/{id}/start', 'update'],
+  ['DELETE', '/containers/{id}', 'update'],
+  ['GET', '/containers/{id}/archive', 'update'],
+  ['HEAD', '/containers/{id}/archive', 'update'],
+  ['PUT', '/containers/{id}/archive', 'update'],
+  ['POST', '/networks/{id}/connect', 'update'],
+  ['DELETE', '/images/{name}', 'cleanup'],
+  ['POST', '/containers/{id}/exec', 'hooks'],
+  ['POST', '/exec/{id}/start', 'hooks'],
+  ['GET', '/exec/{id}/json', 'hooks'],
+  ['GET', '/swarm', 'swarm'],
+  ['GET', '/services', 'swarm'],
+  ['GET', '/services/{id}', 'swarm'],
+  ['POST', '/services/{id}/update', 'swarm'],
+  ['GET', '/tasks', 'swarm'],
+];
+
+/** The call groups a runtime with these settings needs (docs/security.md, "What each way of running Tidewatch needs"). */
+export function callGroups(options: { readonly monitorOnly: boolean; readonly cleanup: boolean; readonly enableLifecycleHooks: boolean }): EngineCallGroup[] {
+  return [
+    'check',
+    // Monitor-only writes nothing: a leftover of an interrupted update is then named in the log, not repaired.
+    ...(options.monitorOnly ? [] : (['update'] as const)),
+    ...(options.cleanup && !options.monitorOnly ? (['cleanup'] as const) : []),
+    ...(options.enableLifecycleHooks ? (['hooks'] as const) : []),
+    'swarm',
+  ];
+}
+
+/** Whether the call (`GET`, `/v1.41/containers/abc/json?all=1`) is in one of the allowed groups. */
+export function callAllowed(groups: readonly string[], method: string, path: string): boolean {
+  // An image name keeps its slashes in the path: a dot segment could walk `/images/../volumes/x` to another
+  // section once the engine cleans the path. No Tidewatch call has one, encoded or not.
+  const bare = path.replace(/\?.*$/, '');
+  if (!bare.startsWith('/') || /%2e|%2f|%5c|\\|\/\//i.test(bare) || /(^|\/)\.{1,2}(\/|$)/.test(bare) || /[^\x21-\x7e]/.test(bare)) return false;
+  const template = endpointTemplate(path);
+  return ENGINE_CALLS.some(([m, t, group]) => m === method && t === template && groups.includes(group));
+}

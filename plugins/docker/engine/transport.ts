@@ -4,6 +4,7 @@
 // process (docs/performance.md#memory). One keep-alive agent per engine reuses connections across calls.
 import type http from 'node:http';
 import type https from 'node:https';
+import type { Duplex } from 'node:stream';
 import { TidewatchError } from '../../../core/index.js';
 import type { EngineRequestOptions } from '../contracts.js';
 import type { DockerEndpoint } from './connect.js';
@@ -119,6 +120,21 @@ async function engineError(response: http.IncomingMessage, method: string, path:
   return new EngineError(response.statusCode ?? 0, message, json);
 }
 
+/**
+ * Node's `createConnection` over a tunnel (docs/fleet.md): each connection is a stream of the agent's tunnel,
+ * on which the client speaks HTTP/1.1 as on a socket. No tunnel: the request fails with the tunnel's error.
+ */
+function tunnelConnection(connect: () => Duplex) {
+  return (_options: http.ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void): Duplex | undefined => {
+    try {
+      return connect();
+    } catch (err) {
+      process.nextTick(() => callback?.(err as Error, undefined as unknown as Duplex));
+      return undefined;
+    }
+  };
+}
+
 export class EngineTransport {
   readonly #options: EngineTransportOptions;
   readonly #agent: http.Agent;
@@ -131,6 +147,7 @@ export class EngineTransport {
     this.#agent = secure
       ? new (this.#client as typeof https).Agent({ keepAlive: true, ...options.tls })
       : new (httpModule().Agent)({ keepAlive: true });
+    if (options.endpoint.kind === 'tunnel') this.#agent.createConnection = tunnelConnection(options.endpoint.connect);
   }
 
   /** Sends one call; resolves with the response once its status is 2xx, rejects with EngineError otherwise (304 included: already started or stopped). */
@@ -148,7 +165,11 @@ export class EngineTransport {
       headers,
       signal: options.signal,
       agent: options.agent === false ? false : this.#agent,
-      ...(endpoint.kind === 'socket' ? { socketPath: endpoint.socketPath } : { host: endpoint.host, port: endpoint.port }),
+      ...(endpoint.kind === 'socket'
+        ? { socketPath: endpoint.socketPath }
+        : endpoint.kind === 'tunnel'
+          ? { host: 'docker', ...(options.agent === false ? { createConnection: tunnelConnection(endpoint.connect) } : {}) }
+          : { host: endpoint.host, port: endpoint.port }),
       ...(options.agent === false ? this.#options.tls : {}),
     };
     return new Promise((resolve, reject) => {

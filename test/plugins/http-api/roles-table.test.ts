@@ -1,5 +1,5 @@
 // docs/http-api.md#roles is the one table of what each route asks of its caller: held against the routes the API
-// actually serves with every endpoint on (and the routes the policies, rollouts, webhooks and people plugins contribute),
+// actually serves with every endpoint on (and the routes the policies, rollouts, webhooks, people and agents plugins contribute),
 // each declared beside its own registration. A route added without a row, a row without a route, or a role
 // changed on one side only fails here.
 import { readFileSync } from 'node:fs';
@@ -8,6 +8,7 @@ import Ajv04Module from 'ajv-draft-04';
 import t from 'tap';
 import { createTidewatch } from '../../../core/index.js';
 import { createHttpApiPlugin, ENDPOINTS } from '../../../plugins/http-api/index.js';
+import { agentsPlugin } from '../../../plugins/agents/index.js';
 import { peoplePlugin } from '../../../plugins/people/index.js';
 import { policiesPlugin } from '../../../plugins/policies/index.js';
 import { rolloutsPlugin } from '../../../plugins/rollouts/index.js';
@@ -34,6 +35,7 @@ t.test('every /v1 route has the documented role, declared where it is registered
     logger: memoryLogger(),
     plugins: [
       { plugin: statePlugin, options: { dataDir: '' } },
+      { plugin: agentsPlugin, options: {} },
       { plugin: policiesPlugin, options: {} },
       { plugin: rolloutsPlugin, options: {} },
       { plugin: webhooksPlugin, options: { receivers: [{ name: 'ci', kind: 'generic', token: 'webhook-token-0123456789', secret: '', action: 'check' }] } },

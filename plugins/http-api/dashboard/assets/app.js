@@ -6,6 +6,7 @@ import { check, release, rollback, update, updateAll } from './actions.js';
 import { api, ENGINE_UNREACHABLE, errorText, store } from './api.js';
 import { decide, loadApprovals } from './approvals.js';
 import { loadRollouts, releaseRollout } from './rollouts.js';
+import { loadHosts } from './hosts.js';
 import { $ } from './dom.js';
 import { openFeed } from './feed.js';
 import { loadHistory } from './runs.js';
@@ -54,6 +55,7 @@ async function signIn(token, eventsToken) {
   void loadHistory();
   void loadApprovals();
   void loadRollouts();
+  void loadHosts();
   return true;
 }
 
