@@ -64,6 +64,7 @@ export type {
   Page,
   PageQuery,
   PreviousImage,
+  RecordFields,
   RetainedImage,
   RollbackOutcome,
   StateStore,
@@ -80,6 +81,8 @@ export type {
   UpdatePolicies,
 } from './policies.js';
 export { HTTP_ROUTES, bearerToken, httpRoutes } from './http-routes.js';
+export { PAGE_DEFAULT, PAGE_MAX, parsePageQuery, readAllRecords } from './page-query.js';
+export type { PageQueryError } from './page-query.js';
 export { PEOPLE, ROLES, roleAllows } from './people.js';
 export type { Authentication, People, Principal, Role } from './people.js';
 export type { HttpRouteDefinition, HttpRouteRefusal, HttpRouteRequest, HttpRouteResponse, HttpRoutes } from './http-routes.js';
