@@ -6,8 +6,9 @@
 // only without --data-dir), one record a token with its status as an indexed field, so GET /v1/tokens reads a
 // page of the live ones on that index (docs/http-api.md#pages) and a change writes that one token.
 // `last_used_at` is kept in memory per request and written at most once a minute, for the tokens used.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createError, readAllRecords, type Actor, type Authentication, type Page, type PageQuery, type Principal, type Role, type StateStore } from '../../core/index.js';
+// node:crypto loads with the first token created or presented, not with the service (docs/performance.md#memory).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
 /** The store's collection of tokens, one record a token by id (docs/state.md#plugins-records). */
 export const TOKENS_COLLECTION = 'people.tokens';
@@ -119,10 +120,10 @@ export class TokenRegistry {
 
   /** A new token: the secret is in the answer and nowhere else. */
   create(name: string, role: Role, expiresInMs: number | undefined): { token: StoredToken; secret: string } {
-    const secret = `tw_${randomBytes(32).toString('base64url')}`;
+    const secret = `tw_${nodeCrypto().randomBytes(32).toString('base64url')}`;
     const now = Date.now();
     const token: StoredToken = {
-      id: randomUUID(),
+      id: nodeCrypto().randomUUID(),
       name,
       role,
       hash: hashOf(secret),
@@ -245,5 +246,5 @@ function pageOfMemory<T, V>(list: readonly T[], query: PageQuery, view: (item: T
 
 /** The SHA-256 of a secret as kept (base64url). */
 export function hashOf(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('base64url');
+  return nodeCrypto().createHash('sha256').update(secret, 'utf8').digest('base64url');
 }
