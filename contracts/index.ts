@@ -55,6 +55,7 @@ export {
   type AgentHosts,
 } from '../plugins/agents/contracts.js';
 export { PEOPLE, type Authentication, type People } from '../plugins/people/contracts.js';
+export { PAGE_DEFAULT, PAGE_MAX, parsePageQuery, readAllRecords, type PageQueryError } from '../plugins/state/page-query.js';
 export {
   DATA_DIR_HANDOVER,
   ROLLBACKS,
@@ -78,6 +79,7 @@ export {
   type Page,
   type PageQuery,
   type PreviousImage,
+  type RecordFields,
   type RetainedImage,
   type RollbackOutcome,
   type Rollbacks,

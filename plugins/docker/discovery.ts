@@ -44,6 +44,8 @@ export interface DiscoveryOptions {
   readonly announce?: (targets: readonly Target[]) => void;
   /** Told this process's container once the list is read, before anything is announced. */
   readonly listed?: (own: ListedContainer | undefined) => void;
+  /** The engine's container list read a moment ago (the start-up repair's): used instead of listing again. */
+  readonly containers?: Docker.ContainerInfo[];
 }
 
 /**
@@ -185,7 +187,7 @@ async function discover(
   const imagesAhead = uncachedLastTime >= listFrom ? imagesById(docker, signal) : undefined;
   // Not wanted after all (the fleet shrank), or the container list failed first: never an unhandled rejection.
   imagesAhead?.catch(() => undefined);
-  const entries = await docker.listContainers({ all: true, signal });
+  const entries = options.containers ?? (await docker.listContainers({ all: true, signal }));
   const watched = new Set(statusFilter(options));
   const all = listedContainers(entries);
   const listed = all.filter((c) => watched.has(c.state));

@@ -1,28 +1,18 @@
 // Pages of the lists that grow (docs/http-api.md#pages): `limit` (default 100, at most 1000; 0 is an empty
 // page) and `cursor`, the previous answer's `next`. Pages run from the newest entries to the oldest; the
 // store reads each one by index (docs/state.md#pages), so no answer is built whole in memory.
+import { PAGE_DEFAULT, PAGE_MAX, parsePageQuery, type PageQuery } from '../../contracts/index.js';
 import { httpErrors } from './errors.js';
 import { querySingle, type Query } from './query.js';
 
-export const PAGE_DEFAULT = 100;
-export const PAGE_MAX = 1000;
+export { PAGE_DEFAULT, PAGE_MAX };
 
-export interface PageParams {
-  readonly limit: number;
-  readonly cursor?: string;
-}
+export type PageParams = PageQuery;
 
 export function parsePage(query: Query): PageParams {
-  const raw = querySingle(query, 'limit');
-  let limit = PAGE_DEFAULT;
-  if (raw !== undefined) {
-    if (!/^\d{1,9}$/.test(raw)) throw httpErrors.badQuery('limit', `expected a non-negative integer, got ${JSON.stringify(raw)}`);
-    limit = Number(raw);
-    if (limit > PAGE_MAX) throw httpErrors.badQuery('limit', `at most ${PAGE_MAX}, got ${limit}`);
-  }
-  const cursor = querySingle(query, 'cursor');
-  if (cursor === '') throw httpErrors.badQuery('cursor', 'empty value');
-  return { limit, ...(cursor === undefined ? {} : { cursor }) };
+  const page = parsePageQuery(querySingle(query, 'limit'), querySingle(query, 'cursor'));
+  if ('parameter' in page) throw httpErrors.badQuery(page.parameter, page.why);
+  return page;
 }
 
 /** The query-string properties every paged route declares (OpenAPI). */

@@ -1,9 +1,10 @@
 // Signed-in people's sessions (docs/people.md#sessions): in memory, bounded and expiring. The cookie holds 256
 // random bits; the map is keyed by their SHA-256, so a dump of the process's memory holds no usable cookie.
 // A restart signs everyone out (they sign in again with one click at the provider).
-import { createHash, randomBytes } from 'node:crypto';
 import type { Principal } from '../../core/index.js';
 import type { Authentication } from './contracts.js';
+// node:crypto loads with the first session, not with the service (docs/performance.md#memory).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
 /** Sessions at most: past it the oldest goes (a flood of sign-ins cannot grow the process). */
 export const MAX_SESSIONS = 10_000;
@@ -13,7 +14,7 @@ interface Session {
   readonly expiresMs: number;
 }
 
-const hashOf = (id: string): string => createHash('sha256').update(id, 'utf8').digest('base64url');
+const hashOf = (id: string): string => nodeCrypto().createHash('sha256').update(id, 'utf8').digest('base64url');
 
 export class SessionStore {
   readonly #sessions = new Map<string, Session>();
@@ -34,7 +35,7 @@ export class SessionStore {
   /** A new session's cookie value. */
   open(principal: Omit<Principal, 'via'>): string {
     this.#sweep();
-    const id = randomBytes(32).toString('base64url');
+    const id = nodeCrypto().randomBytes(32).toString('base64url');
     if (this.#sessions.size >= MAX_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value as string);
     this.#sessions.set(hashOf(id), { principal: Object.freeze({ ...principal, via: 'session' }), expiresMs: Date.now() + this.#ttlMs });
     return id;

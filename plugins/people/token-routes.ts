@@ -3,6 +3,7 @@
 // registration point: the API authenticates, checks the role, limits the rate and the body size first.
 import {
   ROLES,
+  TidewatchError,
   formatGoDuration,
   httpRoutes,
   parseGoDuration,
@@ -12,6 +13,7 @@ import {
   type Role,
   type TidewatchCore,
 } from '../../core/index.js';
+import { parsePageQuery } from '../../contracts/index.js';
 import { MAX_TOKENS, type TokenRegistry } from './tokens.js';
 
 const ENDPOINT = 'tokens';
@@ -106,18 +108,39 @@ export function tokenRoutes(core: TidewatchCore, tokens: TokenRegistry, logger: 
     bodyLimit: BODY_LIMIT,
     schema: {
       summary: 'Personal API tokens',
-      description: 'Every live token, without its secret.',
+      description:
+        'The live tokens, without their secrets, in pages (docs/http-api.md#pages): the newest page first, oldest first within a page; `next` is the cursor of the older page.',
       tags: ['people'],
+      querystring: {
+        type: 'object',
+        properties: {
+          limit: { type: 'string', description: 'Tokens in this page, 0 to 1000 (default 100)' },
+          cursor: { type: 'string', description: "The previous answer's next: the page of older tokens" },
+        },
+      },
       response: {
         200: {
           type: 'object',
-          properties: { tokens: { type: 'array', items: tokenView }, count: { type: 'integer' }, api_version: { type: 'string' }, timestamp: { type: 'string' } },
+          properties: {
+            tokens: { type: 'array', items: tokenView },
+            count: { type: 'integer', description: 'Tokens in this page' },
+            next: { type: 'string', description: 'Cursor of the page of older tokens; absent on the last page' },
+            api_version: { type: 'string' },
+            timestamp: { type: 'string' },
+          },
         },
       },
     },
-    handle: () => {
-      const list = tokens.list();
-      return { status: 200, body: { tokens: list, count: list.length } };
+    handle: (request) => {
+      const page = parsePageQuery(request.query.limit, request.query.cursor);
+      if ('parameter' in page) return bad(`invalid '${page.parameter}' parameter: ${page.why}`, 400, 'TW_ERR_HTTP_BAD_QUERY');
+      try {
+        const { entries, next } = tokens.list(page);
+        return { status: 200, body: { tokens: entries, count: entries.length, ...(next === undefined ? {} : { next }) } };
+      } catch (err) {
+        if (err instanceof TidewatchError && err.statusCode < 500) return bad(err.message, err.statusCode, err.code);
+        throw err;
+      }
     },
   });
   routes.register({

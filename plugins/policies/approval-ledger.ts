@@ -1,17 +1,21 @@
 // The approvals kept under --data-dir (docs/policies.md#approvals): one entry per candidate a person was asked
-// about, saved in the state store's snapshot (written atomically), so a pending question survives a restart
-// or a crash. An entry belongs to the container asked about — its runtime id, as the state store keeps state
+// about, one record each in the state store's collection (its state and container as indexed fields, so
+// GET /v1/approvals reads a page on that index: docs/http-api.md#pages), so a pending question survives a
+// restart or a crash and a change writes that one entry. An entry belongs to the container asked about — its runtime id, as the state store keeps state
 // (docs/state.md#identity) — and follows it through Tidewatch's own replacements; another container that
 // takes the name never inherits it. A container has at most one open entry (pending or deferred): a newer
 // candidate supersedes it. Decided entries are kept for the dashboard and the API, the oldest dropped past a
 // bound.
-import type { ApprovalEntry } from '../../core/index.js';
-import type { StateStore } from '../../contracts/index.js';
+import { type ApprovalEntry } from '../../core/index.js';
+import { readAllRecords, type Page, type PageQuery, type StateStore } from '../../contracts/index.js';
 import type { ApprovalState } from './contracts.js';
 // node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
 const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
+/** The record an earlier version kept every entry in, rewritten whole: read once and moved to the collection. */
 export const LEDGER_EXTENSION = 'approvals';
+/** The store's collection of entries, one record an entry by id (docs/state.md#plugins-records). */
+export const LEDGER_COLLECTION = 'policies.approvals';
 /** Entries kept in all; open ones are never dropped (one per container at most). */
 export const LEDGER_CAPACITY = 500;
 
@@ -51,8 +55,27 @@ export class ApprovalLedger {
   #entries: ApprovalEntry[];
 
   constructor(readonly store: StateStore) {
-    const saved = store.extension(LEDGER_EXTENSION);
-    this.#entries = Array.isArray(saved) ? saved.filter(isEntry) : [];
+    const legacy = store.extension(LEDGER_EXTENSION);
+    if (Array.isArray(legacy)) {
+      // Moved once, oldest first: from here each change writes its own entry.
+      this.#entries = legacy.filter(isEntry);
+      for (const entry of this.#entries) this.#save(entry);
+      store.setExtension(LEDGER_EXTENSION, undefined);
+    } else {
+      this.#entries = readAllRecords(store, LEDGER_COLLECTION).map((r) => r.value).filter(isEntry);
+    }
+  }
+
+  /**
+   * A page of entries, filters applied before paging: newest first across pages, oldest first within one,
+   * read on the store's index of the entries' state and container. A cursor the store did not give throws
+   * its 400 (`TW_ERR_STATE_CURSOR`).
+   */
+  page(query: PageQuery & { readonly state?: string | undefined; readonly container?: string | undefined }): Page<ApprovalEntry> {
+    const where = { ...(query.state === undefined ? {} : { state: query.state }), ...(query.container === undefined ? {} : { container: query.container }) };
+    const page = this.store.recordsPage(LEDGER_COLLECTION, { limit: query.limit, ...(query.cursor === undefined ? {} : { cursor: query.cursor }), where });
+    const entries = page.entries.map((r) => r.value).filter(isEntry);
+    return page.next === undefined ? { entries } : { entries, next: page.next };
   }
 
   all(): readonly ApprovalEntry[] {
@@ -106,15 +129,16 @@ export class ApprovalLedger {
     const superseded = open ? this.#replace(open.id, { state: 'superseded', decided_at: now.toISOString(), reason }) : undefined;
     const entry: ApprovalEntry = { ...fields, id: nodeCrypto().randomBytes(6).toString('hex'), state: 'pending', requested_at: now.toISOString() };
     this.#entries.push(entry);
+    if (superseded) this.#save(superseded);
+    this.#save(entry);
     this.#trim();
-    this.#save();
     return superseded ? { entry, superseded } : { entry };
   }
 
   /** Sets an entry's state (and the fields that go with it); undefined when the id is unknown. */
   update(id: string, state: ApprovalState, fields: Change = {}): ApprovalEntry | undefined {
     const entry = this.#replace(id, { state, ...fields });
-    if (entry) this.#save();
+    if (entry) this.#save(entry);
     return entry;
   }
 
@@ -125,13 +149,13 @@ export class ApprovalLedger {
     return this.update(id, 'superseded', { decided_at: now.toISOString(), ...(entry.decided_by ? { decided_by: entry.decided_by } : {}), reason });
   }
 
-  /**
-   * An entry of an earlier version, kept by name, matched to the container it was asked about. Written with
-   * the next change (the match is made again after a restart until then).
-   */
+  /** An entry of an earlier version, kept by name, matched to the container it was asked about. */
   bind(id: string, containerId: string): void {
     const i = this.#entries.findIndex((e) => e.id === id);
-    if (i >= 0) this.#entries[i] = { ...(this.#entries[i] as ApprovalEntry), container_id: containerId };
+    if (i < 0) return;
+    const entry: ApprovalEntry = { ...(this.#entries[i] as ApprovalEntry), container_id: containerId };
+    this.#entries[i] = entry;
+    this.#save(entry);
   }
 
   /**
@@ -141,18 +165,15 @@ export class ApprovalLedger {
    */
   follow(oldId: string, newId: string, host: string | undefined, running: { image: string; tag?: string | undefined }): ApprovalEntry[] {
     const moved: ApprovalEntry[] = [];
-    let changed = false;
     this.#entries = this.#entries.map((e) => {
       if (!belongsTo(e, { id: oldId, host })) return e;
-      changed = true;
-      if (!isLive(e)) return { ...e, container_id: newId };
+      if (!isLive(e)) return this.#save({ ...e, container_id: newId });
       // Only a tag update names a current tag; a digest update keeps none.
       const tag = e.current_tag !== undefined && running.tag ? { current_tag: running.tag } : {};
       const next: ApprovalEntry = { ...e, container_id: newId, image: running.image, ...tag };
       moved.push(next);
-      return next;
+      return this.#save(next);
     });
-    if (changed) this.#save();
     return moved;
   }
 
@@ -169,10 +190,17 @@ export class ApprovalLedger {
   #trim(): void {
     let excess = this.#entries.length - LEDGER_CAPACITY;
     if (excess <= 0) return;
-    this.#entries = this.#entries.filter((e) => excess <= 0 || isOpen(e) || (excess--, false));
+    this.#entries = this.#entries.filter((e) => {
+      if (excess <= 0 || isOpen(e)) return true;
+      excess--;
+      this.store.setRecord(LEDGER_COLLECTION, e.id, undefined);
+      return false;
+    });
   }
 
-  #save(): void {
-    this.store.setExtension(LEDGER_EXTENSION, this.#entries);
+  /** Writes one entry with its indexed fields (the page's filters): what a change costs. */
+  #save(entry: ApprovalEntry): ApprovalEntry {
+    this.store.setRecord(LEDGER_COLLECTION, entry.id, entry, { state: entry.state, container: entry.container });
+    return entry;
   }
 }

@@ -11,6 +11,7 @@ import {
   type HttpRouteResponse,
   type TidewatchCore,
 } from '../../core/index.js';
+import { parsePageQuery, type Page, type PageQuery } from '../../contracts/index.js';
 import type { ApprovalDecider, ApprovalDecision, UpdatePolicies } from './contracts.js';
 
 const ENDPOINT = 'approvals';
@@ -99,13 +100,27 @@ async function decide(policies: UpdatePolicies, decision: ApprovalDecision, requ
   }
 }
 
-function list(policies: UpdatePolicies, request: HttpRouteRequest): HttpRouteResponse {
+/** A page of the approvals, filters applied before paging (ApprovalLedger.page). */
+export type ApprovalsPage = (query: PageQuery & { readonly state?: string | undefined; readonly container?: string | undefined }) => Page<ApprovalEntry>;
+
+function list(pageOf: ApprovalsPage, request: HttpRouteRequest): HttpRouteResponse {
   const { state, container } = request.query;
   if (state !== undefined && !STATES.includes(state)) return badQuery('state', `expected one of ${STATES.join(', ')}`);
-  const approvals: ApprovalEntry[] = policies
-    .approvals()
-    .filter((e) => (state === undefined || e.state === state) && (container === undefined || e.container === container));
-  return { status: 200, body: { approvals, count: approvals.length } };
+  if (container === '') return badQuery('container', 'empty value');
+  const page = parsePageQuery(request.query.limit, request.query.cursor);
+  if ('parameter' in page) return badQuery(page.parameter, page.why);
+  const { entries: approvals, next } = pageOf({ ...page, state, container });
+  return { status: 200, body: { approvals, count: approvals.length, ...(next === undefined ? {} : { next }) } };
+}
+
+/** A TidewatchError a handler throws with a 4xx (a cursor not from this server) is that answer, not a 500. */
+async function answering(handle: () => HttpRouteResponse | Promise<HttpRouteResponse>): Promise<HttpRouteResponse> {
+  try {
+    return await handle();
+  } catch (err) {
+    if (err instanceof TidewatchError && err.statusCode < 500) return { status: err.statusCode, error: { message: err.message, code: err.code } };
+    throw err;
+  }
 }
 
 const DECISIONS: readonly { decision: ApprovalDecision; summary: string; description: string }[] = [
@@ -120,7 +135,7 @@ const DECISIONS: readonly { decision: ApprovalDecision; summary: string; descrip
   { decision: 'defer', summary: 'Defer a pending update', description: 'Asks again after `for` (a duration, default 24h).' },
 ];
 
-export function approvalRoutes(core: TidewatchCore, policies: UpdatePolicies): void {
+export function approvalRoutes(core: TidewatchCore, policies: UpdatePolicies, pageOf: ApprovalsPage): void {
   const routes = httpRoutes(core.services);
   routes.register({
     endpoint: ENDPOINT,
@@ -130,20 +145,31 @@ export function approvalRoutes(core: TidewatchCore, policies: UpdatePolicies): v
     bodyLimit: BODY_LIMIT,
     schema: {
       summary: 'Pending and decided approvals',
+      description:
+        'In pages (docs/http-api.md#pages), filters applied before paging: the newest page first, oldest first within a page; `next` is the cursor of the older page.',
       tags: ['approvals'],
       querystring: {
         type: 'object',
-        properties: { state: { type: 'string', enum: STATES }, container: { type: 'string' } },
+        properties: {
+          state: { type: 'string', enum: STATES },
+          container: { type: 'string' },
+          limit: { type: 'string', description: 'Entries in this page, 0 to 1000 (default 100)' },
+          cursor: { type: 'string', description: "The previous answer's next: the page of older entries" },
+        },
       },
       response: {
         200: {
           type: 'object',
           required: ['approvals', 'count'],
-          properties: { approvals: { type: 'array', items: entrySchema }, count: { type: 'integer' } },
+          properties: {
+            approvals: { type: 'array', items: entrySchema },
+            count: { type: 'integer', description: 'Entries in this page' },
+            next: { type: 'string', description: 'Cursor of the page of older entries; absent on the last page' },
+          },
         },
       },
     },
-    handle: (request) => list(policies, request),
+    handle: (request) => answering(() => list(pageOf, request)),
   });
   for (const { decision, summary, description } of DECISIONS) {
     routes.register({
@@ -165,14 +191,7 @@ export function approvalRoutes(core: TidewatchCore, policies: UpdatePolicies): v
           409: errorBody('The entry is no longer pending (superseded: with why), its container was replaced, left the watched set or is gone, or the candidate is gone from the registry'),
         },
       },
-      handle: async (request) => {
-        try {
-          return await decide(policies, decision, request);
-        } catch (err) {
-          if (err instanceof TidewatchError && err.statusCode < 500) return { status: err.statusCode, error: { message: err.message, code: err.code } };
-          throw err;
-        }
-      },
+      handle: (request) => answering(() => decide(policies, decision, request)),
     });
   }
 }

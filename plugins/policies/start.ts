@@ -47,7 +47,7 @@ export function startPolicies(core: TidewatchCore, options: PolicyOptions): void
   core.hooks.event.tap(PLUGIN_NAME, (event) => {
     if (event.type === 'run_report' && event.data.kind === 'update') settle(ledger, event.data.report, judged.take(event.data.report.runId), changed);
   });
-  approvalRoutes(core, policies);
+  approvalRoutes(core, policies, (query) => ledger.page(query));
   if (options.updateWindows.length > 0 || options.approval !== 'none') {
     logger.info({ windows: options.updateWindows, approval: options.approval }, 'update windows and approvals');
   }

@@ -92,6 +92,9 @@ export interface HistoryQuery {
   readonly until?: number;
 }
 
+/** A record's exact-match fields (`setRecord`), by name: what a page of its collection filters on. */
+export type RecordFields = Readonly<Record<string, string>>;
+
 /** One record of a plugin's keyed collection (`setRecord`). */
 export interface KeyedRecord {
   readonly key: string;
@@ -233,10 +236,16 @@ export interface StateStore {
    * `people.tokens`): for state that grows, where `extension` would rewrite the whole record on each change.
    */
   record(collection: string, key: string): unknown;
-  /** Sets (undefined removes) one record; a set record moves to the newest end of its collection. */
-  setRecord(collection: string, key: string, value: unknown): void;
-  /** A page of a collection, most recently set first across pages (oldest first within one). */
-  recordsPage(collection: string, query: PageQuery): Page<KeyedRecord>;
+  /**
+   * Sets (undefined removes) one record. A record keeps its place in the collection (the order it was first
+   * set in); `fields` replace its exact-match fields, the ones `recordsPage` can filter on by index.
+   */
+  setRecord(collection: string, key: string, value: unknown, fields?: RecordFields): void;
+  /**
+   * A page of a collection, newest first across pages (oldest first within one): every record, or those whose
+   * fields equal every one in `where` (at most four), read on an index (docs/state.md#pages).
+   */
+  recordsPage(collection: string, query: PageQuery & { readonly where?: RecordFields }): Page<KeyedRecord>;
   /** Resolves once everything recorded so far is on disk. */
   flush(): Promise<void>;
 }

@@ -14,7 +14,6 @@
 // - across PID namespaces (two containers sharing a volume) or machines, where a pid says nothing: by a
 //   lease. The holder touches the file every HEARTBEAT_MS; a file untouched for LEASE_MS is stale.
 // A stale lock is moved aside (rename: one process wins) before a new one is created.
-import { randomBytes } from 'node:crypto';
 import { readFileSync, readlinkSync, unlinkSync } from 'node:fs';
 import { link, readFile, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -87,8 +86,19 @@ export function ownRecord(): LockRecord {
     ...(container ? { container } : {}),
     ...(ticks !== undefined ? { start_ticks: ticks } : {}),
     since: new Date().toISOString(),
-    nonce: randomBytes(8).toString('hex'),
+    nonce: lockNonce(),
   };
+}
+
+/**
+ * A lock's nonce tells this holder from any other, even another core of this process: it must be unique, not
+ * secret (the record is in the data directory for anyone who may read it), so it is made without node:crypto,
+ * which an idle service with a data directory would otherwise load for this alone (docs/performance.md#memory).
+ */
+let nonces = 0;
+function lockNonce(): string {
+  const random = Math.floor(Math.random() * 0x100000000).toString(16).padStart(8, '0');
+  return `${Date.now().toString(16)}${(++nonces).toString(16).padStart(4, '0')}${random}`;
 }
 
 /** Field 3 of /proc/<pid>/stat: R, S, D… while it lives; Z (zombie) and X (dead) once it has exited. */

@@ -3,10 +3,8 @@
 // database they are read once, written into it in one transaction, and renamed `*.migrated` (kept, not
 // deleted, in case someone goes back a release). A crash before the commit migrates again at the next start;
 // after it, the `json_migrated` mark says it is done.
-import { createReadStream } from 'node:fs';
-import { rename } from 'node:fs/promises';
+import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { errorMessage, type HistoryEntry, type Logger } from '../../core/index.js';
 import { readJsonFile } from '../../contracts/shared/atomic-file.js';
 import {
@@ -77,8 +75,14 @@ function byId<T>(snapshot: Snapshot, entries: Record<string, T>): [string, T][] 
 async function readAudit(file: string, logger: Logger): Promise<AuditEntry[] | undefined> {
   const entries: AuditEntry[] = [];
   let skipped = 0;
+  // node:readline loads only when there is an audit.jsonl to migrate (docs/performance.md#memory).
+  const handle = await open(file, 'r').catch((err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (!handle) return undefined;
   try {
-    const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+    const lines = process.getBuiltinModule('node:readline').createInterface({ input: handle.createReadStream({ encoding: 'utf8' }), crlfDelay: Infinity });
     for await (const line of lines) {
       if (line.trim() === '') continue;
       try {
@@ -89,9 +93,8 @@ async function readAudit(file: string, logger: Logger): Promise<AuditEntry[] | u
         skipped++;
       }
     }
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
+  } finally {
+    await handle.close().catch(() => undefined);
   }
   if (skipped > 0) logger.warn({ file, skipped }, 'audit lines that could not be read were left out of the migration');
   return entries;

@@ -35,6 +35,10 @@ CREATE TABLE IF NOT EXISTS extensions (name TEXT PRIMARY KEY, body TEXT NOT NULL
 CREATE TABLE IF NOT EXISTS records (seq INTEGER PRIMARY KEY, collection TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL);
 CREATE UNIQUE INDEX IF NOT EXISTS records_key ON records (collection, key);
 CREATE INDEX IF NOT EXISTS records_seq ON records (collection, seq);
+-- A record's exact-match fields (setRecord's fields): a filtered page is one range of this key, in seq order.
+CREATE TABLE IF NOT EXISTS record_fields (collection TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, seq INTEGER NOT NULL,
+  PRIMARY KEY (collection, name, value, seq)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS record_fields_seq ON record_fields (seq);
 `;
 
 /** Opens (creating when missing) the database at `file`, or an in-memory one for `:memory:`. */

@@ -18,12 +18,14 @@ import type {
   Page,
   PageQuery,
   PreviousImage,
+  RecordFields,
   RetainedImage,
   StateStore,
 } from './contracts.js';
 import { AuditTable } from './audit-table.js';
 import { migrateJsonState } from './migrate-json.js';
-import { decodeCursor, pageOf } from './pages.js';
+import { decodeCursor } from './pages.js';
+import { RecordsTable } from './records-table.js';
 import { RunsTable } from './runs-table.js';
 import { CONTAINER_TABLES, DATABASE_FILE, openDatabase, type ContainerTable } from './store-schema.js';
 import { Transactions } from './transactions.js';
@@ -36,8 +38,8 @@ export const CONTAINER_CAPACITY = 200_000;
 
 const noop = () => undefined;
 /** A page of a list that has nothing yet. */
-const pageOfNothing = (query: PageQuery): Page<never> => {
-  if (query.cursor !== undefined) decodeCursor(query.cursor, 2);
+const pageOfNothing = (query: PageQuery, parts = 2): Page<never> => {
+  if (query.cursor !== undefined) decodeCursor(query.cursor, parts);
   return { entries: [] };
 };
 const silentLogger: Logger = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, child: () => silentLogger };
@@ -78,6 +80,7 @@ interface Opened {
   readonly tables: Record<ContainerTable, KeyedStatements>;
   readonly audit: AuditTable;
   readonly runs: RunsTable;
+  readonly records: RecordsTable;
 }
 
 export class SqliteStateStore implements StateStore {
@@ -109,6 +112,7 @@ export class SqliteStateStore implements StateStore {
       tables: Object.fromEntries(CONTAINER_TABLES.map((t) => [t, statements(db, t)])) as Record<ContainerTable, KeyedStatements>,
       audit: new AuditTable(db, tx, this.auditCapacity),
       runs: new RunsTable(db, tx),
+      records: new RecordsTable(db, tx),
     };
     this.reloadExtensions();
     return this.#opened;
@@ -270,31 +274,17 @@ export class SqliteStateStore implements StateStore {
   }
 
   record(collection: string, key: string): unknown {
-    const row = this.#read((o) => o.db.prepare('SELECT body FROM records WHERE collection = ? AND key = ?').get(collection, key) as { body: string } | undefined);
-    return row ? JSON.parse(row.body) : undefined;
+    return this.#read((o) => o.records.get(collection, key));
   }
 
-  setRecord(collection: string, key: string, value: unknown): void {
-    const { tx, db } = this.open();
-    tx.write(() => {
-      db.prepare('DELETE FROM records WHERE collection = ? AND key = ?').run(collection, key);
-      if (value !== undefined) {
-        db.prepare('INSERT INTO records (collection, key, body) VALUES (?, ?, ?)').run(collection, key, JSON.stringify(value));
-      }
-    });
+  setRecord(collection: string, key: string, value: unknown, fields?: RecordFields): void {
+    // Removing from an in-memory store never opened removes nothing: it need not load SQLite for that.
+    if (value === undefined && !this.#opened) return;
+    this.open().records.set(collection, key, value, fields);
   }
 
-  recordsPage(collection: string, query: PageQuery): Page<KeyedRecord> {
-    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 1);
-    if (!this.#opened) return { entries: [] };
-    const rows = this.#opened.db
-      .prepare(`SELECT seq, key, body FROM records WHERE collection = ?${cursor ? ' AND seq < ?' : ''} ORDER BY seq DESC LIMIT ?`)
-      .all(...(cursor ? [collection, cursor[0] as number, query.limit + 1] : [collection, query.limit + 1])) as {
-      seq: number;
-      key: string;
-      body: string;
-    }[];
-    return pageOf(rows, query.limit, (row) => [row.seq], (row) => ({ key: row.key, value: JSON.parse(row.body) as unknown }));
+  recordsPage(collection: string, query: PageQuery & { readonly where?: RecordFields }): Page<KeyedRecord> {
+    return this.#read((o) => o.records.page(collection, query)) ?? pageOfNothing(query, 1);
   }
 
   async flush(): Promise<void> {

@@ -1,8 +1,12 @@
 // `--help` and a configuration error load no plugin's runtime dependency (docs/performance.md#footprint):
 // the built binary's main runs in a child process that then lists the packages it loaded.
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
+import { requireEnv } from '../helpers/env.js';
 import { REPO_ROOT } from '../helpers/service.js';
 
 const run = promisify(execFile);
@@ -93,4 +97,34 @@ t.test('the default plugins, idle, load no package their configuration does not 
   // WebSocket getter: about 13 MB. The plain-http Engine and registry transports need neither it nor TLS.
   t.ok(builtins.includes('NativeModule http'), 'the transports loaded node:http');
   t.same(builtins.filter((m) => /internal\/deps\/undici|^NativeModule (tls|https|http2)$/.test(m)), [], 'no bundled undici, tls, https or http2');
+});
+
+t.test('idle with a data directory and a name pattern: no node:crypto, node:readline or re2js', async (t) => {
+  // docs/performance.md#memory: the lock's nonce and the runs' ids need no node:crypto, the JSON migration
+  // reads audit.jsonl with node:readline only when there is one, and `<prefix>-.*` is matched without RE2.
+  // The real engine, so the start-up discovery runs (and makes its run id) before the list is read.
+  const env = await requireEnv(t);
+  if (!env) return;
+  const dir = await mkdtemp(join(tmpdir(), 'tw-lazy-load-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const script = `
+    import { registerHooks } from 'node:module';
+    const urls = [];
+    registerHooks({ load(url, context, next) { urls.push(url); return next(url, context); } });
+    const { main } = await import('./dist/server/main.js');
+    const lines = [];
+    const sink = { write: (s) => { lines.push(String(s)); return true; } };
+    void main({ argv: ['--host', ${JSON.stringify(env.dockerHost)}, '--interval', '24h', '--data-dir', ${JSON.stringify(dir)}, 'tw-lazy-load-none-.*'], env: {}, cwd: process.cwd(), stdout: sink, stderr: sink });
+    for (let i = 0; i < 200 && !process.moduleLoadList.includes('NativeModule http'); i++) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 2000));
+    const builtins = process.moduleLoadList.filter((m) => m.startsWith('NativeModule '));
+    console.log(JSON.stringify({ urls, builtins, lines: lines.length }));
+    process.exit(0);`;
+  // Without the test runner's NODE_OPTIONS (it adds them to every child it sees): its preloads load node:crypto.
+  const { stdout } = await run('/usr/bin/env', ['-u', 'NODE_OPTIONS', process.execPath, '--input-type=module', '-e', script], { cwd: REPO_ROOT });
+  const { urls, builtins } = JSON.parse(stdout.trim().split('\n').at(-1) as string) as { urls: string[]; builtins: string[] };
+  t.ok(builtins.includes('NativeModule sqlite'), 'the database is open');
+  t.ok(builtins.includes('NativeModule http'), 'the start-up discovery asked the Engine');
+  t.same(builtins.filter((m) => /^NativeModule (crypto|readline)$/.test(m)), [], 'no node:crypto, no node:readline');
+  t.notOk(urls.some((u) => u.includes('/node_modules/re2js/')), 'no re2js for a prefix pattern');
 });

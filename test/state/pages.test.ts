@@ -54,7 +54,7 @@ t.test('run summaries page by their start, newest page first', async (t) => {
   t.same(store.history().map((e) => e.runId), ['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6'], 'history() oldest first');
 });
 
-t.test("a plugin's keyed records: set, read, removed, paged most recently set first", async (t) => {
+t.test("a plugin's keyed records: set, read, removed, paged newest first in the order first set", async (t) => {
   const store = await openStateStore();
   for (let i = 0; i < 5; i++) store.setRecord('people.tokens', `t${i}`, { n: i });
   store.setRecord('other', 'x', 1);
@@ -63,7 +63,7 @@ t.test("a plugin's keyed records: set, read, removed, paged most recently set fi
   t.same(store.record('people.tokens', 't1'), { n: 10 });
   t.equal(store.record('people.tokens', 't3'), undefined);
   const pages = await allPages((cursor) => store.recordsPage('people.tokens', { limit: 2, ...(cursor ? { cursor } : {}) }));
-  t.same(pages.map((p) => p.map((r) => r.key)), [['t4', 't1'], ['t0', 't2']], 'the collection only, a re-set record newest');
+  t.same(pages.map((p) => p.map((r) => r.key)), [['t2', 't4'], ['t0', 't1']], 'the collection only; a record set again keeps its place');
 });
 
 async function diskBytes(store: SqliteStateStore, dir: string): Promise<number> {

@@ -3,6 +3,7 @@
 // that does not answer fails only its own targets: the run goes on with the others, and the containers it
 // had at its last discovery are reported with the engine's error.
 import { errorMessage, readLabel, type Logger, type RunContext, type Target } from '../../../core/index.js';
+import type Docker from 'dockerode';
 import { EngineClient } from './client.js';
 import { createDockerClient, normaliseApiVersion, type TunnelEndpoint } from './connect.js';
 import { discoverContainers, type DiscoveryOptions, type ListedContainer } from '../discovery.js';
@@ -31,7 +32,16 @@ export interface Engine {
   lastKnown: readonly Target[];
   /** Image facts reused between discoveries while the engine reports image changes (not on Podman, docs/podman.md). */
   readonly imageFacts: ImageFactsCache;
+  /**
+   * The container list the repair read, when it repaired nothing and read it at most LIST_REUSE_MS ago; taken
+   * once. At start-up the repair lists every container just before the first discovery would list them all
+   * again: on a hundred engines that second list was the largest part of each engine's work.
+   */
+  takeRepairList(): Docker.ContainerInfo[] | undefined;
 }
+
+/** How fresh the repair's list must be for the first discovery to take it instead of listing again. */
+export const LIST_REUSE_MS = 2000;
 
 export function createEngine(
   spec: EngineSpec,
@@ -48,8 +58,11 @@ export function createEngine(
   const runtime = createRuntime(docker, options, logger, ownId);
   let repaired = false;
   let repairing: Promise<void> | undefined;
+  let repairList: RepairReport['listed'];
   const repairOnce = async () => {
     const report = await repairInterrupted(runtime);
+    repairList = report.listed;
+    delete report.listed;
     repaired = true;
     if (report.restored.length + report.removed.length + report.predecessors.length > 0) {
       logger.warn({ ...report }, 'repaired what an interrupted update left behind');
@@ -67,6 +80,11 @@ export function createEngine(
     // A failed repair is tried again by the next discovery.
     repair: () => (repairing ??= repairOnce().finally(() => (repairing = undefined))),
     lastKnown: [],
+    takeRepairList: () => {
+      const list = repairList;
+      repairList = undefined;
+      return list && Date.now() - list.at <= LIST_REUSE_MS ? list.containers : undefined;
+    },
     imageFacts: new ImageFactsCache(docker, Date.now, (err) =>
       logger.warn({ err: err.message }, 'image facts are not kept between runs: every run inspects each image again'),
     ),
@@ -120,6 +138,7 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
       const own = listed[index] as Deferred<ListedContainer | undefined>;
       try {
         if (!engine.repaired) await engine.repair();
+        const containers = engine.takeRepairList();
         const podman = await engine.runtime.isPodman();
         const found = await discoverContainers(
           engine.runtime.docker,
@@ -132,6 +151,7 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
             imageStore: await engine.runtime.imageStore(),
             ...(ctx.kind === 'update' ? { namespaceModes: engine.runtime.namespaceModes } : {}),
             listed: own.resolve,
+            ...(containers ? { containers } : {}),
             announce: (batch) => void allListed.then(() => ctx.announce(batch)),
           },
           options.ownId(),

@@ -27,6 +27,11 @@ export interface RepairReport {
   readonly removed: string[];
   readonly predecessors: string[];
   readonly problems: string[];
+  /**
+   * The engine's container list when the repair found nothing to do, and when it was read (ms): the first
+   * discovery may take it rather than list again (engines.ts). Absent when anything was repaired.
+   */
+  listed?: { readonly containers: Docker.ContainerInfo[]; readonly at: number };
 }
 
 interface Leftover {
@@ -158,8 +163,9 @@ async function joiningIds(rt: DockerRuntime, leftovers: readonly Leftover[]): Pr
 
 export async function repairInterrupted(rt: DockerRuntime): Promise<RepairReport> {
   const report: RepairReport = { restored: [], removed: [], predecessors: [], problems: [] };
+  const at = Date.now();
   let { listed, leftovers } = await listLeftovers(rt);
-  if (leftovers.length === 0) return report;
+  if (leftovers.length === 0) return { ...report, listed: { containers: listed, at } };
   const ownId = rt.ownId();
   const ownName = listed.find((entry) => entry.Id === ownId);
   const predecessors = leftovers.filter(

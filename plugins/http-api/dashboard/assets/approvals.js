@@ -14,9 +14,13 @@ function nextWindowOf(a) {
 
 /** Pending and deferred approvals, with the versions; hidden when there are none or the endpoint is off. */
 export async function loadApprovals() {
-  const res = await api('GET', '/v1/approvals');
+  // The open ones by their state, on the store's index (docs/http-api.md#pages): at most one per container, and
+  // never hidden behind pages of decided ones.
+  const [pending, deferred] = await Promise.all(['pending', 'deferred'].map((s) => api('GET', `/v1/approvals?state=${s}&limit=1000`)));
   const panel = $('approvals-panel');
-  const open = res.status === 200 ? res.body.approvals.filter((a) => a.state === 'pending' || a.state === 'deferred') : [];
+  const open = [pending, deferred]
+    .flatMap((res) => (res.status === 200 ? res.body.approvals : []))
+    .sort((a, b) => a.requested_at.localeCompare(b.requested_at));
   panel.hidden = open.length === 0;
   $('approvals').innerHTML = open
     .map((a) => {
