@@ -17,6 +17,7 @@ import {
 import { pingEngine } from './engine/connect.js';
 import { createEngine, discoverAll, type Engine } from './engine/engines.js';
 import { engineSpecs } from './engine/hosts.js';
+import { isSshHost } from './engine/ssh/address.js';
 import { localImages } from './image/local-images.js';
 import { auditRepair } from './replace/repair-audit.js';
 import { repairAtStart } from './startup-repairs.js';
@@ -63,9 +64,11 @@ function readinessName(engine: Engine, engines: readonly Engine[]): string {
 }
 
 export async function applyDocker(core: TidewatchCore, declared: DockerOptionValues): Promise<void> {
-  const options = resolveOptions(core, declared);
+  const specs = engineSpecs(declared.host, { tlsVerify: declared.tlsVerify, certPath: declared.certPath || undefined });
+  // ssh:// engines (docs/ssh-hosts.md): their key is read, and ssh2 loaded, only when one is configured.
+  const ssh = specs.some((spec) => isSshHost(spec.host)) ? await import('./engine/ssh/startup.js') : undefined;
+  const options = { ...resolveOptions(core, declared), ssh: await ssh?.sshSettingsFor(specs.map((spec) => spec.host), declared) };
   const logger = core.logger.child({ plugin: PLUGIN_NAME });
-  const specs = engineSpecs(declared.host, { tlsVerify: declared.tlsVerify, certPath: options.certPath });
   // Detected once: a process does not move between containers. Discovery may still learn it from the
   // hostname when the files say nothing.
   let ownId = options.selfContainerId ?? (await detectOwnContainerId());
@@ -77,7 +80,11 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
 
   core.onClose(() => {
     for (const engine of engines) engine.imageFacts.close();
+    // An SSH connection is ended rather than left to the process's exit.
+    for (const engine of engines) if (isSshHost(engine.host)) engine.runtime.docker.close();
   });
+  // A host key the known_hosts file does not vouch for stops the start (exit 2), before any repair or run.
+  await ssh?.checkHostKeysAtStart(engines.map((engine) => ({ host: engine.host, docker: engine.runtime.docker })));
   for (const engine of engines) {
     core.health.addReadinessCheck(readinessName(engine, engines), (signal) => pingEngine(engine.runtime.docker, signal));
   }

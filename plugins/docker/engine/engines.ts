@@ -34,7 +34,7 @@ export function createEngine(
   ownId: () => string | undefined,
   onRepaired?: (report: RepairReport) => Promise<void>,
 ): Engine {
-  const docker = createDockerClient({ host: spec.host, tlsVerify: spec.tlsVerify, certPath: spec.certPath, apiVersion: options.apiVersion });
+  const docker = createDockerClient({ host: spec.host, tlsVerify: spec.tlsVerify, certPath: spec.certPath, apiVersion: options.apiVersion, ssh: options.ssh });
   const runtime = createRuntime(docker, options, logger, ownId);
   let repaired = false;
   let repairing: Promise<void> | undefined;

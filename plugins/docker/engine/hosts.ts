@@ -5,14 +5,16 @@
 //   tcp://10.0.0.2:2376?tlsverify=1&cert-path=/certs/b
 //
 // `--tlsverify` and `--cert-path` stay the defaults of every entry that does not say otherwise. The entry
-// without its query is the engine's name (`host`) in records, filters and /readyz. Parsing only: this
-// module is imported for --help, so it loads nothing of the runtime.
+// without its query is the engine's name (`host`) in records, filters and /readyz; an `ssh://` entry's
+// `?socket=` stays in its name (docs/ssh-hosts.md). Parsing only: this module is imported for --help, so it
+// loads nothing of the runtime.
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { isGoBool, splitCommaOrSpace, type ParseContext } from '../../../core/index.js';
+import { SshAddressError, parseSshAddress, redactSshEntry } from './ssh/address.js';
 
 /** One engine to connect to. */
 export interface EngineSpec {
-  /** The entry as written without its query: the engine's name in records, filters and /readyz. */
+  /** The entry as written without its query (an ssh:// entry keeps its socket=): the engine's name in records, filters and /readyz. */
   readonly host: string;
   /** From the entry's `tlsverify=`, else `--tlsverify`. */
   readonly tlsVerify: boolean;
@@ -28,13 +30,32 @@ export interface HostEntry {
 }
 
 export const DEFAULT_DOCKER_HOST = 'unix:///var/run/docker.sock';
-const SCHEMES = /^(unix|npipe|tcp|http|https):\/\/(.*)$/;
+const SCHEMES = /^(unix|npipe|tcp|http|https|ssh):\/\/(.*)$/;
 export const HOST_ACCEPTED =
-  'expected unix://, npipe://, tcp://, http:// or https:// addresses, separated by commas or spaces; ' +
-  'a tcp:// or https:// address may end with ?tlsverify=<bool>&cert-path=<dir>';
+  'expected unix://, npipe://, tcp://, http://, https:// or ssh:// addresses, separated by commas or spaces; ' +
+  'a tcp:// or https:// address may end with ?tlsverify=<bool>&cert-path=<dir>, an ssh://[user@]host[:port] one with ?socket=<path>';
 
 function invalid(entry: string, why: string): Error {
-  return new Error(`"${entry}": ${why}; ${HOST_ACCEPTED}`);
+  return new Error(`"${redactSshEntry(entry)}": ${why}; ${HOST_ACCEPTED}`);
+}
+
+/**
+ * An `ssh://` entry (docs/ssh-hosts.md). Its name keeps `?socket=` when one is given: two engines of one
+ * machine (Docker's socket and Podman's) are two hosts, told apart by their socket.
+ */
+function sshEntry(entry: string, rest: string, query: string | undefined): HostEntry {
+  let socket: string | undefined;
+  for (const [key, value] of new URLSearchParams(query ?? '')) {
+    if (key !== 'socket') throw invalid(entry, `unknown setting "${key}" (socket is known for ssh://)`);
+    socket = value;
+  }
+  try {
+    parseSshAddress(rest, socket);
+  } catch (err) {
+    if (err instanceof SshAddressError) throw invalid(entry, err.message);
+    throw err;
+  }
+  return { host: socket === undefined ? `ssh://${rest}` : `ssh://${rest}?socket=${socket}` };
 }
 
 /** A `host:port` (or `[v6]:port`) that the connection can use: a host and, when given, a port 1-65535. */
@@ -79,6 +100,7 @@ export function parseHostEntry(entry: string, ctx?: ParseContext): HostEntry {
   if (!match) throw invalid(entry, 'unknown scheme');
   const scheme = match[1] as string;
   const [rest = '', query] = (match[2] as string).split(/\?(.*)/s, 2);
+  if (scheme === 'ssh') return sshEntry(entry, rest, query);
   const host = `${scheme}://${rest}`;
   if (scheme === 'unix' || scheme === 'npipe' || scheme === 'http') {
     if (query !== undefined) throw invalid(entry, `TLS settings apply to tcp:// and https:// engines, not ${scheme}://`);
