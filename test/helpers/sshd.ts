@@ -30,7 +30,7 @@ export interface Sshd {
   url(socket: string): string;
   /** Restarts on the same port with a new host key (its connections are dropped). */
   rekey(): Promise<void>;
-  /** The sshd log so far (its -e output). */
+  /** The sshd log so far (its -e output), across restarts. */
   log(): string;
   stop(): Promise<void>;
 }
@@ -38,6 +38,25 @@ export interface Sshd {
 /** Whether Debian's openssh-server is installed (scripts/test-env.sh installs it; CI=true fails without it). */
 export function sshdInstalled(): boolean {
   return existsSync(SSHD) && existsSync('/usr/bin/ssh-keygen');
+}
+
+/**
+ * For tap tests: a private sshd, stopped at the test's end; undefined after marking the test skipped when
+ * openssh-server is missing (locally). With CI=true a missing sshd throws, failing the test.
+ */
+export async function requireSshd(
+  t: { plan(n: number, comment?: string): void; teardown(fn: () => unknown): void },
+  options?: SshdOptions,
+): Promise<Sshd | undefined> {
+  if (!sshdInstalled()) {
+    const msg = `no ${SSHD} (Debian's openssh-server; scripts/test-env.sh up installs it)`;
+    if (process.env['CI'] === 'true') throw new Error(`${msg} (CI=true: tests that need it must not be skipped)`);
+    t.plan(0, msg);
+    return undefined;
+  }
+  const sshd = await startSshd(options);
+  t.teardown(() => sshd.stop());
+  return sshd;
 }
 
 function keygen(file: string, type: KeyType): void {
@@ -118,14 +137,21 @@ function gone(pid: number): boolean {
   }
 }
 
-export async function startSshd(options: { hostKeyType?: KeyType; clientKeyType?: KeyType } = {}): Promise<Sshd> {
+export interface SshdOptions {
+  readonly hostKeyType?: KeyType;
+  readonly clientKeyType?: KeyType;
+  /** Authorise this existing client key (its `.pub` beside it) instead of making one: one --ssh-key for several servers. */
+  readonly clientKey?: string;
+}
+
+export async function startSshd(options: SshdOptions = {}): Promise<Sshd> {
   const dir = mkdtempSync(join(tmpdir(), 'tw-sshd-'));
   const port = await freePort();
   const user = userInfo().username;
   const hostKeyType = options.hostKeyType ?? 'ed25519';
   keygen(join(dir, 'host_key'), hostKeyType);
-  const clientKey = join(dir, 'client_key');
-  keygen(clientKey, options.clientKeyType ?? 'ed25519');
+  const clientKey = options.clientKey ?? join(dir, 'client_key');
+  if (!options.clientKey) keygen(clientKey, options.clientKeyType ?? 'ed25519');
   writeFileSync(join(dir, 'authorized_keys'), `${publicLine(clientKey)}\n`);
   writeFileSync(join(dir, 'sshd_config'), config(dir, port, user));
   // sshd wants its privilege separation directory even for a private instance (Debian's package makes it at boot).
