@@ -1,7 +1,7 @@
 // A private OpenSSH server for the ssh:// host tests (docs/ssh-hosts.md): Debian's openssh-server on loopback
 // with its own host key, its own configuration and a test key authorised for the user the tests run as, and
-// stream-local forwarding allowed (what Tidewatch needs of a remote, and nothing else: no TCP forwarding, no
-// TTY, no password). Keys are made with ssh-keygen. `rekey` restarts it on the same port with a new host key,
+// stream-local forwarding allowed: what Tidewatch needs of a remote and nothing else (no remote forwarding, no
+// TTY, no password, no shell: every session's command is /bin/false). Keys are made with ssh-keygen. `rekey` restarts it on the same port with a new host key,
 // dropping its connections: a host whose key changed.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -88,11 +88,13 @@ PasswordAuthentication no
 KbdInteractiveAuthentication no
 PermitRootLogin prohibit-password
 AllowUsers ${user}
-AllowStreamLocalForwarding yes
+AllowStreamLocalForwarding local
+# OpenSSH applies its local forwarding switch to stream-local channels too: "no" here would refuse them.
 AllowTcpForwarding local
 AllowAgentForwarding no
 X11Forwarding no
 PermitTTY no
+ForceCommand /bin/false
 UsePAM no
 StrictModes no
 LogLevel VERBOSE
@@ -152,7 +154,8 @@ export async function startSshd(options: SshdOptions = {}): Promise<Sshd> {
   keygen(join(dir, 'host_key'), hostKeyType);
   const clientKey = options.clientKey ?? join(dir, 'client_key');
   if (!options.clientKey) keygen(clientKey, options.clientKeyType ?? 'ed25519');
-  writeFileSync(join(dir, 'authorized_keys'), `${publicLine(clientKey)}\n`);
+  // What docs/ssh-hosts.md#the-remote-host suggests: everything off but forwarding.
+  writeFileSync(join(dir, 'authorized_keys'), `restrict,port-forwarding ${publicLine(clientKey)}\n`);
   writeFileSync(join(dir, 'sshd_config'), config(dir, port, user));
   // sshd wants its privilege separation directory even for a private instance (Debian's package makes it at boot).
   if (userInfo().uid === 0) mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
