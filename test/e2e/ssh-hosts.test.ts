@@ -74,6 +74,12 @@ t.test('check, update and rollback of a container through ssh://, over one SSH c
   t.equal(await imageOf(s.engine, name), v1.configDigest, 'rolled back to v1 through the same host');
   t.equal(logins(sshd.log()), 1, 'start, check, update and rollback shared one SSH connection');
   t.match(sshd.log(), /Accepted publickey for \S+ from 127\.0\.0\.1/);
+
+  // The host reboots: the connection drops, and the next check makes a new one (the same key, still listed).
+  await sshd.restart();
+  const again = await check(service);
+  t.same(again.map((r) => [r.host, r.name, r.update_available, r.error]), [[host, name, true, undefined]], 'checked again after the connection dropped');
+  t.equal(logins(sshd.log()), 2, 'one new connection');
 });
 
 t.test('an unknown host key exits with code 2 at start, one line naming the option and the host', async (t) => {
@@ -151,4 +157,9 @@ t.test('a host key that changes later fails that host\'s checks only; the other 
   t.equal(ready.status, 503);
   t.match(ready.text, /host key/);
   t.notMatch(ready.text, new RegExp(`docker ${hostB.replace(/[.?*+^$[\]\\(){}|-]/g, '\\$&')}:`));
+
+  // The operator lists the new key: the next connection reads the file again, no restart needed.
+  await writeFile(knownHosts, `${first.knownHostsLine()}\n${second.knownHostsLine()}\n`);
+  const fixed = (await check(service)).sort((a, b) => a.name.localeCompare(b.name));
+  t.same(fixed.map((r) => [r.host, r.update_available, r.error]), [[hostA, true, undefined], [hostB, true, undefined]], 'the first host is checked again');
 });

@@ -30,6 +30,8 @@ export interface Sshd {
   url(socket: string): string;
   /** Restarts on the same port with a new host key (its connections are dropped). */
   rekey(): Promise<void>;
+  /** Restarts on the same port with the same key (its connections are dropped, as at a reboot). */
+  restart(): Promise<void>;
   /** The sshd log so far (its -e output), across restarts. */
   log(): string;
   stop(): Promise<void>;
@@ -214,6 +216,10 @@ export async function startSshd(options: SshdOptions = {}): Promise<Sshd> {
     rekey: async () => {
       await halt();
       keygen(join(dir, 'host_key'), hostKeyType);
+      await launch();
+    },
+    restart: async () => {
+      await halt();
       await launch();
     },
     log: () => output.join(''),
