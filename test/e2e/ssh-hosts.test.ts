@@ -82,7 +82,7 @@ t.test('check, update and rollback of a container through ssh://, over one SSH c
   t.equal(logins(sshd.log()), 2, 'one new connection');
 });
 
-t.test('an unknown host key exits with code 2 at start, one line naming the option and the host', async (t) => {
+t.test('an unknown or changed host key exits with code 2 at start, one line naming the option and the host', async (t) => {
   const sshd = await requireSshd(t);
   if (!sshd) return;
   const dir = await tempDir(t, 'ssh-unknown');
@@ -97,6 +97,15 @@ t.test('an unknown host key exits with code 2 at start, one line naming the opti
   t.match(lines[0], /^tidewatch: --ssh-known-hosts: host key of ssh:\/\/\S+@127\.0\.0\.1:\d+\?socket=\/var\/run\/docker\.sock is unknown: \[127\.0\.0\.1\]:\d+ is not listed in /);
   t.match(lines[0], /never trusted on first use/);
   t.equal(logins(sshd.log()), 0, 'the client never authenticated to a host it could not vouch for');
+
+  // Listed with another key (a host key of another server): changed, refused the same way.
+  const elsewhere = await requireSshd(t);
+  if (!elsewhere) return;
+  await writeFile(knownHosts, `[127.0.0.1]:${sshd.port} ${elsewhere.hostKey()}\n`);
+  const changed = await runBinary(['--host', host, '--ssh-key', sshd.clientKey, '--ssh-known-hosts', knownHosts, '--run-once']);
+  t.equal(changed.code, 2, changed.stderr);
+  t.match(changed.stderr.trim(), /^tidewatch: --ssh-known-hosts: host key of ssh:\/\/\S+ has changed: it presented ssh-ed25519 SHA256:\S+, which \S+ does not list for \[127\.0\.0\.1\]:\d+; refused[^\n]*$/);
+  t.equal(logins(sshd.log()), 0, 'nor to one whose key changed');
 
   const missingKey = await runBinary(['--host', host, '--ssh-key', join(dir, 'no-such-key'), '--ssh-known-hosts', knownHosts, '--run-once']);
   t.equal(missingKey.code, 2);
