@@ -157,7 +157,7 @@ t.test('a host key that changes later fails that host\'s checks only; the other 
     return records[0]?.error ? records : undefined;
   }, 30_000, 500);
   t.equal(after[0]?.host, hostA);
-  t.match(after[0]?.error, /^engine ssh:\/\/\S+ did not answer: host key of ssh:\/\/\S+ has changed: it presented ssh-ed25519 SHA256:\S+, which \S+known_hosts does not list for \[127\.0\.0\.1\]:\d+; refused/);
+  t.match(after[0]?.error, /^engine ssh:\/\/\S+ is not trusted: host key of ssh:\/\/\S+ has changed: it presented ssh-ed25519 SHA256:\S+, which \S+known_hosts does not list for \[127\.0\.0\.1\]:\d+; refused/);
   t.same([after[1]?.host, after[1]?.name, after[1]?.update_available, after[1]?.error], [hostB, `${prefix}-b`, true, undefined], 'the other host is checked as before');
   t.equal(logins(first.log()), loginsBefore, 'nothing authenticated to the first host since its key changed');
 

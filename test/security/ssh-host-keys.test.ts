@@ -4,6 +4,7 @@
 // trusted on first use, the file never written), a changed or @revoked key is refused, and in each case the client
 // key is never offered to it. A real sshd (Debian's openssh-server) on loopback; the control case shows the same
 // setup authenticates once the right key is listed.
+import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
@@ -63,7 +64,13 @@ t.test('a host presenting another key than the one listed is refused before the 
   const impostorOf = await startSshd();
   t.teardown(() => impostorOf.stop());
   await writeFile(s.knownHosts, `[127.0.0.1]:${s.sshd.port} ${impostorOf.hostKey()}\n`);
-  t.match(await pingWith(s.sshd, s.knownHosts), { code: 'TW_ERR_SSH_HOST_KEY', message: /has changed: it presented ssh-ed25519 SHA256:\S+, which .* does not list for \[127\.0\.0\.1\]:\d+; refused/ });
+  const result = await pingWith(s.sshd, s.knownHosts);
+  t.match(result, { code: 'TW_ERR_SSH_HOST_KEY', message: /has changed: it presented ssh-ed25519 SHA256:\S+, which .* does not list for \[127\.0\.0\.1\]:\d+; refused/ });
+  // The fingerprint shown is the one the host's operator sees with ssh-keygen -l.
+  const pub = join(s.knownHosts, '..', 'presented.pub');
+  await writeFile(pub, `${s.sshd.hostKey()}\n`);
+  const expected = execFileSync('ssh-keygen', ['-l', '-f', pub], { encoding: 'utf8' }).split(' ')[1];
+  t.match(result, { message: new RegExp(`presented ssh-ed25519 ${(expected ?? 'none').replace(/[+/]/g, '\\$&')},`) });
   t.notOk(offeredKey(s.sshd), 'the client key was never offered to the changed host');
 });
 

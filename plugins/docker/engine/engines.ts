@@ -7,6 +7,7 @@ import { createDockerClient } from './connect.js';
 import { discoverContainers, type DiscoveryOptions, type ListedContainer } from '../discovery.js';
 import type { EngineSpec } from './hosts.js';
 import { isSocketProxyRefusal } from './transport.js';
+import { isSshHostKeyError } from './ssh/errors.js';
 import { ImageFactsCache } from '../image/facts-cache.js';
 import type { ResolvedDockerOptions } from '../options.js';
 import { repairInterrupted, type RepairReport } from '../replace/repair.js';
@@ -144,7 +145,8 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
     }
     firstError ??= result.reason;
     // A socket proxy's refusal names the call and the switch it needs (docs/security.md); the engine did answer.
-    const why = isSocketProxyRefusal(result.reason) ? 'refused a call' : 'did not answer';
+    // An ssh:// host whose key the known_hosts file does not vouch for answered, and was not trusted (docs/ssh-hosts.md).
+    const why = isSocketProxyRefusal(result.reason) ? 'refused a call' : isSshHostKeyError(result.reason) ? 'is not trusted' : 'did not answer';
     down.set(engine.host, `engine ${engine.host} ${why}: ${errorMessage(result.reason)}`);
     // Listing containers shows what is there now: a down engine's are not listed, only reported by runs.
     if (ctx.kind !== 'list') targets.push(...engine.lastKnown);

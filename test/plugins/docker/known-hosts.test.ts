@@ -12,6 +12,7 @@ import {
   knownHostName,
   parseKnownHosts,
   verifyHostKey,
+  wildcard,
 } from '../../../plugins/docker/engine/ssh/known-hosts.js';
 
 function sshString(value: Buffer | string): Buffer {
@@ -82,6 +83,20 @@ t.test('wildcards and negation, as ssh matches patterns', async (t) => {
   t.notOk(entryMatches(entry, 'node-7'), '? is exactly one character');
   t.notOk(entryMatches(entry, 'lab.example'));
   t.notOk(entryMatches(entry, 'webXlab.example'), 'a dot is a dot, not any character');
+});
+
+t.test('the wildcard match backtracks to the last star only, and stays fast on hostile patterns', async (t) => {
+  t.ok(wildcard('*', ''));
+  t.ok(wildcard('a*b*c', 'axxbyyc'));
+  t.ok(wildcard('a*b*c', 'abbbc'));
+  t.notOk(wildcard('a*b*c', 'abbbd'));
+  t.ok(wildcard('[10.0.0.*]:2222', '[10.0.0.7]:2222'));
+  t.notOk(wildcard('[10.0.0.*]:2222', '[10.0.0.7]:22'));
+  t.ok(wildcard('??', 'ab'));
+  t.notOk(wildcard('??', 'abc'));
+  const started = process.hrtime.bigint();
+  t.notOk(wildcard(`${'*a'.repeat(200)}b`, 'a'.repeat(5000)));
+  t.ok(Number(process.hrtime.bigint() - started) / 1e6 < 2000, 'a pattern of many stars against a long name answers at once');
 });
 
 t.test('@revoked refuses a key even where another line lists it; @cert-authority lines are not host keys', async (t) => {

@@ -90,10 +90,32 @@ export function knownHostName(host: string, port: number): string {
   return port === 22 ? name : `[${name}]:${port}`;
 }
 
-/** OpenSSH's wildcard match: `*` any run, `?` one character; case-insensitive. */
-function wildcard(pattern: string, name: string): boolean {
-  const source = pattern.toLowerCase().replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${source}$`, 's').test(name);
+/**
+ * OpenSSH's wildcard match: `*` any run, `?` one character; case-insensitive. Greedy with one backtrack point
+ * (the last `*`), so no pattern in the file can make a lookup slow.
+ */
+export function wildcard(pattern: string, name: string): boolean {
+  const p = pattern.toLowerCase();
+  let pi = 0;
+  let ni = 0;
+  let star = -1;
+  let resume = 0;
+  while (ni < name.length) {
+    if (pi < p.length && (p[pi] === '?' || p[pi] === name[ni])) {
+      pi++;
+      ni++;
+    } else if (pi < p.length && p[pi] === '*') {
+      star = pi++;
+      resume = ni;
+    } else if (star >= 0) {
+      pi = star + 1;
+      ni = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p[pi] === '*') pi++;
+  return pi === p.length;
 }
 
 /** Whether an entry lists `name`: a hashed entry by its HMAC, plain patterns with negation winning. */
