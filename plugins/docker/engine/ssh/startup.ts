@@ -22,12 +22,19 @@ export async function checkHostKeysAtStart(engines: readonly { readonly host: st
     engines
       .filter((engine) => isSshHost(engine.host))
       .map(async ({ docker }) => {
-        try {
-          await docker.ping({ signal: AbortSignal.timeout(waitMs) });
-          return undefined;
-        } catch (err) {
+        // A race, not the call's abort signal: Node's http reports an abort only once the connection it waits
+        // for is made, and an SSH connection may take its whole handshake timeout. The ping goes on unwatched.
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, waitMs, undefined)));
+        const checked = docker.ping().then(
+          () => undefined,
           // Anything else (refused, unreachable, slow) is the engine's error in runs, not a configuration error.
-          return isSshHostKeyError(err) ? err : undefined;
+          (err: unknown) => (isSshHostKeyError(err) ? err : undefined),
+        );
+        try {
+          return await Promise.race([checked, late]);
+        } finally {
+          clearTimeout(timer);
         }
       }),
   );

@@ -80,14 +80,21 @@ export class SshTunnel {
     const client = connection.client as Client;
     const { socketPath } = this.address;
     return new Promise((resolve, reject) => {
+      let timedOut = false;
       const timer = setTimeout(() => {
         // A connection that stopped answering: dropped, and made again by the next call.
+        timedOut = true;
         this.#drop(connection);
         reject(new Error(`${this.name}: the SSH server did not answer a channel request in ${CHANNEL_OPEN_TIMEOUT_MS / 1000} s`));
       }, CHANNEL_OPEN_TIMEOUT_MS);
       try {
         client.openssh_forwardOutStreamLocal(socketPath, (err, channel) => {
           clearTimeout(timer);
+          if (timedOut) {
+            // Opened after all, but nobody waits for it any more.
+            if (!err) channel.close();
+            return;
+          }
           if (err) {
             reject(sshFailed(`${this.name}: the SSH server did not open ${socketPath} (${err.message}): check the socket path, that the user may open it, and AllowStreamLocalForwarding (docs/ssh-hosts.md#the-remote-host)`, err));
             return;
