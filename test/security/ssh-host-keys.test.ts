@@ -103,3 +103,15 @@ t.test('control: with its key listed the same server authenticates (and stops at
   t.match(await pingWith(s.sshd, s.knownHosts), { code: 'TW_ERR_SSH', message: /did not open \/nonexistent\/docker\.sock/ });
   t.match(s.sshd.log(), /Accepted publickey/);
 });
+
+t.test('control: RSA and ECDSA host keys (and client keys) listed are accepted too', async (t) => {
+  for (const type of ['rsa', 'ecdsa'] as const) {
+    const sshd = await requireSshd(t, { hostKeyType: type, clientKeyType: type });
+    if (!sshd) return;
+    const dir = await tempDir(t, `sec-ssh-${type}`);
+    const knownHosts = join(dir, 'known_hosts');
+    await writeFile(knownHosts, `${sshd.knownHostsLine({ hashed: true })}\n`);
+    t.match(await pingWith(sshd, knownHosts), { code: 'TW_ERR_SSH', message: /did not open/ }, `${type}: authenticated`);
+    t.match(sshd.log(), /Accepted publickey/);
+  }
+});
