@@ -56,9 +56,9 @@ t.test('check, update and rollback of a container through ssh://, over one SSH c
   await writeFile(knownHosts, `${sshd.knownHostsLine({ hashed: true })}\n`);
   const repo = `${s.prefix}/app`;
   const name = `${s.prefix}-app`;
-  const v1 = await pushImage({ registry: s.env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
+  const v1 = await pushImage({ registry: s.env.registry, repo, marker: `${repo} v1`, cmd: QUICK_STOP_CMD });
   await runOn(s.engine, name, v1);
-  const v2 = await pushImage({ registry: s.env.registry, repo, marker: 'v2', cmd: QUICK_STOP_CMD });
+  const v2 = await pushImage({ registry: s.env.registry, repo, marker: `${repo} v2`, cmd: QUICK_STOP_CMD });
 
   const host = sshd.url(s.env.dockerSocket);
   const service = await serve(t, ['--host', host, '--ssh-key', sshd.clientKey, '--ssh-known-hosts', knownHosts, '--data-dir', join(dir, 'data'), `${s.prefix}-.*`]);
@@ -136,10 +136,10 @@ t.test('a host key that changes later fails that host\'s checks only; the other 
   // The first host hashed, the second plain: both forms in one file.
   await writeFile(knownHosts, `${first.knownHostsLine({ hashed: true })}\n${second.knownHostsLine()}\n`);
   const repo = `${prefix}/app`;
-  const v1 = await pushImage({ registry: s.env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD });
+  const v1 = await pushImage({ registry: s.env.registry, repo, marker: `${repo} v1`, cmd: QUICK_STOP_CMD });
   await runOn(s.engine, `${prefix}-a`, v1);
   await runOn(other, `${prefix}-b`, v1);
-  await pushImage({ registry: s.env.registry, repo, marker: 'v2', cmd: QUICK_STOP_CMD });
+  await pushImage({ registry: s.env.registry, repo, marker: `${repo} v2`, cmd: QUICK_STOP_CMD });
 
   const hostA = first.url(s.env.dockerSocket);
   const hostB = second.url(swarm.swarmDockerSocket);
@@ -197,7 +197,7 @@ t.test('an SSH host that never answers neither stops nor holds up the start; the
   await writeFile(knownHosts, `${sshd.knownHostsLine()}\n[127.0.0.1]:${silentPort} ${sshd.hostKey()}\n`);
   const repo = `${s.prefix}/app`;
   const name = `${s.prefix}-app`;
-  await runOn(s.engine, name, await pushImage({ registry: s.env.registry, repo, marker: 'v1', cmd: QUICK_STOP_CMD }));
+  await runOn(s.engine, name, await pushImage({ registry: s.env.registry, repo, marker: `${repo} v1`, cmd: QUICK_STOP_CMD }));
 
   const host = sshd.url(s.env.dockerSocket);
   const started = Date.now();
