@@ -22,6 +22,7 @@ function adviceFor(host: string, code: string): string {
     if (code === 'EACCES' || code === 'EPERM') return `the socket ${path} is there but not readable by this user: run as root or add the socket's group (--group-add, docs/security.md)`;
     return `check that the engine's socket is mounted at ${path} (-v /var/run/docker.sock:${path}) or that --host (DOCKER_HOST) names the right one`;
   }
+  if (host.startsWith('ssh://')) return 'check that sshd listens at that address and port, and that --host (DOCKER_HOST) names it (docs/ssh-hosts.md)';
   return 'check that the engine listens there, that --host (DOCKER_HOST) names it, and its TLS settings (docs/hosts.md)';
 }
 

@@ -4,6 +4,7 @@
 import { SHARED_OPTIONS, option, type OptionValues } from '../../core/index.js';
 import type { RegistryAuth } from '../../contracts/index.js';
 import { DEFAULT_DOCKER_HOST, formatHostEntry, parseHostList } from './engine/hosts.js';
+import type { SshSettings } from './engine/ssh/settings.js';
 
 const connection = 'Docker connection';
 const selection = 'Container selection';
@@ -18,8 +19,8 @@ export const dockerOptions = {
     parse: (raw, ctx) => parseHostList(raw, ctx).map(formatHostEntry),
     schema: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string' }, minItems: 1 }] },
     description:
-      'Docker daemon socket (unix://, tcp://, npipe://); repeat the flag (or list them) to watch several engines. ' +
-      'A tcp:// entry may carry its own TLS: tcp://host:2376?tlsverify=1&cert-path=<dir>.',
+      'Docker daemon socket (unix://, tcp://, npipe://, ssh://); repeat the flag (or list them) to watch several engines. ' +
+      'A tcp:// entry may carry its own TLS: tcp://host:2376?tlsverify=1&cert-path=<dir>; ssh://[user@]host[:port][?socket=<path>] reaches an engine over SSH.',
   }),
   tlsVerify: option.boolean({
     flag: 'tlsverify', short: 'v', watchtowerEnv: null, externalEnv: 'DOCKER_TLS_VERIFY', group: connection,
@@ -32,6 +33,15 @@ export const dockerOptions = {
   certPath: option.path({
     flag: 'cert-path', watchtowerEnv: null, externalEnv: 'DOCKER_CERT_PATH', valueName: '<dir>', group: connection,
     description: 'Directory holding ca.pem, cert.pem and key.pem for --tlsverify; the default of every --host entry.',
+  }),
+  // ssh:// engines (docs/ssh-hosts.md): read at start only when one is configured.
+  sshKey: option.path({
+    flag: 'ssh-key', watchtowerEnv: null, group: connection,
+    description: 'Private key for ssh:// hosts (OpenSSH format, no passphrase); default ~/.ssh/id_ed25519, then ~/.ssh/id_rsa.',
+  }),
+  sshKnownHosts: option.path({
+    flag: 'ssh-known-hosts', watchtowerEnv: null, group: connection,
+    description: "OpenSSH known_hosts file that must list every ssh:// host's key (never trusted on first use); default ~/.ssh/known_hosts.",
   }),
 
   // Shared with the swarm runtime, which selects services by the same rules (docs/swarm.md).
@@ -162,4 +172,6 @@ export interface ResolvedDockerOptions extends Omit<DockerOptionValues, 'selfCon
   readonly certPath: string | undefined;
   /** Pull credentials; without it pulls are anonymous. */
   readonly authFor: AuthFor | undefined;
+  /** The key and known_hosts file of ssh:// engines, read at start when one is configured (docs/ssh-hosts.md). */
+  readonly ssh?: SshSettings;
 }

@@ -9,6 +9,7 @@ import { createEngine, discoverAll, type Engine } from './engine/engines.js';
 import { engineSpecs } from './engine/hosts.js';
 import { EngineSet, followAgents } from './engine/agent-engines.js';
 import { callGroups } from './engine/socket-proxy.js';
+import { isSshHost } from './engine/ssh/address.js';
 import { localImages } from './image/local-images.js';
 import { auditRepair } from './replace/repair-audit.js';
 import { repairAtStart } from './startup-repairs.js';
@@ -69,9 +70,11 @@ function reportContainers(agents: AgentHosts, set: EngineSet, down: ReadonlyMap<
 }
 
 export async function applyDocker(core: TidewatchCore, declared: DockerOptionValues): Promise<void> {
-  const options = resolveOptions(core, declared);
+  const specs = engineSpecs(declared.host, { tlsVerify: declared.tlsVerify, certPath: declared.certPath || undefined });
+  // ssh:// engines (docs/ssh-hosts.md): their key is read, and ssh2 loaded, only when one is configured.
+  const ssh = specs.some((spec) => isSshHost(spec.host)) ? await import('./engine/ssh/startup.js') : undefined;
+  const options = { ...resolveOptions(core, declared), ssh: await ssh?.sshSettingsFor(specs.map((spec) => spec.host), declared) };
   const logger = core.logger.child({ plugin: PLUGIN_NAME });
-  const specs = engineSpecs(declared.host, { tlsVerify: declared.tlsVerify, certPath: options.certPath });
   // Detected once: a process does not move between containers. Discovery may still learn it from the
   // hostname when the files say nothing.
   let ownId = options.selfContainerId ?? (await detectOwnContainerId());
@@ -83,7 +86,11 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
 
   core.onClose(() => {
     for (const engine of engines) engine.imageFacts.close();
+    // An SSH connection is ended rather than left to the process's exit.
+    for (const engine of engines) if (isSshHost(engine.host)) engine.runtime.docker.close();
   });
+  // A host key the known_hosts file does not vouch for stops the start (exit 2), before any repair or run.
+  await ssh?.checkHostKeysAtStart(engines.map((engine) => ({ host: engine.host, docker: engine.runtime.docker })));
   for (const engine of engines) {
     core.health.addReadinessCheck(readinessName(engine, engines), (signal) => pingEngine(engine.runtime.docker, signal));
   }

@@ -30,6 +30,8 @@ install_packages() {
     command -v podman >/dev/null 2>&1 || missing+=(podman)
     # The least-privilege tests put docker-socket-proxy's haproxy configuration in front of the engine (docs/security.md).
     command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
+    # The ssh:// host tests start a private sshd on loopback with its own keys (test/helpers/sshd.ts, docs/ssh-hosts.md).
+    [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
   fi
   [ ${#missing[@]} -eq 0 ] && return 0
   [ "$(id -u)" -eq 0 ] || die "missing Debian packages (${missing[*]}) and not root: cannot apt-get install"

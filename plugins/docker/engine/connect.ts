@@ -6,11 +6,15 @@ import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import { EngineClient } from './client.js';
 import type { EngineTransportOptions } from './transport.js';
+import { parseSshHost, redactSshEntry, type SshAddress } from './ssh/address.js';
+import type { SshSettings } from './ssh/settings.js';
 
-/** Where the Engine listens, parsed from `unix:///path`, `npipe://…`, `tcp://host:port` or `http(s)://`. */
+/** Where the Engine listens, parsed from `unix:///path`, `npipe://…`, `tcp://host:port`, `http(s)://` or `ssh://`. */
 export type DockerEndpoint =
   | { readonly kind: 'socket'; readonly socketPath: string }
   | { readonly kind: 'tcp'; readonly protocol: 'http' | 'https'; readonly host: string; readonly port: number }
+  /** A remote engine's socket through SSH (docs/ssh-hosts.md); `name` is the value as given. */
+  | ({ readonly kind: 'ssh'; readonly name: string } & SshAddress)
   | TunnelEndpoint;
 
 /**
@@ -27,6 +31,8 @@ export interface DockerConnectionOptions {
   readonly tlsVerify?: boolean;
   readonly certPath?: string;
   readonly apiVersion?: string;
+  /** The key and known_hosts file of ssh:// engines (read at start, ssh/settings.ts). */
+  readonly ssh?: SshSettings;
 }
 
 const DEFAULT_HOST = 'unix:///var/run/docker.sock';
@@ -43,8 +49,15 @@ export function parseDockerHost(value: string | undefined, tlsVerify = false): D
   if (host.startsWith('npipe://')) {
     return { kind: 'socket', socketPath: host.slice('npipe://'.length) || '//./pipe/docker_engine' };
   }
+  if (host.startsWith('ssh://')) {
+    try {
+      return { kind: 'ssh', name: host, ...parseSshHost(host) };
+    } catch (err) {
+      throw new TidewatchError('TW_ERR_DOCKER_HOST', `invalid Docker host "${redactSshEntry(host)}": ${(err as Error).message}`, 400);
+    }
+  }
   const match = /^(tcp|http|https):\/\/(.+)$/.exec(host);
-  if (!match) throw new TidewatchError('TW_ERR_DOCKER_HOST', `unsupported Docker host "${host}": expected unix://, npipe://, tcp://, http:// or https://`, 400);
+  if (!match) throw new TidewatchError('TW_ERR_DOCKER_HOST', `unsupported Docker host "${host}": expected unix://, npipe://, tcp://, http://, https:// or ssh://`, 400);
   const scheme = match[1] as string;
   let url: URL;
   try {
@@ -77,7 +90,7 @@ export function transportOptions(options: DockerConnectionOptions): EngineTransp
           key: readFileSync(join(options.certPath, 'key.pem')),
         }
       : undefined;
-  return { endpoint, tls, version };
+  return { endpoint, tls, version, ...(endpoint.kind === 'ssh' ? { ssh: options.ssh } : {}) };
 }
 
 /** An Engine client for the given connection, named by its configured host; the server reuses it for its own Engine calls. */

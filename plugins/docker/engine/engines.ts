@@ -9,6 +9,7 @@ import { createDockerClient, normaliseApiVersion, type TunnelEndpoint } from './
 import { discoverContainers, type DiscoveryOptions, type ListedContainer } from '../discovery.js';
 import type { EngineSpec } from './hosts.js';
 import { isSocketProxyRefusal } from './transport.js';
+import { isSshHostKeyError } from './ssh/errors.js';
 import { ImageFactsCache } from '../image/facts-cache.js';
 import type { ResolvedDockerOptions } from '../options.js';
 import { repairInterrupted, type RepairReport } from '../replace/repair.js';
@@ -54,7 +55,7 @@ export function createEngine(
   // An agent's engine (docs/fleet.md) is reached through its tunnel; every other through its --host entry.
   const docker = tunnel
     ? new EngineClient(spec.host, { endpoint: tunnel, version: normaliseApiVersion(options.apiVersion) })
-    : createDockerClient({ host: spec.host, tlsVerify: spec.tlsVerify, certPath: spec.certPath, apiVersion: options.apiVersion });
+    : createDockerClient({ host: spec.host, tlsVerify: spec.tlsVerify, certPath: spec.certPath, apiVersion: options.apiVersion, ssh: options.ssh });
   const runtime = createRuntime(docker, options, logger, ownId);
   let repaired = false;
   let repairing: Promise<void> | undefined;
@@ -176,7 +177,8 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
     }
     firstError ??= result.reason;
     // A socket proxy's refusal names the call and the switch it needs (docs/security.md); the engine did answer.
-    const why = isSocketProxyRefusal(result.reason) ? 'refused a call' : 'did not answer';
+    // An ssh:// host whose key the known_hosts file does not vouch for answered, and was not trusted (docs/ssh-hosts.md).
+    const why = isSocketProxyRefusal(result.reason) ? 'refused a call' : isSshHostKeyError(result.reason) ? 'is not trusted' : 'did not answer';
     // An offline agent says so itself: `host agent://NAME offline since <time>` (docs/fleet.md).
     const offline = (result.reason as { code?: unknown }).code === AGENT_OFFLINE;
     down.set(engine.host, offline ? errorMessage(result.reason) : `engine ${engine.host} ${why}: ${errorMessage(result.reason)}`);

@@ -6,17 +6,18 @@
 //
 // `--tlsverify` and `--cert-path` stay the defaults of every entry that does not say otherwise. Any entry may
 // name its rollout stage, `?stage=N` (docs/rollouts.md; default 1). The entry without its query is the
-// engine's name (`host`) in records, filters and /readyz. Parsing only: this
-// module is imported for --help, so it loads nothing of the runtime.
+// engine's name (`host`) in records, filters and /readyz; an `ssh://` entry's `?socket=` stays in its name
+// (docs/ssh-hosts.md). Parsing only: this module is imported for --help, so it loads nothing of the runtime.
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { isGoBool, splitCommaOrSpace, type Parser } from '../../../core/index.js';
+import { SshAddressError, parseSshAddress, redactSshEntry } from './ssh/address.js';
 
 /** Where a raw value came from (the option parser's context). */
 type ParseContext = Parameters<Parser<unknown>>[1];
 
 /** One engine to connect to. */
 export interface EngineSpec {
-  /** The entry as written without its query: the engine's name in records, filters and /readyz. */
+  /** The entry as written without its query (an ssh:// entry keeps its socket=): the engine's name in records, filters and /readyz. */
   readonly host: string;
   /** From the entry's `tlsverify=`, else `--tlsverify`. */
   readonly tlsVerify: boolean;
@@ -39,13 +40,39 @@ export interface HostEntry {
 export const MAX_STAGE = 1000;
 
 export const DEFAULT_DOCKER_HOST = 'unix:///var/run/docker.sock';
-const SCHEMES = /^(unix|npipe|tcp|http|https):\/\/(.*)$/;
+const SCHEMES = /^(unix|npipe|tcp|http|https|ssh):\/\/(.*)$/;
 export const HOST_ACCEPTED =
-  'expected unix://, npipe://, tcp://, http:// or https:// addresses, separated by commas or spaces; ' +
-  'a tcp:// or https:// address may end with ?tlsverify=<bool>&cert-path=<dir>, any address with ?stage=<1-1000>';
+  'expected unix://, npipe://, tcp://, http://, https:// or ssh:// addresses, separated by commas or spaces; ' +
+  'a tcp:// or https:// address may end with ?tlsverify=<bool>&cert-path=<dir>, an ssh://[user@]host[:port] one with ' +
+  '?socket=<path>, any address with ?stage=<1-1000>';
 
 function invalid(entry: string, why: string): Error {
-  return new Error(`"${entry}": ${why}; ${HOST_ACCEPTED}`);
+  return new Error(`"${redactSshEntry(entry)}": ${why}; ${HOST_ACCEPTED}`);
+}
+
+/**
+ * An `ssh://` entry (docs/ssh-hosts.md). Its name keeps `?socket=` when one is given: two engines of one
+ * machine (Docker's socket and Podman's) are two hosts, told apart by their socket.
+ */
+function sshEntry(entry: string, rest: string, query: string | undefined): HostEntry {
+  let socket: string | undefined;
+  let stage: number | undefined;
+  for (const [key, value] of new URLSearchParams(query ?? '')) {
+    if (key === 'stage') {
+      if (stage !== undefined) throw invalid(entry, 'stage is given twice');
+      stage = parseStage(entry, value);
+      continue;
+    }
+    if (key !== 'socket') throw invalid(entry, `unknown setting "${key}" (socket and stage are known for ssh://)`);
+    socket = value;
+  }
+  try {
+    parseSshAddress(rest, socket);
+  } catch (err) {
+    if (err instanceof SshAddressError) throw invalid(entry, err.message);
+    throw err;
+  }
+  return { host: socket === undefined ? `ssh://${rest}` : `ssh://${rest}?socket=${socket}`, ...(stage === undefined ? {} : { stage }) };
 }
 
 /** A `host:port` (or `[v6]:port`) that the connection can use: a host and, when given, a port 1-65535. */
@@ -104,6 +131,7 @@ export function parseHostEntry(entry: string, ctx?: ParseContext): HostEntry {
   if (!match) throw invalid(entry, 'unknown scheme');
   const scheme = match[1] as string;
   const [rest = '', query] = (match[2] as string).split(/\?(.*)/s, 2);
+  if (scheme === 'ssh') return sshEntry(entry, rest, query);
   const host = `${scheme}://${rest}`;
   const tls = scheme === 'tcp' || scheme === 'https';
   if (scheme !== 'unix' && scheme !== 'npipe') checkAddress(entry, rest);
@@ -117,7 +145,8 @@ export function formatHostEntry(entry: HostEntry): string {
     ...(entry.certPath === undefined ? [] : [`cert-path=${entry.certPath}`]),
     ...(entry.stage === undefined ? [] : [`stage=${entry.stage}`]),
   ];
-  return settings.length === 0 ? entry.host : `${entry.host}?${settings.join('&')}`;
+  // An ssh:// entry's name may hold its own query (`?socket=`): the settings then follow it.
+  return settings.length === 0 ? entry.host : `${entry.host}${entry.host.includes('?') ? '&' : '?'}${settings.join('&')}`;
 }
 
 /** The option's parser: the whole list, each entry checked, none twice. */

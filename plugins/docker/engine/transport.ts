@@ -1,4 +1,5 @@
-// HTTP to the Docker Engine API over its socket or TCP (with TLS), on Node's own http/https. The Engine
+// HTTP to the Docker Engine API over its socket, TCP (with TLS) or SSH (a channel per connection, ssh/tunnel.ts,
+// docs/ssh-hosts.md), on Node's own http/https. The Engine
 // speaks plain HTTP/1.1 with JSON bodies; a general client library would add nothing here, and dockerode
 // with its transport loads SSH, gRPC and protobuf code no Tidewatch call uses, a third of the idle
 // process (docs/performance.md#memory). One keep-alive agent per engine reuses connections across calls.
@@ -9,6 +10,8 @@ import { TidewatchError } from '../../../core/index.js';
 import type { EngineRequestOptions } from '../contracts.js';
 import type { DockerEndpoint } from './connect.js';
 import { PROXY_REFUSED, isProxyRefusal, refusalMessage } from './socket-proxy.js';
+import type { SshSettings } from './ssh/settings.js';
+import { SshTunnel } from './ssh/tunnel.js';
 
 /** The Engine refused a call: its HTTP status and its own message, as docs/errors.md describes. */
 export class EngineError extends Error {
@@ -57,6 +60,8 @@ export interface EngineTransportOptions {
   readonly tls?: TlsMaterial;
   /** `v1.41`: prefixes every path; absent: the Engine's own current version. */
   readonly version?: string;
+  /** An ssh:// endpoint's key and known_hosts file (docs/ssh-hosts.md). */
+  readonly ssh?: SshSettings;
 }
 
 /**
@@ -135,15 +140,42 @@ function tunnelConnection(connect: () => Duplex) {
   };
 }
 
+/**
+ * An ssh:// engine's agents (docs/ssh-hosts.md): every connection they make is a new channel over the host's
+ * one SSH connection; the keep-alive one reuses channels as the other engines' agents reuse sockets, the
+ * other serves the calls that need a connection of their own (`agent: false`).
+ */
+function sshAgents(endpoint: Extract<DockerEndpoint, { kind: 'ssh' }>, settings: SshSettings | undefined): { tunnel: SshTunnel; shared: http.Agent; own: http.Agent } {
+  if (!settings) throw new TidewatchError('TW_ERR_DOCKER_HOST', `${endpoint.name}: an ssh:// engine needs its SSH settings (--ssh-key, --ssh-known-hosts)`, 400);
+  const tunnel = new SshTunnel(endpoint.name, endpoint, settings);
+  const { Agent } = httpModule();
+  const shared = new Agent({ keepAlive: true });
+  const own = new Agent({ keepAlive: false });
+  // An own property: http.Agent looks createConnection up on the agent, and takes a socket from its callback.
+  for (const agent of [shared, own]) Object.assign(agent, { createConnection: tunnel.createConnection });
+  return { tunnel, shared, own };
+}
+
 export class EngineTransport {
   readonly #options: EngineTransportOptions;
   readonly #agent: http.Agent;
+  /** For `agent: false` calls over SSH (Node's own `agent: false` would dial with net). */
+  readonly #ownAgent: http.Agent | undefined;
+  readonly #tunnel: SshTunnel | undefined;
   readonly #client: typeof http | typeof https;
 
   constructor(options: EngineTransportOptions) {
     this.#options = options;
-    const secure = options.endpoint.kind === 'tcp' && options.endpoint.protocol === 'https';
+    const { endpoint } = options;
+    const secure = endpoint.kind === 'tcp' && endpoint.protocol === 'https';
     this.#client = secure ? httpsModule() : httpModule();
+    if (endpoint.kind === 'ssh') {
+      const { tunnel, shared, own } = sshAgents(endpoint, options.ssh);
+      this.#tunnel = tunnel;
+      this.#agent = shared;
+      this.#ownAgent = own;
+      return;
+    }
     this.#agent = secure
       ? new (this.#client as typeof https).Agent({ keepAlive: true, ...options.tls })
       : new (httpModule().Agent)({ keepAlive: true });
@@ -164,12 +196,14 @@ export class EngineTransport {
       path: `${version ? `/${version}` : ''}${path}${queryString(options.query)}`,
       headers,
       signal: options.signal,
-      agent: options.agent === false ? false : this.#agent,
+      agent: options.agent === false ? (this.#ownAgent ?? false) : this.#agent,
       ...(endpoint.kind === 'socket'
         ? { socketPath: endpoint.socketPath }
         : endpoint.kind === 'tunnel'
           ? { host: 'docker', ...(options.agent === false ? { createConnection: tunnelConnection(endpoint.connect) } : {}) }
-          : { host: endpoint.host, port: endpoint.port }),
+          : endpoint.kind === 'tcp'
+            ? { host: endpoint.host, port: endpoint.port }
+            : {}),
       ...(options.agent === false ? this.#options.tls : {}),
     };
     return new Promise((resolve, reject) => {
@@ -192,5 +226,7 @@ export class EngineTransport {
 
   close(): void {
     this.#agent.destroy();
+    this.#ownAgent?.destroy();
+    this.#tunnel?.close();
   }
 }

@@ -10,7 +10,27 @@ t.test('DOCKER_HOST values', async (t) => {
   t.same(parseDockerHost('tcp://[::1]:2376', true), { kind: 'tcp', protocol: 'https', host: '::1', port: 2376 });
   t.same(parseDockerHost('tcp://127.0.0.1', true), { kind: 'tcp', protocol: 'https', host: '127.0.0.1', port: 2376 });
   t.same(parseDockerHost('https://127.0.0.1:9999'), { kind: 'tcp', protocol: 'https', host: '127.0.0.1', port: 9999 });
-  t.throws(() => parseDockerHost('ssh://me@host'), /unsupported Docker host/);
+  t.throws(() => parseDockerHost('ftp://me@host'), /unsupported Docker host/);
+});
+
+t.test('ssh:// values (docs/ssh-hosts.md): user, host, port and the remote socket', async (t) => {
+  t.same(parseDockerHost('ssh://me@host'), { kind: 'ssh', name: 'ssh://me@host', user: 'me', host: 'host', port: 22, socketPath: '/var/run/docker.sock' });
+  t.same(parseDockerHost('ssh://10.0.0.5:2222?socket=/run/podman/podman.sock'), {
+    kind: 'ssh', name: 'ssh://10.0.0.5:2222?socket=/run/podman/podman.sock', user: undefined, host: '10.0.0.5', port: 2222, socketPath: '/run/podman/podman.sock',
+  });
+  t.same(parseDockerHost('ssh://ops@[fd00::5]:22'), { kind: 'ssh', name: 'ssh://ops@[fd00::5]:22', user: 'ops', host: 'fd00::5', port: 22, socketPath: '/var/run/docker.sock' });
+  const refused = (() => {
+    try {
+      parseDockerHost('ssh://me:hunter2@host');
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return '';
+  })();
+  t.match(refused, /password in the address is refused/);
+  t.notMatch(refused, /hunter2/, 'the password is never repeated');
+  // An ssh:// engine without its key and known_hosts settings cannot be made (they are read at start).
+  t.throws(() => createDockerClient({ host: 'ssh://me@host' }), /needs its SSH settings/);
 });
 
 t.test('API versions become the path prefix', async (t) => {

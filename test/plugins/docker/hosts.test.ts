@@ -44,3 +44,37 @@ t.test('any entry may name its rollout stage (docs/rollouts.md); a wrong one is 
   t.throws(() => parseHostEntry('unix:///a.sock?tlsverify=1'), /TLS settings apply to tcp:\/\/ and https:\/\/ engines, not unix:\/\//);
   t.throws(() => parseHostEntry('unix:///a.sock?color=red'), /unknown setting "color"/);
 });
+
+t.test('ssh:// entries (docs/ssh-hosts.md): Docker\'s scheme, the remote socket kept in the name', async (t) => {
+  t.same(parseHostEntry('ssh://ops@build-1'), { host: 'ssh://ops@build-1' });
+  t.same(parseHostEntry('ssh://ops@10.0.0.5:2222'), { host: 'ssh://ops@10.0.0.5:2222' });
+  t.same(parseHostEntry('ssh://[fd00::5]'), { host: 'ssh://[fd00::5]' });
+  t.same(parseHostEntry('ssh://ops@h?socket=/run/podman/podman.sock'), { host: 'ssh://ops@h?socket=/run/podman/podman.sock' });
+  t.equal(formatHostEntry(parseHostEntry('ssh://ops@h:2222?socket=/run/user/1000/docker.sock')), 'ssh://ops@h:2222?socket=/run/user/1000/docker.sock');
+  // Two engines of one machine are two hosts, told apart by their socket.
+  t.same(parseHostList('ssh://ops@h ssh://ops@h?socket=/run/podman/podman.sock').map((e) => e.host), ['ssh://ops@h', 'ssh://ops@h?socket=/run/podman/podman.sock']);
+  t.throws(() => parseHostList('ssh://ops@h,ssh://ops@h'), /listed twice/);
+  // ssh:// settings for every engine alike: the TLS defaults do not apply.
+  t.same(engineSpecs(['ssh://ops@h'], { tlsVerify: true, certPath: '/c' }).map((e) => e.host), ['ssh://ops@h']);
+});
+
+t.test('ssh:// entries that cannot work are refused with what is accepted, never echoing a password', async (t) => {
+  t.throws(() => parseHostEntry('ssh://ops@h?tlsverify=1'), /unknown setting "tlsverify" \(socket and stage are known for ssh:\/\/\)/);
+  t.throws(() => parseHostEntry('ssh://ops@h?socket=relative/docker.sock'), /socket= must be an absolute path/);
+  t.throws(() => parseHostEntry('ssh://ops@h?socket='), /socket= must be an absolute path/);
+  t.throws(() => parseHostEntry('ssh://ops@h/var/run/docker.sock'), /only \[user@\]host\[:port\] may follow ssh:\/\//);
+  t.throws(() => parseHostEntry('ssh://ops@h:0'), /port out of range/);
+  t.throws(() => parseHostEntry('ssh://ops@h:70000'), /not a \[user@\]host\[:port\] address/);
+  t.throws(() => parseHostEntry('ssh://'), /not a \[user@\]host\[:port\] address|no host name/);
+  let message = '';
+  try {
+    parseHostEntry('ssh://ops:s3cret-pass@h');
+  } catch (err) {
+    message = (err as Error).message;
+  }
+  t.match(message, /"ssh:\/\/ops:\*\*\*@h": a password in the address is refused: authenticate with --ssh-key/);
+  t.notMatch(message, /s3cret-pass/);
+  t.same(parseHostEntry('ssh://ops@h?socket=/run/d.sock&stage=2'), { host: 'ssh://ops@h?socket=/run/d.sock', stage: 2 }, 'an ssh:// entry names its stage too');
+  t.equal(formatHostEntry(parseHostEntry('ssh://ops@h?socket=/run/d.sock&stage=2')), 'ssh://ops@h?socket=/run/d.sock&stage=2');
+  t.throws(() => parseHostEntry('ssh://ops@h?stage=0'), /stage=0 is not a whole number/);
+});
