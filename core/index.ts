@@ -9,6 +9,7 @@ export type { AppliedOptions, RunMode, Tidewatch, TidewatchCore, TidewatchOption
 export type {
   Actor,
   ApplyOutcome,
+  SnapshotRef,
   ApplyResult,
   CheckReport,
   CheckResult,
@@ -46,6 +47,8 @@ export { SHARED_OPTIONS } from './shared-options.js';
 export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader, ATTESTATION_VERIFIER, REGISTRY_CLIENT, REGISTRY_MIRRORS, DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE } from './services.js';
 export type { AttestationRead, AttestationVerifier, VerifiedAttestation, DockerEngines, EngineApi, EngineRequestOptions, LocalImage, LocalImages, PullCredentials, RegistryAuth, RegistryClientService, RegistryDocument, RegistryMirrors, RegistryReadOptions, RemoteImages, ServiceKey, Services, DataDirHandover, Rollbacks } from './services.js';
 export { containerKey, lastCheckOf, targetKey } from './state-store.js';
+export { SNAPSHOTS, SNAPSHOT_VOLUMES } from './snapshots.js';
+export type { SnapshotJournal, SnapshotQuery, SnapshotRecord, SnapshotSettings, SnapshotVolume, SnapshotWriter, Snapshots } from './snapshots.js';
 
 export { writeFileAtomic, readJsonFile, syncDirectory } from './atomic-file.js';
 export { bareDigest, repoDigest } from './repo-digest.js';

@@ -136,7 +136,10 @@ export const STATE_STORE: ServiceKey<StateStore> = defineService<StateStore>('st
 /** Rollback on demand and holds (docs/state.md#rollback-on-demand). Provided by the state plugin. */
 export interface Rollbacks {
   /** Puts the container back on the image it ran before its last update, as a targeted update run. */
-  rollback(key: ContainerKey, options?: { trigger?: string; actor?: Actor; signal?: AbortSignal; runId?: string }): Promise<RollbackOutcome>;
+  rollback(
+    key: ContainerKey,
+    options?: { trigger?: string; actor?: Actor; signal?: AbortSignal; runId?: string; restore?: 'volumes' },
+  ): Promise<RollbackOutcome>;
   /**
    * Lifts a hold and forgets a failed candidate; false when the container had neither. A release that lifted
    * something is an audit entry (`release`) naming `actor` (docs/people.md).

@@ -3,7 +3,7 @@
 // rollback on demand), holds after a rollback, and the previous images cleanup keeps for a while. One store
 // holds it all, reached through the STATE_STORE service; with no data directory it lives in memory only.
 import type { HistoryEntry } from './history.js';
-import type { Actor, Staleness, UpdateReport } from './types.js';
+import type { Actor, SnapshotRef, Staleness, UpdateReport } from './types.js';
 import type { ReleaseNotes } from './known-findings.js';
 
 
@@ -39,6 +39,8 @@ export interface AuditEntry {
   readonly error?: string;
   /** A sentence about the result the user should read, e.g. what became of a Compose file (docs/compose.md). */
   readonly note?: string;
+  /** The volume snapshot the change took or restored (docs/snapshots.md). */
+  readonly snapshot?: SnapshotRef;
 }
 
 /** What an audit writer gives; the store adds `id` and `time`. */
@@ -229,4 +231,6 @@ export interface StateStore {
 export type RollbackOutcome =
   | { readonly status: 'unknown' }
   | { readonly status: 'gone'; readonly previous: PreviousImage }
+  /** `restore=volumes`, and no snapshot was taken before the update being rolled back (docs/snapshots.md). */
+  | { readonly status: 'no_snapshot'; readonly previous: PreviousImage }
   | { readonly status: 'done'; readonly report: UpdateReport; readonly from: AuditImage; readonly to: AuditImage };
