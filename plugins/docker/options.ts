@@ -6,6 +6,7 @@ import {
   option,
   type OptionValues,
   type RegistryAuth,
+  type Snapshots,
 } from '../../core/index.js';
 import { DEFAULT_DOCKER_HOST, formatHostEntry, parseHostList } from './engine/hosts.js';
 
@@ -166,4 +167,6 @@ export interface ResolvedDockerOptions extends Omit<DockerOptionValues, 'selfCon
   readonly certPath: string | undefined;
   /** Pull credentials; without it pulls are anonymous. */
   readonly authFor: AuthFor | undefined;
+  /** Volume snapshots (docs/snapshots.md), when the state plugin is loaded. */
+  readonly snapshots?: () => Snapshots | undefined;
 }

@@ -7,6 +7,7 @@ import {
   PULL_CREDENTIALS,
   REGISTRY_MIRRORS,
   STAGES,
+  SNAPSHOTS,
   STATE_STORE,
   type LocalImages,
   type RegistryMirrors,
@@ -38,6 +39,8 @@ function resolveOptions(core: TidewatchCore, options: DockerOptionValues): Resol
     selfUpdate: options.selfUpdate && core.mode !== 'once',
     // Looked up at pull time: without the service (no registry plugin loaded) pulls are anonymous.
     authFor: async (imageRef) => core.services.get(PULL_CREDENTIALS)?.authFor(imageRef),
+    // The state plugin keeps volume snapshots (docs/snapshots.md); without it none are taken.
+    snapshots: () => core.services.get(SNAPSHOTS),
   };
 }
 
