@@ -17,6 +17,7 @@ export const ENDPOINTS = [
   'images',
   'metrics',
   'rollback',
+  'snapshots',
   'swagger',
   'tokens',
   'update',

@@ -19,16 +19,16 @@ export function parseSize(raw: string): number {
 
 export const snapshotOptions = {
   snapshotVolumes: option.boolean({
-    flag: 'snapshot-volumes', group,
+    flag: 'snapshot-volumes', watchtowerEnv: null, group,
     description: 'Snapshot the read-write named volumes of every container before it is updated, restored if the update is rolled back (needs --data-dir; the label tidewatch.snapshot=volumes asks for one container).',
   }),
   snapshotRetention: option.integer({
-    flag: 'snapshot-retention', default: 3, min: 1, max: 1000, group,
+    flag: 'snapshot-retention', watchtowerEnv: null, default: 3, min: 1, max: 1000, group,
     description: 'Snapshots kept per container; older ones are removed when a new one is taken.',
   }),
   snapshotMaxSize: option.custom<number>({
-    flag: 'snapshot-max-size', kind: 'string', valueName: '<size>', default: 1024 ** 3, parse: parseSize, group,
+    flag: 'snapshot-max-size', watchtowerEnv: null, kind: 'string', valueName: '<size>', default: 1024 ** 3, parse: parseSize, group,
     schema: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'integer', minimum: 1 }] },
-    description: "A container's snapshot at most this large (tar files on disk, e.g. 1GiB); above it the update is skipped (snapshot too large).",
+    description: "A container's snapshot at most this large (the tar files on disk; default 1GiB); above it the update is skipped (snapshot too large).",
   }),
 };
