@@ -18,7 +18,7 @@ export function encodeCursor(key: PageKey): string {
 export function decodeCursor(cursor: string, parts: number): PageKey {
   const text = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('latin1') : '';
   const key = text.split('.').map(Number);
-  if (key.length !== parts || key.some((n) => !Number.isSafeInteger(n))) throw stateErrors.badCursor();
+  if (text === '' || key.length !== parts || key.some((n) => !Number.isSafeInteger(n))) throw stateErrors.badCursor();
   return key;
 }
 
