@@ -4,6 +4,7 @@
 // mode) and then exits, failing its proof. Without the label the rollback puts v1 back on migrated data it
 // cannot read: it does not start (why the feature exists). With `tidewatch.snapshot=volumes` the rollback
 // restores the volume first: v1 runs on its own data, exactly as it was.
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,12 +15,15 @@ import { waitFor } from '../helpers/env.js';
 import { ENGINE_SETUPS, pushNext, runningOn, type EngineScenario, type EngineSetup, type RunningOn } from '../helpers/scenarios.js';
 import { runBinary } from '../helpers/service.js';
 
-/** v1: format 1 only. Creates its data once (owner 1234:2345, mode 640), refuses format 2 with exit 3. */
+/**
+ * v1: format 1 only. Creates its data once (with $BLOB_BYTES of random bytes in `blob` when set), refuses format 2
+ * with exit 3. The test then gives `rows` owner 1234:2345 and mode 640, `sub` mode 700 (owners.ts below).
+ */
 export const APP_V1 = `trap 'exit 0' TERM
 if [ -f /data/format ] && [ "$(cat /data/format)" != 1 ]; then echo "v1 cannot read data format $(cat /data/format)"; exit 3; fi
 if [ ! -f /data/format ]; then
-  echo 1 > /data/format; echo rows-v1 > /data/rows; chown 1234:2345 /data/rows; chmod 640 /data/rows
-  mkdir -p /data/sub; echo kept > /data/sub/kept; chmod 700 /data/sub
+  echo 1 > /data/format; echo rows-v1 > /data/rows; mkdir -p /data/sub; echo kept > /data/sub/kept
+  if [ -n "$BLOB_BYTES" ]; then head -c "$BLOB_BYTES" /dev/urandom > /data/blob; fi
 fi
 echo started-v1 >> /data/starts
 echo ready
@@ -27,7 +31,7 @@ sleep 3600 & wait
 `;
 
 /** v2: migrates to format 2, then fails (exit 1) before its proof. */
-export const APP_V2 = `echo 2 > /data/format; echo rows-v2-migrated > /data/rows; chown 0:0 /data/rows; chmod 600 /data/rows
+export const APP_V2 = `echo 2 > /data/format; rm -f /data/rows; echo rows-v2-migrated > /data/rows
 mkdir -p /data/v2-index; echo idx > /data/v2-index/i; rm -f /data/sub/kept; echo started-v2 >> /data/starts
 echo "v2 migrated, now failing"; exit 1
 `;
@@ -52,12 +56,33 @@ export async function volumeFiles(engine: Docker, id: string, path = '/data'): P
     for await (const chunk of entry) chunks.push(chunk as Buffer);
     const name = entry.header.name.replace(/^data\/?/, '').replace(/\/$/, '');
     const { type = 'file', mode = 0, uid = 0, gid = 0 } = entry.header;
-    files.set(name, { type, mode: mode & 0o7777, uid, gid, content: Buffer.concat(chunks).toString('utf8') });
+    const bytes = Buffer.concat(chunks);
+    // A large file is compared by its digest.
+    const content = bytes.length > 65536 ? `sha256:${createHash('sha256').update(bytes).digest('hex')}` : bytes.toString('utf8');
+    files.set(name, { type, mode: mode & 0o7777, uid, gid, content });
   }
   return files;
 }
 
-export async function appWithVolume(t: Test, s: EngineScenario, name: string, labels: Record<string, string>): Promise<RunningOn & { volume: string }> {
+/** Gives `rows` owner 1234:2345 and mode 640 and `sub` mode 700 through the archive API (busybox has no chown here). */
+async function setOwners(engine: Docker, id: string): Promise<void> {
+  const { pack } = await import('tar-stream');
+  const p = pack();
+  p.entry({ name: 'sub/', type: 'directory', mode: 0o700, uid: 0, gid: 0 });
+  p.entry({ name: 'rows', mode: 0o640, uid: 1234, gid: 2345 }, 'rows-v1\n');
+  p.finalize();
+  const chunks: Buffer[] = [];
+  for await (const chunk of p) chunks.push(chunk as Buffer);
+  await engine.getContainer(id).putArchive(Buffer.concat(chunks), { path: '/data' });
+}
+
+export async function appWithVolume(
+  t: Test,
+  s: EngineScenario,
+  name: string,
+  labels: Record<string, string>,
+  blobBytes = 0,
+): Promise<RunningOn & { volume: string }> {
   const volume = `${s.prefix}-${name}-data`;
   await s.engine.createVolume({ Name: volume });
   t.teardown(async () => {
@@ -67,9 +92,16 @@ export async function appWithVolume(t: Test, s: EngineScenario, name: string, la
   });
   const running = await runningOn(s, name, {
     image: { files: { 'app.sh': APP_V1 }, cmd: ['/bin/sh', '/app.sh'] },
-    run: { labels, hostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: '/data' }] }, stopTimeout: 5 },
+    run: { labels, env: blobBytes ? [`BLOB_BYTES=${blobBytes}`] : [], hostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: '/data' }] }, stopTimeout: 5 },
   });
-  await waitFor(async () => (await volumeFiles(s.engine, running.name)).has('starts'), 20_000);
+  await waitFor(async () => (await volumeFiles(s.engine, running.name)).has('starts'), 60_000);
+  await setOwners(s.engine, running.name);
+  const facts = await volumeFiles(s.engine, running.name);
+  t.same(
+    { rows: [facts.get('rows')?.uid, facts.get('rows')?.gid, facts.get('rows')?.mode], sub: facts.get('sub')?.mode },
+    { rows: [1234, 2345, 0o640], sub: 0o700 },
+    'the data has an owner and modes of its own',
+  );
   await pushNext(s, running, { files: { 'app.sh': APP_V2 }, cmd: ['/bin/sh', '/app.sh'] });
   return { ...running, volume };
 }
@@ -102,6 +134,7 @@ export function snapshotScenarios(index: number): void {
     const files = await volumeFiles(s.engine, app.name);
     t.equal(files.get('format')?.content, '2\n', 'the volume holds the migrated format');
     t.ok(files.has('v2-index'), 'and what v2 added');
+    t.equal(files.get('rows')?.uid, 0, 'v2 rewrote rows as root: owners change with a migration');
   });
 
   t.test(`${under.label}: with tidewatch.snapshot=volumes, v1 runs again on its own data, exactly as it was`, async (t) => {
