@@ -109,6 +109,7 @@ async function downtime(labelled: boolean, round: number): Promise<number> {
   const old = await engine.getContainer(name).inspect();
   await pushImage({ registry: env.registry, repo, marker: `${repo} v2`, cmd: QUICK_STOP_CMD });
   const dataDir = await tempDir();
+  const since = Math.floor(Date.now() / 1000) - 1;
   const tw = await createTidewatch({
     plugins: [
       { plugin: statePlugin, options: { dataDir } },
@@ -123,12 +124,18 @@ async function downtime(labelled: boolean, round: number): Promise<number> {
   } finally {
     await tw.close();
   }
-  const stopped = Date.parse((await engine.getContainer(old.Id).inspect().catch(() => undefined))?.State.FinishedAt ?? '');
-  const started = Date.parse((await engine.getContainer(name).inspect()).State.StartedAt);
+  // The old container is removed by now: its stop and the new one's start are read from the engine's events.
+  const fresh = (await engine.getContainer(name).inspect()).Id;
+  const stream = (await engine.getEvents({ since, until: Math.ceil(Date.now() / 1000) + 1, filters: { type: ['container'] } })) as unknown as NodeJS.ReadableStream;
+  let text = '';
+  for await (const chunk of stream) text += String(chunk);
+  const events = text.trim().split('\n').map((line) => JSON.parse(line) as { id: string; status: string; timeNano: number });
+  const stopped = (events.find((e) => e.id === old.Id && e.status === 'die')?.timeNano ?? NaN) / 1e6;
+  const started = (events.find((e) => e.id === fresh && e.status === 'start')?.timeNano ?? NaN) / 1e6;
   await engine.getContainer(name).remove({ force: true });
   await engine.getVolume(volume).remove();
   await rm(dataDir, { recursive: true, force: true }, () => undefined);
-  return started - stopped;
+  return Math.round(started - stopped);
 }
 
 async function main(): Promise<void> {

@@ -88,7 +88,7 @@ export class SnapshotFiles {
         if (!VOLUME_NAME.test(name)) throw snapshotErrors.badVolume(name);
         const file = join(partial, `${name}.tar`);
         const meter = new Meter(used, maxBytes);
-        await pipeline(tar, meter, createWriteStream(file, { flags: 'wx' }));
+        await pipeline(tar, meter, createWriteStream(file, { flags: 'wx', highWaterMark: 1024 * 1024 }));
         const handle = await open(file, 'r');
         try {
           await handle.sync();

@@ -82,6 +82,7 @@ export async function appWithVolume(
   name: string,
   labels: Record<string, string>,
   blobBytes = 0,
+  binds: { hooks?: string } = {},
 ): Promise<RunningOn & { volume: string }> {
   const volume = `${s.prefix}-${name}-data`;
   await s.engine.createVolume({ Name: volume });
@@ -92,7 +93,7 @@ export async function appWithVolume(
   });
   const running = await runningOn(s, name, {
     image: { files: { 'app.sh': APP_V1 }, cmd: ['/bin/sh', '/app.sh'] },
-    run: { labels, env: blobBytes ? [`BLOB_BYTES=${blobBytes}`] : [], hostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: '/data' }] }, stopTimeout: 5 },
+    run: { labels, env: blobBytes ? [`BLOB_BYTES=${blobBytes}`] : [], hostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: '/data' }, ...(binds.hooks ? [{ Type: 'bind' as const, Source: binds.hooks, Target: '/hooks' }] : [])] }, stopTimeout: 5 },
   });
   await waitFor(async () => (await volumeFiles(s.engine, running.name)).has('starts'), 60_000);
   await setOwners(s.engine, running.name);
