@@ -279,7 +279,10 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
   }
 
   const snap = planSnapshot(rt, info, plan, { isOwn, runId: request.runId });
-  if (snap && 'skip' in snap) return abandon({ outcome: 'skipped', reason: snap.skip });
+  if (snap && 'skip' in snap) {
+    logger.warn({ container: target.name, reason: snap.skip }, 'update skipped: the snapshot it asks for cannot be taken');
+    return abandon({ outcome: 'skipped', reason: snap.skip });
+  }
   const snapshotStep: SnapshotStep | undefined = snap;
   let snapshot: SnapshotRef | undefined;
 
@@ -381,7 +384,10 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     const problems = await rollBack(rt, subject, newId, stoppedDependents, state, volumes);
     await settleSnapshot(problems.length === 0 ? snapshotStep : undefined, info.Id, logger);
     if (candidateRunning) await loggedHook(rt, info.Id, 'post-rollback', logger);
-    if (err instanceof SnapshotSkip && problems.length === 0) return { target, outcome: 'skipped', reason: err.message };
+    if (err instanceof SnapshotSkip && problems.length === 0) {
+      logger.warn({ container: target.name, reason: err.message }, 'update skipped, old container restarted: the snapshot it asks for cannot be taken');
+      return { target, outcome: 'skipped', reason: err.message };
+    }
     // The successor is gone again: the data directory is this process's once more.
     if (isOwn && candidateRunning) await request.handover?.takeBack().catch((e: unknown) => logger.error({ err: errorMessage(e) }, 'could not take the data directory lock back'));
     const error = errorMessage(err);
