@@ -35,7 +35,8 @@ class Meter extends Transform {
     readonly used: { bytes: number },
     readonly limit: number,
   ) {
-    super();
+    // Large buffers between the engine's socket and the file: fewer pauses of the socket (docs/snapshots.md#what-it-costs).
+    super({ highWaterMark: 4 * 1024 * 1024 });
   }
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     this.used.bytes += chunk.length;

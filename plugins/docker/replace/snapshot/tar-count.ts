@@ -33,6 +33,10 @@ export class TarByteCounter extends Transform {
   #pax: Buffer[] | undefined;
   #paxSize: number | undefined;
 
+  constructor() {
+    super({ highWaterMark: 4 * 1024 * 1024 });
+  }
+
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     let offset = 0;
     while (offset < chunk.length) {
