@@ -55,6 +55,17 @@ export {
   type AgentHosts,
 } from '../plugins/agents/contracts.js';
 export { PEOPLE, type Authentication, type People } from '../plugins/people/contracts.js';
+export {
+  SNAPSHOTS,
+  SNAPSHOT_VOLUMES,
+  type SnapshotJournal,
+  type SnapshotQuery,
+  type SnapshotRecord,
+  type SnapshotSettings,
+  type SnapshotVolume,
+  type SnapshotWriter,
+  type Snapshots,
+} from '../plugins/state/snapshot-contracts.js';
 export { PAGE_DEFAULT, PAGE_MAX, parsePageQuery, readAllRecords, type PageQueryError } from '../plugins/state/page-query.js';
 export {
   DATA_DIR_HANDOVER,

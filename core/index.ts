@@ -11,6 +11,7 @@ export type { Tidewatch, TidewatchCore } from './tidewatch.js';
 export type {
   Actor,
   ApplyResult,
+  SnapshotRef,
   CheckResult,
   Logger,
   RunContext,

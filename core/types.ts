@@ -182,6 +182,16 @@ export interface ApplyResult {
    * names the old image (docs/compose.md#tag-updates-and-compose).
    */
   readonly note?: string;
+  /** The volume snapshot taken before the replacement, or restored with its rollback (docs/snapshots.md). */
+  readonly snapshot?: SnapshotRef;
+}
+
+/** A snapshot as an update's result and its audit entry name it (docs/snapshots.md). */
+export interface SnapshotRef {
+  readonly id: string;
+  readonly volumes: readonly string[];
+  /** True when the volumes were put back from it (a rollback). */
+  readonly restored?: boolean;
 }
 
 export type RunKind = 'check' | 'update';

@@ -2,7 +2,7 @@
 // connection (Watchtower's --host, --tlsverify, --cert-path, --api-version, with Docker's own variables
 // read last), the Watchtower fork's selection filters, and how replacements behave.
 import { SHARED_OPTIONS, option, type OptionValues } from '../../core/index.js';
-import type { RegistryAuth } from '../../contracts/index.js';
+import type { RegistryAuth, Snapshots } from '../../contracts/index.js';
 import { DEFAULT_DOCKER_HOST, formatHostEntry, parseHostList } from './engine/hosts.js';
 import type { SshSettings } from './engine/ssh/settings.js';
 
@@ -174,4 +174,6 @@ export interface ResolvedDockerOptions extends Omit<DockerOptionValues, 'selfCon
   readonly authFor: AuthFor | undefined;
   /** The key and known_hosts file of ssh:// engines, read at start when one is configured (docs/ssh-hosts.md). */
   readonly ssh?: SshSettings;
+  /** Volume snapshots (docs/snapshots.md), when the state plugin is loaded. */
+  readonly snapshots?: () => Snapshots | undefined;
 }

@@ -3,7 +3,7 @@
 // discovery, selection and updates. Several engines (docs/hosts.md) are one runtime each, in one run.
 import { STAGES, type RunContext, type Target, type TidewatchCore } from '../../core/index.js';
 import { DOCKER_ENGINES, LOCAL_IMAGES, REGISTRY_MIRRORS, type LocalImages, type RegistryMirrors } from './contracts.js';
-import { AGENT_HOSTS, STATE_STORE, PULL_CREDENTIALS, type AgentHosts } from '../../contracts/index.js';
+import { AGENT_HOSTS, SNAPSHOTS, STATE_STORE, PULL_CREDENTIALS, type AgentHosts } from '../../contracts/index.js';
 import { pingEngine } from './engine/connect.js';
 import { createEngine, discoverAll, type Engine } from './engine/engines.js';
 import { engineSpecs } from './engine/hosts.js';
@@ -31,6 +31,8 @@ function resolveOptions(core: TidewatchCore, options: DockerOptionValues): Resol
     selfUpdate: options.selfUpdate && core.mode !== 'once',
     // Looked up at pull time: without the service (no registry plugin loaded) pulls are anonymous.
     authFor: async (imageRef) => core.services.get(PULL_CREDENTIALS)?.authFor(imageRef),
+    // The state plugin keeps volume snapshots (docs/snapshots.md); without it none are taken.
+    snapshots: () => core.services.get(SNAPSHOTS),
   };
 }
 

@@ -71,7 +71,7 @@ async function applyDocker(
     state.runningAtStart.delete(target.name);
     return handOffToOrchestrator(rt, { plan, logger: ctx.logger, pull, handover, store });
   }
-  return replaceContainer(rt, { plan, state, isOwn: own === 'own', logger: ctx.logger, pull, signal: ctx.stopping, handover });
+  return replaceContainer(rt, { plan, state, isOwn: own === 'own', logger: ctx.logger, pull, signal: ctx.stopping, handover, runId: ctx.runId });
 }
 
 /**

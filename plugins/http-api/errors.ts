@@ -16,6 +16,11 @@ export const httpErrors = Object.freeze({
     (name: string) => `no previous image is known for ${name}: this container was never updated by this Tidewatch, or was rolled back since`,
     404,
   ),
+  noSnapshot: createError(
+    'TW_ERR_ROLLBACK_NO_SNAPSHOT',
+    (name: string) => `restore=volumes: no snapshot of ${name}'s volumes was taken before the update being rolled back`,
+    404,
+  ),
   previousImageGone: createError(
     'TW_ERR_ROLLBACK_IMAGE_GONE',
     (name: string, image: string) => `the previous image of ${name} (${image}) is no longer present locally`,

@@ -19,6 +19,7 @@ export const ENDPOINTS = [
   'metrics',
   'rollback',
   'rollouts',
+  'snapshots',
   'swagger',
   'tokens',
   'update',

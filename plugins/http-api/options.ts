@@ -18,6 +18,8 @@ export { ENDPOINTS, type Endpoint };
 export const PROTECTED_ENDPOINTS: readonly Endpoint[] = ['update', 'check', 'metrics', 'containers', 'config', 'history', 'images',
   // docs/state.md: the audit trail, rollback and release.
   'audit', 'rollback',
+  // docs/snapshots.md: the volume snapshots.
+  'snapshots',
   // docs/policies.md: the approvals a person decides.
   'approvals',
   // docs/people.md: personal API tokens.

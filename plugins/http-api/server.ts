@@ -32,6 +32,7 @@ import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { historyRoutes } from './routes/history.js';
 import { auditRoutes } from './routes/audit.js';
+import { snapshotRoutes } from './routes/snapshots.js';
 import { rollbackRoutes } from './routes/rollback.js';
 import { imageRoutes } from './routes/images.js';
 import { statusRoutes } from './routes/status.js';
@@ -86,6 +87,8 @@ async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: Eve
       return historyRoutes(ctx);
     case 'audit':
       return auditRoutes(ctx);
+    case 'snapshots':
+      return snapshotRoutes(ctx);
     case 'rollback':
       return rollbackRoutes(ctx);
     case 'swagger':

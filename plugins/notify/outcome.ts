@@ -12,6 +12,7 @@ import {
   type CheckResult,
   type EventPayloads,
   type SignatureCheck,
+  type SnapshotRef,
   type Target,
 } from '../../core/index.js';
 import type { NotificationLevel } from './options.js';
@@ -50,6 +51,8 @@ export interface ContainerOutcome {
   readonly releaseNotesUrl?: string;
   /** Plugins' own findings about a pending or applied candidate (docs/plugins.md#findings), when there are any. */
   readonly findings?: readonly { key: string; summary: string }[];
+  /** The volume snapshot the update took, or its rollback restored (docs/snapshots.md). */
+  readonly snapshot?: SnapshotRef;
 }
 
 /** How the state plugin's gate words a failed candidate it skips (docs/state.md#failed-candidates). */
@@ -131,6 +134,7 @@ function classify(check: CheckResult, result: ApplyResult | undefined): Containe
     latestImageId: latestOf(check, result),
     ...tagsOf(check, result),
     ...rollbackOf(check, result),
+    ...(result?.snapshot ? { snapshot: result.snapshot } : {}),
   };
   if (staleness.error) return { ...base, state: 'Skipped', error: staleness.error };
   switch (result?.outcome) {
@@ -155,7 +159,23 @@ function entriesOf(outcome: ContainerOutcome, time: Date): OutcomeEntry[] {
   const change = versionChange(target.image, outcome);
   const suffix = change ? `: ${change}` : '';
   const note: OutcomeEntry[] = outcome.note ? [{ ...about, level: 'warn', message: outcome.note }] : [];
-  if (outcome.rollback) return rollbackEntries(outcome, about);
+  if (outcome.rollback) return [...rollbackEntries(outcome, about), ...snapshotEntries(outcome, about)];
+  return [...stateEntries(outcome, about, suffix, note), ...snapshotEntries(outcome, about)];
+}
+
+/** What a notification says of the volumes (docs/snapshots.md): a snapshot taken, or restored with a rollback. */
+function snapshotEntries(outcome: ContainerOutcome, about: { time: Date; container: string }): OutcomeEntry[] {
+  const { snapshot } = outcome;
+  if (!snapshot || (outcome.state !== 'Updated' && outcome.state !== 'Failed')) return [];
+  const volumes = snapshot.volumes.join(', ');
+  const message = snapshot.restored
+    ? `Restored the volumes of /${outcome.target.name} (${volumes}) from snapshot ${snapshot.id}`
+    : `Snapshot ${snapshot.id} of /${outcome.target.name}'s volumes (${volumes}) taken before the update`;
+  return [{ ...about, level: 'info', message }];
+}
+
+function stateEntries(outcome: ContainerOutcome, about: { time: Date; container: string }, suffix: string, note: OutcomeEntry[]): OutcomeEntry[] {
+  const { target } = outcome;
   switch (outcome.state) {
     case 'Stale':
       // Announced once per candidate like any pending update (docs/notifications.md#no-repeats): one line.

@@ -12,6 +12,7 @@ import {
   repoDigest,
   type ApplyResult,
   type RunContext,
+  type SnapshotRef,
   type Staleness,
   type TidewatchCore,
 } from '../../core/index.js';
@@ -50,7 +51,7 @@ function recordOf(
   const previous = rollbacks.rollbackOf(ctx.runId, key);
   const error = result.error === undefined ? {} : { error: result.error };
   // What became of a Compose file, say (docs/compose.md#rollback-and-compose).
-  const note = result.note === undefined ? {} : { note: result.note };
+  const note = { ...(result.note === undefined ? {} : { note: result.note }), ...(result.snapshot ? { snapshot: result.snapshot } : {}) };
   switch (result.outcome) {
     case 'updated': {
       const now = new Date().toISOString();
@@ -72,12 +73,15 @@ function recordOf(
     case 'restarted':
       return { ...base, action: 'restart', from, outcome: 'restarted' };
     case 'failed':
-      if (previous) return { ...base, action: 'rollback', from, outcome: 'failed', ...error };
-      return { ...base, action: 'update', from, outcome: result.rolledBack ? 'rolled_back' : 'failed', ...error };
+      if (previous) return { ...base, action: 'rollback', from, outcome: 'failed', ...error, ...snapshotOf(result) };
+      return { ...base, action: 'update', from, outcome: result.rolledBack ? 'rolled_back' : 'failed', ...error, ...snapshotOf(result) };
     default:
       return undefined;
   }
 }
+
+/** The snapshot an update took or a rollback restored, for its audit entry (docs/snapshots.md). */
+const snapshotOf = (result: ApplyResult): { snapshot?: SnapshotRef } => (result.snapshot ? { snapshot: result.snapshot } : {});
 
 export function tapAudit(core: TidewatchCore, store: StateStore, rollbacks: RollbackRuns, seen: SeenStaleness): void {
   core.hooks.cleanup.tapPromise({ name: 'state', stage: AFTER_RUNTIMES }, async (results, ctx) => {

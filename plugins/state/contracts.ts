@@ -18,6 +18,7 @@ import {
   type HistoryEntry,
   type ReleaseNotes,
   type ServiceKey,
+  type SnapshotRef,
   type Staleness,
   type Target,
   type UpdateReport,
@@ -55,6 +56,8 @@ export interface AuditEntry {
   readonly error?: string;
   /** A sentence about the result the user should read, e.g. what became of a Compose file (docs/compose.md). */
   readonly note?: string;
+  /** The volume snapshot the change took or restored (docs/snapshots.md). */
+  readonly snapshot?: SnapshotRef;
 }
 
 /** What an audit writer gives; the store adds `id` and `time`. */
@@ -254,6 +257,8 @@ export interface StateStore {
 export type RollbackOutcome =
   | { readonly status: 'unknown' }
   | { readonly status: 'gone'; readonly previous: PreviousImage }
+  /** `restore=volumes`, and no snapshot was taken before the update being rolled back (docs/snapshots.md). */
+  | { readonly status: 'no_snapshot'; readonly previous: PreviousImage }
   | { readonly status: 'done'; readonly report: UpdateReport; readonly from: AuditImage; readonly to: AuditImage };
 
 /** The one state store (docs/state.md): last checks, history, audit trail, holds. Provided by the state plugin. */
@@ -262,7 +267,10 @@ export const STATE_STORE: ServiceKey<StateStore> = defineService<StateStore>('st
 /** Rollback on demand and holds (docs/state.md#rollback-on-demand). Provided by the state plugin. */
 export interface Rollbacks {
   /** Puts the container back on the image it ran before its last update, as a targeted update run. */
-  rollback(key: ContainerKey, options?: { trigger?: string; actor?: Actor; signal?: AbortSignal; runId?: string }): Promise<RollbackOutcome>;
+  rollback(
+    key: ContainerKey,
+    options?: { trigger?: string; actor?: Actor; signal?: AbortSignal; runId?: string; restore?: 'volumes' },
+  ): Promise<RollbackOutcome>;
   /**
    * Lifts a hold and forgets a failed candidate; false when the container had neither. A release that lifted
    * something is an audit entry (`release`) naming `actor` (docs/people.md).

@@ -7,6 +7,7 @@
 import { STAGES, exactNamePattern, repoDigest, type Actor, type Target, type TidewatchCore } from '../../core/index.js';
 import { LOCAL_IMAGES } from '../../contracts/index.js';
 import type { AuditImage, ContainerKey, PreviousImage, RollbackOutcome, Rollbacks, StateStore } from './contracts.js';
+import type { SnapshotService } from './snapshot-service.js';
 // node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
 const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
@@ -25,6 +26,7 @@ export class RollbackRuns implements Rollbacks {
   constructor(
     readonly core: TidewatchCore,
     readonly store: StateStore,
+    readonly snapshots?: SnapshotService,
   ) {}
 
   isRollbackRun(runId: string): boolean {
@@ -64,7 +66,10 @@ export class RollbackRuns implements Rollbacks {
     return targets.find((t) => this.store.previousImage(t.id) !== undefined) ?? targets[0];
   }
 
-  async rollback(key: ContainerKey, options: { trigger?: string; actor?: Actor; signal?: AbortSignal; runId?: string } = {}): Promise<RollbackOutcome> {
+  async rollback(
+    key: ContainerKey,
+    options: { trigger?: string; actor?: Actor; signal?: AbortSignal; runId?: string; restore?: 'volumes' } = {},
+  ): Promise<RollbackOutcome> {
     const target = await this.#find(key, options.signal);
     const previous = target && this.store.previousImage(target.id);
     if (!target || !previous) return { status: 'unknown' };
@@ -74,6 +79,15 @@ export class RollbackRuns implements Rollbacks {
     }
     const runId = options.runId ?? nodeCrypto().randomUUID();
     this.#pending.set(runId, { id: target.id, previous });
+    // restore=volumes: the snapshot the update being rolled back took, while the container ran the previous image.
+    if (options.restore === 'volumes') {
+      const snapshot = this.snapshots?.latestFor(target.name, target.host, previous.imageId);
+      if (!snapshot) {
+        this.#pending.delete(runId);
+        return { status: 'no_snapshot', previous };
+      }
+      this.snapshots?.requestRestore(runId, target.id, snapshot);
+    }
     try {
       const report = await this.core.update({
         filters: { containers: [exactNamePattern(target.name)], ...(target.host ? { hosts: [target.host] } : {}) },
@@ -90,6 +104,7 @@ export class RollbackRuns implements Rollbacks {
       return { status: 'done', report, from, to };
     } finally {
       this.#pending.delete(runId);
+      this.snapshots?.forgetRestore(runId);
     }
   }
 

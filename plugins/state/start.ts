@@ -4,6 +4,8 @@
 import { mkdir } from 'node:fs/promises';
 import { type TidewatchCore } from '../../core/index.js';
 import { DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE } from './contracts.js';
+import { SNAPSHOTS, type SnapshotSettings } from './snapshot-contracts.js';
+import { SnapshotService } from './snapshot-service.js';
 import { tapAudit } from './audit-taps.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { recordChecks } from './check-state.js';
@@ -12,7 +14,7 @@ import { tapHoldGate } from './hold-gate.js';
 import { RollbackRuns } from './rollback.js';
 import { openStateStore } from './store.js';
 
-export async function applyState(core: TidewatchCore, dataDir: string): Promise<void> {
+export async function applyState(core: TidewatchCore, dataDir: string, snapshotSettings: SnapshotSettings): Promise<void> {
   const logger = core.logger.child({ plugin: 'state' });
   // One process per data directory, before anything in it is read (docs/state.md#one-process-per-data-directory).
   let lock: DataDirLock | undefined;
@@ -23,6 +25,11 @@ export async function applyState(core: TidewatchCore, dataDir: string): Promise<
   }
   const store = await openStateStore({ dir: dataDir || undefined, logger });
   core.services.provide(STATE_STORE, store);
+  const snapshots = new SnapshotService(store, snapshotSettings, logger);
+  core.services.provide(SNAPSHOTS, snapshots);
+  // A snapshot a killed process was writing is dropped; a restore it began is finished by the runtime's repair.
+  const swept = await snapshots.files?.sweep();
+  if (swept?.length) logger.warn({ removed: swept }, 'unfinished snapshots removed');
   if (lock) {
     const held = lock;
     core.services.provide(DATA_DIR_HANDOVER, {
@@ -41,7 +48,7 @@ export async function applyState(core: TidewatchCore, dataDir: string): Promise<
   core.hooks.event.tap('state', (event) => {
     if (event.type === 'run_report') recordChecks(store, event.data);
   });
-  const rollbacks = new RollbackRuns(core, store);
+  const rollbacks = new RollbackRuns(core, store, snapshots);
   core.services.provide(ROLLBACKS, rollbacks);
   rollbacks.tap();
   const seen = tapHoldGate(core, store, rollbacks);

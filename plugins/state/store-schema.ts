@@ -39,6 +39,12 @@ CREATE INDEX IF NOT EXISTS records_seq ON records (collection, seq);
 CREATE TABLE IF NOT EXISTS record_fields (collection TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, seq INTEGER NOT NULL,
   PRIMARY KEY (collection, name, value, seq)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS record_fields_seq ON record_fields (seq);
+-- Volume snapshots (docs/snapshots.md): the index of the tar files under <data-dir>/snapshots/, paged newest
+-- first by seq, by container on its own index; the journal of restores a killed process may have left.
+CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, container TEXT NOT NULL, host TEXT NOT NULL, body TEXT NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS snapshots_id ON snapshots (id);
+CREATE INDEX IF NOT EXISTS snapshots_container ON snapshots (container, host, seq);
+CREATE TABLE IF NOT EXISTS snapshot_journal (container_id TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
 `;
 
 /** Opens (creating when missing) the database at `file`, or an in-memory one for `:memory:`. */

@@ -190,6 +190,23 @@ export class EngineClient implements EngineApi {
     });
   }
 
+  /**
+   * `PUT /containers/{id}/archive?path=` with a streamed tar, a directory or file replacing what is there
+   * whatever its type (`noOverwriteDirNonDir` off): how a volume is emptied and filled again (docs/snapshots.md#how-a-restore-works).
+   */
+  async putArchiveStream(id: string, path: string, tar: NodeJS.ReadableStream & { destroy(error?: Error): void }): Promise<void> {
+    const response = await this.#transport.open('PUT', `/containers/${encodeURIComponent(id)}/archive`, {
+      query: { path, noOverwriteDirNonDir: false },
+      stream: { body: tar, contentType: 'application/x-tar' },
+      agent: false,
+    });
+    response.resume();
+    await new Promise<void>((resolve, reject) => {
+      response.once('end', resolve);
+      response.once('error', reject);
+    });
+  }
+
   async connectNetwork(network: string, body: { Container: string; EndpointConfig?: Docker.EndpointSettings }): Promise<void> {
     await this.request('POST', `/networks/${encodeURIComponent(network)}/connect`, { body });
   }

@@ -84,6 +84,8 @@ export type QueryValues = EngineRequestOptions['query'];
 export interface EngineCallOptions extends EngineRequestOptions {
   readonly agent?: false;
   readonly raw?: { readonly body: Buffer; readonly contentType: string };
+  /** A body streamed (chunked): a volume snapshot's tar (docs/snapshots.md). Its errors abort the call. */
+  readonly stream?: { readonly body: NodeJS.ReadableStream & { destroy(error?: Error): void }; readonly contentType: string };
 }
 
 function queryString(query: QueryValues): string {
@@ -190,6 +192,8 @@ export class EngineTransport {
     if (body) {
       headers['content-type'] = options.raw?.contentType ?? 'application/json';
       headers['content-length'] = body.length;
+    } else if (options.stream) {
+      headers['content-type'] = options.stream.contentType;
     }
     const requestOptions: https.RequestOptions = {
       method,
@@ -213,7 +217,18 @@ export class EngineTransport {
         else engineError(response, method, path).then(reject, reject);
       });
       request.on('error', reject);
-      request.end(body);
+      const stream = options.stream?.body;
+      if (!stream) {
+        request.end(body);
+        return;
+      }
+      // A source that fails (a snapshot whose checksum does not match) aborts the call: the engine never
+      // sees the end of the archive and extracts nothing more.
+      stream.once('error', (err: Error) => {
+        request.destroy(err);
+        reject(err);
+      });
+      stream.pipe(request);
     });
   }
 

@@ -1,14 +1,14 @@
 // Lifecycle hooks (`--enable-lifecycle-hooks`): commands from the container's labels run inside it with
 // docker exec as `sh -c`, with WT_CONTAINER describing the container (Watchtower's contract, so hook
-// scripts written for Watchtower keep working). pre-update and post-update take their timeout in minutes
-// from a label (default 1, 0 = none); the check hooks have Watchtower's fixed minute.
+// scripts written for Watchtower keep working). pre-update, post-update, pre-rollback and post-rollback take
+// their timeout in minutes from a label (default 1, 0 = none); the check hooks have Watchtower's fixed minute.
 import type Docker from 'dockerode';
 import type { EngineClient } from '../engine/client.js';
 import { LABEL_PREFIX, WATCHTOWER_LABEL_PREFIX, readLabel } from '../../../core/index.js';
 import { containerName, imageNameOf } from '../target.js';
 import type { InspectedConfig } from './recreate-config.js';
 
-export type HookPhase = 'pre-check' | 'pre-update' | 'post-update' | 'post-check';
+export type HookPhase = 'pre-check' | 'pre-update' | 'post-update' | 'post-check' | 'pre-rollback' | 'post-rollback';
 
 /** pre-update's exit code that defers the update (EX_TEMPFAIL). */
 export const EX_TEMPFAIL = 75;

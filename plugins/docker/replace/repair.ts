@@ -21,6 +21,7 @@ import type { DockerRuntime } from '../runtime.js';
 import { stopPolicy } from './stop-policy.js';
 import { effectiveScope, selectDockerTargets } from '../selection.js';
 import { REPLACES_LABEL, RUNTIME, containerName, imageNameOf } from '../target.js';
+import { dropSettledJournals, finishRestore } from './snapshot/repair.js';
 
 export interface RepairReport {
   readonly restored: string[];
@@ -130,6 +131,9 @@ async function repairOld(rt: DockerRuntime, leftover: Leftover, report: RepairRe
     await removeContainer(rt.docker, holder.Id);
     report.removed.push(`${marker.originalName} (unproven replacement)`);
   }
+  // Its volumes as at the update's snapshot, before it starts on them (docs/snapshots.md#crash-safety).
+  const restored = await finishRestore(rt, old.Id, rt.logger);
+  if (restored) report.restored.push(`${marker.originalName} (${restored})`);
   const aside = { id: old.Id, originalName: marker.originalName, wasRunning: marker.wasRunning };
   // Joined to a container replaced since: recreated joined to its successor (replace/namespace-follow.ts).
   if (!(await followMovedOwners(rt, aside))) await restoreAside(rt.docker, aside);
@@ -165,7 +169,10 @@ export async function repairInterrupted(rt: DockerRuntime): Promise<RepairReport
   const report: RepairReport = { restored: [], removed: [], predecessors: [], problems: [] };
   const at = Date.now();
   let { listed, leftovers } = await listLeftovers(rt);
-  if (leftovers.length === 0) return { ...report, listed: { containers: listed, at } };
+  if (leftovers.length === 0) {
+    await dropSettledJournals(rt, rt.logger);
+    return { ...report, listed: { containers: listed, at } };
+  }
   const ownId = rt.ownId();
   const ownName = listed.find((entry) => entry.Id === ownId);
   const predecessors = leftovers.filter(
@@ -184,5 +191,6 @@ export async function repairInterrupted(rt: DockerRuntime): Promise<RepairReport
   for (const leftover of [...leftovers].sort((a, b) => rank(a) - rank(b))) {
     await repairOne(rt, leftover, report);
   }
+  await dropSettledJournals(rt, rt.logger);
   return report;
 }

@@ -12,7 +12,7 @@
 // the successor does that when it starts (replace/repair.ts).
 import type Docker from 'dockerode';
 import type { ContainerHandle, EngineClient } from '../engine/client.js';
-import { errorMessage, formatGoDuration, type ApplyResult, type Logger, type Target, type UpdatePlan } from '../../../core/index.js';
+import { errorMessage, formatGoDuration, type ApplyResult, type SnapshotRef, type Logger, type Target, type UpdatePlan } from '../../../core/index.js';
 import { OCI_REVISION, sameCommit } from '../../../contracts/shared/revision.js';
 import type { DataDirHandover } from '../../../contracts/index.js';
 import { moveDependentAside, restoreAll, restoreAside } from './aside.js';
@@ -39,6 +39,8 @@ import type { DockerRuntime } from '../runtime.js';
 import { deferRemoval, removeOld } from './removal.js';
 import { isImageId, restoreReference } from './restore-reference.js';
 import { REPLACES_LABEL, ZODIAC_IMAGE_LABEL, containerName, imageNameOf } from '../target.js';
+import { dependentPreUpdate, loggedHook, postUpdate } from './update-hooks.js';
+import { SnapshotSkip, planSnapshot, restoreOnRollback, settleSnapshot, snapshotStopped, type SnapshotStep } from './snapshot/step.js';
 
 export interface ReplaceRequest {
   readonly plan: UpdatePlan;
@@ -52,6 +54,8 @@ export interface ReplaceRequest {
   readonly signal: AbortSignal;
   /** With a data directory: its lock, handed to the own container's successor (docs/state.md#one-process-per-data-directory). */
   readonly handover?: DataDirHandover | undefined;
+  /** The run's id: a rollback on demand's snapshot to restore is asked for by it (docs/snapshots.md). */
+  readonly runId?: string;
 }
 
 /** The container being replaced, as found when its turn came. */
@@ -215,12 +219,19 @@ async function rollBack(
   newId: string,
   dependents: AsideContainer[],
   state: RunState,
+  volumes?: () => Promise<unknown>,
 ): Promise<string[]> {
   const errors: string[] = [];
   try {
     await removeContainer(rt.docker, newId);
   } catch (err) {
     errors.push(`removing the new container: ${errorMessage(err)}`);
+  }
+  // The volumes as they were before the update, before the old container starts on them (docs/snapshots.md).
+  try {
+    await volumes?.();
+  } catch (err) {
+    errors.push(`restoring the volumes: ${errorMessage(err)}`);
   }
   try {
     if (await inspectOrUndefined(rt.docker, subject.info.Id)) await restoreAside(rt.docker, subject.aside);
@@ -269,6 +280,14 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     return abandon({ outcome: 'skipped', reason: 'no newer image after pull' });
   }
 
+  const snap = planSnapshot(rt, info, plan, { isOwn, runId: request.runId });
+  if (snap && 'skip' in snap) {
+    logger.warn({ container: target.name, reason: snap.skip }, 'update skipped: the snapshot it asks for cannot be taken');
+    return abandon({ outcome: 'skipped', reason: snap.skip });
+  }
+  const snapshotStep: SnapshotStep | undefined = snap;
+  let snapshot: SnapshotRef | undefined;
+
   if (rt.options.enableLifecycleHooks && info.State.Running && !info.State.Restarting && !isOwn) {
     let result: HookResult | undefined;
     try {
@@ -284,6 +303,8 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     }
   }
 
+  // A rollback on demand: pre-rollback in the container being rolled back from (docs/snapshots.md#hooks).
+  if (rollbackImageId(plan) && !isOwn) await loggedHook(rt, info.Id, 'pre-rollback', logger);
   if (request.signal.aborted) return abandon({ outcome: 'skipped', reason: 'cancelled: Tidewatch is stopping' });
   let newId: string;
   let runName: string;
@@ -327,6 +348,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
       await renameContainer(rt.docker, info.Id, oldAsideName(subject.aside.originalName, info.Id, subject.aside.wasRunning));
     }
     if (!isOwn) await stopContainer(rt.docker, info, policy);
+    if (snapshotStep) snapshot = await snapshotStopped(rt, snapshotStep, info, { container: target.name, ...(target.host ? { host: target.host } : {}), runId: request.runId ?? '' }, logger);
     await renameContainer(rt.docker, newId, subject.aside.originalName);
     if (started) {
       candidateRunning = true;
@@ -334,6 +356,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
       if (isOwn) await request.handover?.handOver();
       await startContainer(rt.docker, newId);
       await postUpdate(rt, newId, logger);
+      if (rollbackImageId(plan)) await loggedHook(rt, newId, 'post-rollback', logger);
       proof = await proveContainer(rt.docker, newId, {
         gracePeriodMs: rt.options.gracePeriodMs,
         healthTimeoutMs: rt.options.healthTimeoutMs,
@@ -355,11 +378,22 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
         ...(runName !== subject.imageName ? { newImage: runName } : {}),
       };
     }
-    const problems = await rollBack(rt, subject, newId, stoppedDependents, state);
+    if (candidateRunning) await loggedHook(rt, newId, 'pre-rollback', logger);
+    const taken = snapshot;
+    const volumes = async () => {
+      snapshot = (await restoreOnRollback(rt, snapshotStep, taken, info.Id, logger)) ?? snapshot;
+    };
+    const problems = await rollBack(rt, subject, newId, stoppedDependents, state, volumes);
+    await settleSnapshot(problems.length === 0 ? snapshotStep : undefined, info.Id, logger);
+    if (candidateRunning) await loggedHook(rt, info.Id, 'post-rollback', logger);
+    if (err instanceof SnapshotSkip && problems.length === 0) {
+      logger.warn({ container: target.name, reason: err.message }, 'update skipped, old container restarted: the snapshot it asks for cannot be taken');
+      return { target, outcome: 'skipped', reason: err.message };
+    }
     // The successor is gone again: the data directory is this process's once more.
     if (isOwn && candidateRunning) await request.handover?.takeBack().catch((e: unknown) => logger.error({ err: errorMessage(e) }, 'could not take the data directory lock back'));
     const error = errorMessage(err);
-    const candidate = candidateRunning ? { candidateFailed: true } : {};
+    const candidate = { ...(candidateRunning ? { candidateFailed: true } : {}), ...(snapshot ? { snapshot } : {}) };
     if (problems.length > 0) {
       logger.error({ container: target.name, err: error, rollback: problems }, 'rollback incomplete');
       return { target, outcome: 'failed', error: `${error}; rollback incomplete: ${problems.join('; ')}`, rolledBack: false, ...candidate };
@@ -368,6 +402,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     return { target, outcome: 'failed', error, rolledBack: true, ...candidate };
   }
 
+  await settleSnapshot(snapshotStep, info.Id, logger);
   if (!isOwn) {
     // Dependents recreated later in the run may join this container's namespaces: until they have, the old
     // one stays (marked replaced) so that its name still leads them to its successor (replace/namespaces.ts).
@@ -383,6 +418,7 @@ export async function replaceContainer(rt: DockerRuntime, request: ReplaceReques
     newContainerId: newId,
     ...(runName !== subject.imageName ? { newImage: runName } : {}),
     ...resultNote(proof, copyFileNotes),
+    ...(snapshot ? { snapshot } : {}),
   };
 }
 
@@ -391,37 +427,4 @@ async function isSuccessorInCharge(rt: DockerRuntime, newId: string, signal: Abo
   if (!signal.aborted) return false;
   const successor = await inspectOrUndefined(rt.docker, newId);
   return successor?.State.Running === true && !successor.State.Restarting;
-}
-
-/**
- * A dependent stopped for what it depends on gets its pre-update hook first, as Watchtower runs it: its
- * post-update hook runs when its own plan recreates it, so its scripts see both (docs/interface.md). Only
- * logged when it fails: the dependent's restart is not the update being decided.
- */
-async function dependentPreUpdate(rt: DockerRuntime, id: string, logger: Logger): Promise<void> {
-  if (!rt.options.enableLifecycleHooks) return;
-  try {
-    const info = await inspectOrUndefined(rt.docker, id);
-    if (!info?.State.Running || info.State.Restarting || parseOldAsideName(info.Name)) return;
-    const result = await runHook(rt.docker, info, 'pre-update', { uid: rt.options.lifecycleUid, gid: rt.options.lifecycleGid });
-    if (result && (result.timedOut || result.exitCode !== 0)) {
-      logger.warn({ container: containerName(info.Name), exit_code: result.exitCode, timed_out: result.timedOut }, 'pre-update command failed');
-    }
-  } catch (err) {
-    logger.warn({ err: errorMessage(err) }, 'pre-update command could not run');
-  }
-}
-
-/** post-update runs in the new container once it started; like Watchtower, a failure is only logged. */
-async function postUpdate(rt: DockerRuntime, newId: string, logger: Logger): Promise<void> {
-  if (!rt.options.enableLifecycleHooks) return;
-  try {
-    const info = await rt.docker.getContainer(newId).inspect();
-    const result = await runHook(rt.docker, info, 'post-update', { uid: rt.options.lifecycleUid, gid: rt.options.lifecycleGid });
-    if (result && (result.timedOut || result.exitCode !== 0)) {
-      logger.warn({ container: containerName(info.Name), exit_code: result.exitCode, timed_out: result.timedOut }, 'post-update command failed');
-    }
-  } catch (err) {
-    logger.warn({ err: errorMessage(err) }, 'post-update command could not run');
-  }
 }

@@ -10,6 +10,7 @@ import { httpErrors } from '../errors.js';
 import { querySingle, type Query } from '../query.js';
 import { parseTimes } from './history.js';
 import { nextProperty, pageQueryProperties, parsePage } from '../paging.js';
+import { snapshotRefSchema } from './snapshots.js';
 
 export const imageSchema = {
   type: 'object',
@@ -46,6 +47,7 @@ export const auditEntrySchema = {
     outcome: { type: 'string', description: 'updated, rolled_back, restarted, restored, removed, failed…' },
     error: { type: 'string', description: 'Why it failed (present only then)' },
     note: { type: 'string', description: 'A sentence about the result, e.g. what became of the Compose file (present only then)' },
+    snapshot: snapshotRefSchema,
   },
 } as const;
 

@@ -18,12 +18,17 @@ import { summarySchema } from './update.js';
 import { RunDeadline } from '../run-deadline.js';
 
 
-const containerQuery = {
+const containerProperties = {
+  container: { type: 'string', minLength: 1, description: 'Exact container name' },
+  host: { type: 'string', description: 'The engine, as configured with --host (with several engines)' },
+} as const;
+const containerQuery = { type: 'object', required: ['container'], properties: containerProperties } as const;
+const rollbackQuery = {
   type: 'object',
   required: ['container'],
   properties: {
-    container: { type: 'string', minLength: 1, description: 'Exact container name' },
-    host: { type: 'string', description: 'The engine, as configured with --host (with several engines)' },
+    ...containerProperties,
+    restore: { type: 'string', enum: ['volumes'], description: "volumes: put the volumes back from the snapshot taken before the update (docs/snapshots.md)" },
   },
 } as const;
 
@@ -64,7 +69,7 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
             'running update). If that image fails to start, the current container stays. The container is then held.',
           tags: ['updates'],
           security: MAIN_SECURITY,
-          querystring: containerQuery,
+          querystring: rollbackQuery,
           response: {
             200: {
               description: 'The rollback run completed (summary.failed says whether the previous image failed to start)',
@@ -80,12 +85,17 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
                 from: imageSchema,
                 to: imageSchema,
                 note: { type: 'string', description: 'A sentence about the result, e.g. whether the Compose file was rewritten back' },
+                snapshot: {
+                  type: 'object',
+                  description: 'With restore=volumes: the snapshot the volumes were put back from',
+                  properties: { id: { type: 'string' }, volumes: { type: 'array', items: { type: 'string' } }, restored: { type: 'boolean' } },
+                },
                 ...envelopeProperties,
               },
             },
             400: errorResponse('No container named, or the name is on several engines and no host= was given'),
             401: errorResponse('Missing or invalid token'),
-            404: errorResponse('No such container, or no previous image is known for it'),
+            404: errorResponse('No such container, no previous image is known for it, or (restore=volumes) no snapshot was taken before its update'),
             409: errorResponse('The previous image is no longer present locally, or the run refused the rollback (monitor-only)'),
             503: errorResponse('Timed out waiting for the update lock'),
           },
@@ -101,13 +111,18 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
         deadline.detachClient();
         try {
           // Its run is named as a rollback in history, events and audit (`trigger: rollback`), as an approval's is.
-          const outcome = await deadline.race(rollbacks.rollback(key, { trigger: 'rollback', ...actorOf(request), signal: deadline.signal, runId: randomUUID() }));
+          const restore = querySingle(request.query as Query, 'restore') === 'volumes' ? { restore: 'volumes' as const } : {};
+          const outcome = await deadline.race(
+            rollbacks.rollback(key, { trigger: 'rollback', ...actorOf(request), signal: deadline.signal, runId: randomUUID(), ...restore }),
+          );
           if (outcome.status === 'unknown') throw httpErrors.noPreviousImage(key.name);
+          if (outcome.status === 'no_snapshot') throw httpErrors.noSnapshot(key.name);
           if (outcome.status === 'gone') throw httpErrors.previousImageGone(key.name, outcome.previous.imageId);
           const refused = refusalOf(outcome.report, key.name);
           if (refused) throw httpErrors.rollbackRefused(key.name, refused);
           const ns = process.hrtime.bigint() - begun;
-          const note = outcome.report.results.find((r) => r.target.name === key.name)?.note;
+          const result = outcome.report.results.find((r) => r.target.name === key.name);
+          const note = result?.note;
           return envelope({
             summary: outcome.report.summary,
             timing: { duration_ms: Number(ns / 1_000_000n), duration: formatGoDuration(Number(ns) / 1e6) },
@@ -115,6 +130,7 @@ export function rollbackRoutes(ctx: RouteContext): FastifyPluginAsync {
             from: outcome.from,
             to: outcome.to,
             ...(note ? { note } : {}),
+            ...(result?.snapshot ? { snapshot: result.snapshot } : {}),
           });
         } finally {
           deadline.dispose();

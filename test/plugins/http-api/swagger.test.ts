@@ -60,6 +60,7 @@ t.test('every enabled route, its parameters, responses and both security schemes
     '/v1/plan',
     '/v1/release',
     '/v1/rollback',
+    '/v1/snapshots',
     '/v1/status',
     '/v1/update',
   ]);

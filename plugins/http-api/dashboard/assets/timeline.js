@@ -39,7 +39,15 @@ function item(e) {
   const moved = e.from ? `${versionOf(e.from)}${e.to ? ` → ${versionOf(e.to)}` : ''}` : '';
   const digests = [e.from, e.to].filter(Boolean).map((i) => short(i.digest) || short(i.image_id)).filter(Boolean);
   const folded = digests.length ? ` <details class="digests"><summary>digest</summary><span class="digest">${esc(digests.join(' → '))}</span></details>` : '';
-  return `<li class="audit-${esc(e.action)} audit-${esc(e.outcome)}"><span class="type">${esc(ACTIONS[e.action] ?? e.action)}</span> ${esc(outcomeWords(e.outcome))}${moved ? ` <span class="change">${moved}</span>` : ''}${folded} <small>${esc(new Date(e.time).toLocaleString())} · ${esc(e.trigger)}${e.actor ? ` · by <span class="actor">${esc(e.actor.name)}</span>` : ''}</small>${e.error ? ` <span class="err">${esc(e.error)}</span>` : ''}</li>`;
+  return `<li class="audit-${esc(e.action)} audit-${esc(e.outcome)}"><span class="type">${esc(ACTIONS[e.action] ?? e.action)}</span> ${esc(outcomeWords(e.outcome))}${moved ? ` <span class="change">${moved}</span>` : ''}${folded}${snapshotOf(e)} <small>${esc(new Date(e.time).toLocaleString())} · ${esc(e.trigger)}${e.actor ? ` · by <span class="actor">${esc(e.actor.name)}</span>` : ''}</small>${e.error ? ` <span class="err">${esc(e.error)}</span>` : ''}</li>`;
+}
+
+/** A volume snapshot the change took, or restored with a rollback (docs/snapshots.md). */
+function snapshotOf(e) {
+  if (!e.snapshot) return '';
+  const volumes = (e.snapshot.volumes ?? []).join(', ');
+  const words = e.snapshot.restored ? 'volumes restored from snapshot' : 'snapshot taken';
+  return ` <span class="snapshot" title="${esc(volumes)}">${esc(words)} <span class="digest">${esc(e.snapshot.id)}</span></span>`;
 }
 
 const ACTIONS = { update: 'Update', rollback: 'Rollback', restart: 'Restart', repair: 'Repair', approve: 'Approval', reject: 'Rejection', defer: 'Deferral', release: 'Release' };
