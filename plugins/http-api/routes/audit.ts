@@ -9,7 +9,7 @@ import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import { httpErrors } from '../errors.js';
 import { querySingle, type Query } from '../query.js';
 import { parseTimes } from './history.js';
-import { nextProperty, pageQueryProperties, parsePage } from '../paging.js';
+import { nextProperty, pageQueryProperties, parsePage } from './paging.js';
 import { snapshotRefSchema } from './snapshots.js';
 
 export const imageSchema = {

@@ -10,7 +10,7 @@ import { httpErrors } from '../errors.js';
 import { querySingle, type Query } from '../query.js';
 import { summarySchema } from './update.js';
 import { STATE_STORE } from '../../../contracts/index.js';
-import { nextProperty, pageOfList, pageQueryProperties, parsePage } from '../paging.js';
+import { nextProperty, pageOfList, pageQueryProperties, parsePage } from './paging.js';
 import { actorSchema } from './audit.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;

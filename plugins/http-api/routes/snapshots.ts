@@ -7,7 +7,7 @@ import { MAIN_SECURITY, type RouteContext, requireAccess } from '../context.js';
 import { envelope, envelopeProperties, errorResponse } from '../envelope.js';
 import { httpErrors } from '../errors.js';
 import { querySingle, type Query } from '../query.js';
-import { nextProperty, pageQueryProperties, parsePage } from '../paging.js';
+import { nextProperty, pageQueryProperties, parsePage } from './paging.js';
 
 /** A snapshot an audit entry or an update's result names (docs/snapshots.md). */
 export const snapshotRefSchema = {

@@ -1,9 +1,9 @@
 // Pages of the lists that grow (docs/http-api.md#pages): `limit` (default 100, at most 1000; 0 is an empty
 // page) and `cursor`, the previous answer's `next`. Pages run from the newest entries to the oldest; the
 // store reads each one by index (docs/state.md#pages), so no answer is built whole in memory.
-import { PAGE_DEFAULT, PAGE_MAX, parsePageQuery, type PageQuery } from '../../contracts/index.js';
-import { httpErrors } from './errors.js';
-import { querySingle, type Query } from './query.js';
+import { PAGE_DEFAULT, PAGE_MAX, parsePageQuery, type PageQuery } from '../../../contracts/index.js';
+import { httpErrors } from '../errors.js';
+import { querySingle, type Query } from '../query.js';
 
 export { PAGE_DEFAULT, PAGE_MAX };
 
