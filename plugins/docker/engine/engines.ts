@@ -109,15 +109,15 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
       const own = listed[index] as Deferred<ListedContainer | undefined>;
       try {
         if (!engine.repaired) await engine.repair();
-        const podman = await engine.runtime.isPodman();
+        const profile = await engine.runtime.profile();
         const found = await discoverContainers(
           engine.runtime.docker,
           {
             ...options,
             host: engine.host,
             imagesLastTime: new Set(engine.lastKnown.map((target) => target.imageId)).size,
-            imageFacts: podman ? undefined : engine.imageFacts,
-            imageStore: await engine.runtime.imageStore(),
+            imageFacts: profile.reportsImageEvents ? engine.imageFacts : undefined,
+            profile,
             ...(ctx.kind === 'update' ? { namespaceModes: engine.runtime.namespaceModes } : {}),
             listed: own.resolve,
             announce: (batch) => void allListed.then(() => ctx.announce(batch)),
