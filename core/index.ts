@@ -40,7 +40,7 @@ export { defaultOf, envName, envNames, option, optionLabel } from './option.js';
 export type { JsonSchema, OptionCommon, OptionKind, OptionSpec, OptionSpecs, OptionValues } from './option.js';
 export { isGoBool, splitCommaOrSpace } from './option-parsers.js';
 export type { ParseContext, Parser } from './option-parsers.js';
-export { SHARED_OPTIONS } from './shared-options.js';
+export { SELECTION_OPTIONS, SHARED_OPTIONS } from './shared-options.js';
 
 // Services between plugins, the watch split and stages
 export { DOCKER_ENGINES, LOCAL_IMAGES, PULL_CREDENTIALS, REMOTE_IMAGES, defineService, registryAuthHeader, ATTESTATION_VERIFIER, REGISTRY_CLIENT, REGISTRY_MIRRORS, DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE } from './services.js';

@@ -2,6 +2,7 @@
 // connection (Watchtower's --host, --tlsverify, --cert-path, --api-version, with Docker's own variables
 // read last), the Watchtower fork's selection filters, and how replacements behave.
 import {
+  SELECTION_OPTIONS,
   SHARED_OPTIONS,
   option,
   type OptionValues,
@@ -39,14 +40,8 @@ export const dockerOptions = {
   }),
 
   // Shared with the swarm runtime, which selects services by the same rules (docs/swarm.md).
-  names: SHARED_OPTIONS.names,
-  labelEnable: SHARED_OPTIONS.labelEnable,
-  disableContainers: SHARED_OPTIONS.disableContainers,
-  monitorImageNames: SHARED_OPTIONS.monitorImageNames,
-  skipImageNames: SHARED_OPTIONS.skipImageNames,
-  enableContainersByLabel: SHARED_OPTIONS.enableContainersByLabel,
-  disableContainersByLabel: SHARED_OPTIONS.disableContainersByLabel,
-  scope: SHARED_OPTIONS.scope,
+  // The eight selection filters, declared once in the core and applied by it (core.applySelection).
+  ...SELECTION_OPTIONS,
   includeStopped: option.boolean({
     flag: 'include-stopped', short: 'S', group: selection, description: 'Also watch created and exited containers.',
   }),
