@@ -39,7 +39,7 @@ export { option } from './option.js';
 export type { OptionValues } from './option.js';
 export { isGoBool, splitCommaOrSpace } from './option-parsers.js';
 export type { Parser } from './option-parsers.js';
-export { SHARED_OPTIONS } from './shared-options.js';
+export { SELECTION_OPTIONS, SHARED_OPTIONS } from './shared-options.js';
 export { optionsView } from './options-view.js';
 export { defineService } from './services.js';
 export type { ServiceKey } from './services.js';

@@ -1,28 +1,32 @@
-// The rules behind the shared selection options and the monitor-only switch (docs/configuration.md#shared-options),
+// The rules behind the shared selection options (SELECTION_OPTIONS, applied here once for every runtime that
+// hands them to `core.applySelection`) and the monitor-only switch (docs/configuration.md#shared-options),
 // for every runtime that reads them (containers and Swarm services alike): the Watchtower fork's filters in its
 // order, names → disabled names → image names → skipped image names → labels → disabled labels → enable
 // label → scope, and monitor-only as label OR flag.
 import { nameMatcher } from './request-filter.js';
 import { parseBoolLabel, readLabel } from './labels.js';
-import type { Target } from './types.js';
+import type { RunContext, Target } from './types.js';
+import type { OptionValues } from './option.js';
+import type { SELECTION_OPTIONS } from './shared-options.js';
 
-export interface SelectionRules {
-  /** Names or anchored RE2 patterns to watch; empty: every name. */
-  readonly names: readonly string[];
-  /** Names or anchored RE2 patterns to leave alone. */
-  readonly disableContainers: readonly string[];
-  /** Anchored RE2 patterns (or exact names) for the image with its tag (`nginx:latest`); empty: every image. */
-  readonly monitorImageNames: readonly string[];
-  /** Anchored RE2 patterns (or exact names) of images to leave alone, matched like `monitorImageNames`. */
-  readonly skipImageNames: readonly string[];
-  /** `key=value` pairs (`key=`: the label is present): a target needs at least one; empty: no condition. */
-  readonly enableLabels: readonly string[];
-  /** `key=value` pairs (`key=`: the label is present): a target with any of them is left alone. */
-  readonly disableLabels: readonly string[];
-  /** Only targets labelled `enable=true`; `enable=false` always excludes. */
-  readonly labelEnable: boolean;
-  /** The effective scope: '' (or `none`) means only targets without a scope label. */
-  readonly scope: string;
+/**
+ * The values of the eight selection options (SELECTION_OPTIONS): names or anchored RE2 patterns to watch
+ * (`names`, empty: every name) and to leave alone (`disableContainers`); anchored patterns for the image with its
+ * tag (`monitorImageNames`, `skipImageNames`); `key=value` pairs (`key=`: the label is present) a target needs one
+ * of (`enableContainersByLabel`) or must have none of (`disableContainersByLabel`); only targets labelled
+ * `enable=true` (`labelEnable`; `enable=false` always excludes); the scope ('' or `none`: only unscoped targets).
+ */
+export type SelectionRules = { readonly [K in keyof SelectionValues]: SelectionValues[K] extends (infer I)[] ? readonly I[] : SelectionValues[K] };
+type SelectionValues = OptionValues<typeof SELECTION_OPTIONS>;
+
+/** What a runtime adds to the shared rules when the core applies them to its targets (`core.applySelection`). */
+export interface SelectionAdjustments {
+  /** The run's effective scope, when the runtime derives one (the docker runtime: its own container's label). */
+  readonly scope?: (targets: readonly Target[], ctx: RunContext) => string;
+  /** Only targets labelled `enable=true`, whatever `--label-enable` says (Swarm services without --swarm). */
+  readonly onlyEnabled?: boolean;
+  /** Targets never selected, whatever the options say (the docker runtime's replacements in progress). */
+  readonly exclude?: (target: Target) => boolean;
 }
 
 function matchesAny(patterns: readonly string[]): (name: string) => boolean {
@@ -59,8 +63,8 @@ export function selectionFilter(rules: SelectionRules): (target: Target) => bool
   const disabled = rules.disableContainers.length > 0 ? matchesAny(rules.disableContainers) : undefined;
   const images = rules.monitorImageNames.length > 0 ? matchesAny(rules.monitorImageNames) : undefined;
   const skippedImages = rules.skipImageNames.length > 0 ? matchesAny(rules.skipImageNames) : undefined;
-  const enabledByLabel = rules.enableLabels.length > 0 ? hasAnyLabel(rules.enableLabels) : undefined;
-  const disabledByLabel = rules.disableLabels.length > 0 ? hasAnyLabel(rules.disableLabels) : undefined;
+  const enabledByLabel = rules.enableContainersByLabel.length > 0 ? hasAnyLabel(rules.enableContainersByLabel) : undefined;
+  const disabledByLabel = rules.disableContainersByLabel.length > 0 ? hasAnyLabel(rules.disableContainersByLabel) : undefined;
   return (target) => {
     if (named && !named(target.name)) return false;
     if (disabled?.(target.name)) return false;
@@ -77,6 +81,22 @@ export function selectionFilter(rules: SelectionRules): (target: Target) => bool
     // Fork semantics: no scope (or `none`) matches only unscoped targets; a scope matches its label exactly.
     return isUnscoped(rules.scope) ? isUnscoped(scope) : scope === rules.scope;
   };
+}
+
+/**
+ * A runtime's targets as its selection options select them, in the `select` hook (core.applySelection): the
+ * targets of other runtimes pass untouched. The one place the shared selection options are applied.
+ */
+export function selectRuntimeTargets(
+  targets: readonly Target[],
+  ctx: RunContext,
+  runtime: string,
+  rules: SelectionRules,
+  how: SelectionAdjustments = {},
+): Target[] {
+  const scope = how.scope ? how.scope(targets, ctx) : rules.scope;
+  const selected = selectionFilter({ ...rules, scope, labelEnable: rules.labelEnable || how.onlyEnabled === true });
+  return targets.filter((target) => target.runtime !== runtime || (!how.exclude?.(target) && selected(target)));
 }
 
 export interface MonitorOnlyOptions {

@@ -24,8 +24,12 @@ const group = 'Update behaviour';
 const selection = 'Container selection';
 const state = 'State';
 
-export const SHARED_OPTIONS = Object.freeze({
-  // The selection filters, read by the docker and swarm runtimes alike (containers and services).
+/**
+ * The eight selection filters, read by the docker and swarm runtimes alike (containers and services), declared
+ * once: a runtime spreads them into its options and hands their values to `core.applySelection`
+ * (selection-rules.ts), which applies them. Their values are the `SelectionRules`.
+ */
+export const SELECTION_OPTIONS = Object.freeze({
   names: option.list({
     flag: 'container-names', env: null, positional: true, hidden: true, valueName: '<names>', item: stripSlash,
     group: selection, description: 'Container names (or anchored regular expressions) to watch; the positional arguments.',
@@ -60,6 +64,10 @@ export const SHARED_OPTIONS = Object.freeze({
     flag: 'scope', valueName: '<scope>', group: selection,
     description: 'Watch only containers whose tidewatch.scope label equals this; unset or "none": containers without a scope.',
   }),
+});
+
+export const SHARED_OPTIONS = Object.freeze({
+  ...SELECTION_OPTIONS,
   monitorOnly: option.boolean({
     flag: 'monitor-only', short: 'm', group,
     description: 'Report available updates, never apply them (also per container: label monitor-only).',

@@ -18,6 +18,7 @@ import { createRunContext } from './run-context.js';
 import { decidePlan, type AppliedPlan, type Plan } from './plan.js';
 import { applyDecidedPlan, tapPlannedAnswers } from './plan-apply.js';
 import { PlanStore } from './plan-store.js';
+import { selectRuntimeTargets, type SelectionAdjustments, type SelectionRules } from './selection-rules.js';
 import { linkedSignal } from './linked-signal.js';
 import type { CheckReport, ContextKind, Logger, RunContext, RunKind, RunRequest, Target, UpdateReport } from './types.js';
 import { runUpdate, type UpdateRunDeps } from './update-run.js';
@@ -72,6 +73,12 @@ export interface TidewatchCore {
   claimWatchPath(path: string, claims: WatchClaim): void;
   /** The watch path of a target: `registry`, `git`, or a path a plugin claimed. */
   watchPath(target: Target): string;
+  /**
+   * Applies the shared selection options (SELECTION_OPTIONS, docs/configuration.md#shared-options) to `runtime`'s
+   * targets at the `select` hook, under the runtime's name: every runtime that declares them hands their values here,
+   * with what it adds (a scope it derives, services that must opt in, targets it never selects).
+   */
+  applySelection(runtime: string, rules: SelectionRules, how?: SelectionAdjustments): void;
   /**
    * Says that `by` starts update runs itself (the HTTP API's update endpoint): the server then runs no
    * periodic updates.
@@ -164,6 +171,10 @@ class TidewatchEngine implements Tidewatch {
 
   watchPath(target: Target): string {
     return this.#split.pathOf(target);
+  }
+
+  applySelection(runtime: string, rules: SelectionRules, how: SelectionAdjustments = {}): void {
+    this.hooks.select.tap(runtime, (targets, ctx) => selectRuntimeTargets(targets, ctx, runtime, rules, how));
   }
 
   stop(reason = 'Tidewatch is stopping'): void {

@@ -13,7 +13,8 @@ import { containerDirectory, dependenciesOf, type DependencyFacts } from './depe
 import { isNotFound } from './engine/errors.js';
 import type { NamespaceModes } from './replace/namespaces.js';
 import type { ImageFactsCache } from './image/facts-cache.js';
-import { knownDigests, type ImageStore } from './image/store.js';
+import { knownDigests } from './image/store.js';
+import type { EngineProfile } from './engine/profile.js';
 import { containerIdFromHostname } from './self/container.js';
 import { containerName, imageFactsOfInspect, imageFactsOfListEntry, imageNameOf, toTarget, type ContainerFacts, type ImageFacts } from './target.js';
 
@@ -23,8 +24,8 @@ export interface DiscoveryOptions {
   readonly useComposeDependsOn: boolean;
   readonly inspectConcurrency: number;
   readonly signal?: AbortSignal;
-  /** The engine's image store (image/store.ts): decides which digest a running image is known by. Default classic. */
-  readonly imageStore?: ImageStore;
+  /** The engine's profile (engine/profile.ts): whether its image ID is the pulled digest (image/store.ts). Default: not. */
+  readonly profile?: Pick<EngineProfile, 'keepsImageIdAsManifestDigest'>;
   /** The engine's name every target carries (docs/hosts.md). */
   readonly host?: string;
   /** The engine's rollout stage every target carries (docs/rollouts.md); absent: stage 1. */
@@ -232,7 +233,7 @@ async function discover(
       const name = imageNameOf(configImage, container.labels);
       let digests = digestsByName.get(name);
       if (!digests) {
-        digests = knownDigests(options.imageStore ?? 'classic', name, imageId, image?.RepoDigests ?? []);
+        digests = knownDigests(options.profile?.keepsImageIdAsManifestDigest === true, name, imageId, image?.RepoDigests ?? []);
         digestsByName.set(name, digests);
       }
       const target = toTarget({

@@ -1,7 +1,7 @@
 // The Docker runtime's options, each declared once (docs/configuration.md#declaring-options): the
 // connection (Watchtower's --host, --tlsverify, --cert-path, --api-version, with Docker's own variables
 // read last), the Watchtower fork's selection filters, and how replacements behave.
-import { SHARED_OPTIONS, option, type OptionValues } from '../../core/index.js';
+import { SELECTION_OPTIONS, SHARED_OPTIONS, option, type OptionValues } from '../../core/index.js';
 import type { RegistryAuth, Snapshots } from '../../contracts/index.js';
 import { DEFAULT_DOCKER_HOST, formatHostEntry, parseHostList } from './engine/hosts.js';
 import type { SshSettings } from './engine/ssh/settings.js';
@@ -45,14 +45,8 @@ export const dockerOptions = {
   }),
 
   // Shared with the swarm runtime, which selects services by the same rules (docs/swarm.md).
-  names: SHARED_OPTIONS.names,
-  labelEnable: SHARED_OPTIONS.labelEnable,
-  disableContainers: SHARED_OPTIONS.disableContainers,
-  monitorImageNames: SHARED_OPTIONS.monitorImageNames,
-  skipImageNames: SHARED_OPTIONS.skipImageNames,
-  enableContainersByLabel: SHARED_OPTIONS.enableContainersByLabel,
-  disableContainersByLabel: SHARED_OPTIONS.disableContainersByLabel,
-  scope: SHARED_OPTIONS.scope,
+  // The eight selection filters, declared once in the core and applied by it (core.applySelection).
+  ...SELECTION_OPTIONS,
   includeStopped: option.boolean({
     flag: 'include-stopped', short: 'S', group: selection, description: 'Also watch created and exited containers.',
   }),

@@ -1,27 +1,27 @@
 // What the plugin's parts share: the Engine client, the resolved options, the logger, and facts learned
-// once per process (the Engine's API version, kind and image store, Tidewatch's own container id).
+// once per process (the engine's profile: its kind, versions and image store, engine/profile.ts; Tidewatch's own
+// container id).
 import { existsSync } from 'node:fs';
 import type { EngineClient } from './engine/client.js';
 import { errorMessage, type Logger } from '../../core/index.js';
-import { imageStoreOf, type ImageStore } from './image/store.js';
 import { mirrorsReader } from './engine/registry-mirrors.js';
 import { NamespaceModes } from './replace/namespaces.js';
 import type { ResolvedDockerOptions } from './options.js';
-import { isPodmanVersion, type EngineVersion } from './engine/podman.js';
+import { engineProfile, isPodmanVersion, type EngineProfile, type EngineVersion } from './engine/profile.js';
+
+/** How soon a profile made without the engine's `/info` is made again. */
+const PROFILE_RETRY_MS = 60_000;
 
 export interface DockerRuntime {
   readonly docker: EngineClient;
   readonly options: ResolvedDockerOptions;
   readonly logger: Logger;
-  /** `major.minor` of the API in use (the pinned one, else what the Engine speaks). */
-  apiVersion(): Promise<string>;
-  /** True when the engine is Podman's Docker-compatible API (docs/podman.md). */
-  isPodman(): Promise<boolean>;
   /**
-   * The engine's image store, read from `/info` once per process (docs/engines.md); `unknown` while it cannot
-   * be read, which only costs check errors where a digest is missing, never a wrong answer. Podman: `classic`.
+   * The engine's profile (engine/profile.ts, docs/engines.md#the-engine-profile): every difference between engines
+   * answered by name. Read once per process; while `/info` cannot be read its store is `unknown` and it is read
+   * again next time (a socket proxy without INFO=1 refuses it for good: docs/security.md).
    */
-  imageStore(): Promise<ImageStore>;
+  profile(): Promise<EngineProfile>;
   /** The engine's registry mirrors for Docker Hub (`/info`, refreshed every few minutes; engine/registry-mirrors.ts). */
   registryMirrors(): Promise<readonly string[]>;
   /** This process's container id, when it runs in a container the Engine knows. */
@@ -60,35 +60,36 @@ export function createRuntime(
     }
     return info.read;
   };
-  let store: ImageStore | undefined;
-  let storeWarned = false;
-  const imageStore = async (): Promise<ImageStore> => {
-    if (store) return store;
-    try {
-      store = isPodmanVersion(await engineVersion()) ? 'classic' : imageStoreOf(await engineInfo());
-      return store;
-    } catch (err) {
-      // Tried again next run; said once: a socket proxy without INFO=1 refuses it for good (docs/security.md).
-      if (!storeWarned) logger.warn({ err: errorMessage(err) }, 'cannot read the engine\'s image store (GET /info)');
-      storeWarned = true;
-      return 'unknown';
+  // Made once; while `/info` cannot be read the profile says `unknown` for the store and is made again at most
+  // once a minute (each replacement asks the profile: a refused `/info` is not asked again for each).
+  let known: { readonly profile: EngineProfile; readonly at: number } | undefined;
+  let infoWarned = false;
+  const profile = async (): Promise<EngineProfile> => {
+    if (known && (known.profile.imageStore !== 'unknown' || Date.now() - known.at < PROFILE_RETRY_MS)) return known.profile;
+    const reported = await engineVersion();
+    let engineFacts: Awaited<ReturnType<EngineClient['info']>> | undefined;
+    // Podman's store is always classic: its /info is not needed for the profile.
+    if (!isPodmanVersion(reported)) {
+      try {
+        engineFacts = await engineInfo();
+      } catch (err) {
+        // Said once: a socket proxy without INFO=1 refuses it for good (docs/security.md).
+        if (!infoWarned) logger.warn({ err: errorMessage(err) }, 'cannot read the engine\'s image store (GET /info)');
+        infoWarned = true;
+      }
     }
+    const made = engineProfile({ version: reported, info: engineFacts, pinnedApiVersion: options.apiVersion });
+    known = { profile: made, at: Date.now() };
+    return made;
   };
   return {
     docker,
-    imageStore,
+    profile,
     registryMirrors: mirrorsReader(engineInfo, logger, docker.host),
     options,
     logger,
     ownId,
     namespaceModes: new NamespaceModes(),
-    async apiVersion() {
-      if (options.apiVersion) return options.apiVersion.replace(/^v/, '');
-      return (await engineVersion()).ApiVersion ?? '';
-    },
-    async isPodman() {
-      return isPodmanVersion(await engineVersion());
-    },
   };
 }
 

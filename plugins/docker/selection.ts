@@ -1,10 +1,9 @@
-// The Watchtower fork's container filters (the core's selection rules, shared with the Swarm runtime:
-// docs/configuration.md#shared-options). Containers of a replacement in progress (renamed aside or staged)
-// are never targets, like the fork's `watchtower-old-*` exclusion. Targets of other runtimes pass through untouched.
-import { readLabel, selectionFilter, type SelectionRules, type Target } from '../../core/index.js';
+// The docker runtime's part of selection: the eight shared selection options are applied by the core
+// (`core.applySelection`, docs/configuration.md#shared-options), as for Swarm services; the runtime adds the scope
+// of its own container when --scope is not set (the fork's semantics), and never selects a container of a
+// replacement in progress (renamed aside or staged), like the fork's `watchtower-old-*` exclusion.
+import { readLabel, type Target } from '../../core/index.js';
 import { isReplacementName } from './replace/aside-names.js';
-
-export type SelectionOptions = SelectionRules;
 
 /** The option's scope, else the scope label of Tidewatch's own container (fork semantics). */
 export function effectiveScope(optionScope: string, targets: readonly Target[], ownId: string | undefined): string {
@@ -14,7 +13,7 @@ export function effectiveScope(optionScope: string, targets: readonly Target[], 
   return (own && readLabel(own.labels, 'scope')) || '';
 }
 
-export function selectDockerTargets(targets: readonly Target[], options: SelectionOptions): Target[] {
-  const selected = selectionFilter(options);
-  return targets.filter((target) => target.runtime !== 'docker' || (!isReplacementName(target.name) && selected(target)));
+/** A container of a replacement in progress: never a target. */
+export function inReplacement(target: Target): boolean {
+  return isReplacementName(target.name);
 }

@@ -15,7 +15,7 @@ import { auditRepair } from './replace/repair-audit.js';
 import { repairAtStart } from './startup-repairs.js';
 import type { DockerOptionValues, ResolvedDockerOptions } from './options.js';
 import { detectOwnContainerId } from './self/container.js';
-import { effectiveScope, selectDockerTargets } from './selection.js';
+import { effectiveScope, inReplacement } from './selection.js';
 import { RUNTIME as PLUGIN_NAME } from './target.js';
 import { tapComposeNotes } from './compose/follow-up.js';
 import { tapUpdates } from './update-taps.js';
@@ -141,18 +141,10 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
     return [...targets, ...found.targets];
   });
 
-  core.hooks.select.tap(PLUGIN_NAME, (targets: Target[], ctx: RunContext) =>
-    selectDockerTargets(targets, {
-      names: options.names,
-      disableContainers: options.disableContainers,
-      monitorImageNames: options.monitorImageNames,
-      skipImageNames: options.skipImageNames,
-      enableLabels: options.enableContainersByLabel,
-      disableLabels: options.disableContainersByLabel,
-      labelEnable: options.labelEnable,
-      scope: scopes.get(ctx) ?? effectiveScope(options.scope, targets, ownId),
-    }),
-  );
+  core.applySelection(PLUGIN_NAME, options, {
+    scope: (targets, ctx) => scopes.get(ctx) ?? effectiveScope(options.scope, targets, ownId),
+    exclude: inReplacement,
+  });
 
   // Tapped before the runtime's own taps of the first stage: a down engine's targets are reported with its
   // error, and none of the runtime's hooks (pre-check commands, the running-at-start record) touch them.

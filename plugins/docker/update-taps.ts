@@ -166,7 +166,7 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
       // restart would leave them on disk for good (docs/state.md#cleanup-and-retention).
       const retains = store?.dir !== undefined && options.rollbackRetentionMs > 0;
       const due = retains ? retainImages(store, state.replacedImages, host, options.rollbackRetentionMs) : state.replacedImages;
-      const images = await removeReplacedImages(rt.docker, due, ctx.logger, await rt.isPodman());
+      const images = await removeReplacedImages(rt.docker, due, ctx.logger, await rt.profile());
       if (images.length > 0) core.emit('image_cleanup', { run_id: ctx.runId, images });
     }
   });

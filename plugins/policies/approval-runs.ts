@@ -1,7 +1,7 @@
-// Applying an approved candidate (docs/policies.md#approvals): a targeted update run through the normal path,
-// under the update lock, in which this plugin answers the container's staleness with exactly the approved
-// digest (and tag), so that every later step — signature review, the other gates, the runtime's pinned pull —
-// judges and applies that candidate and no other, even when the tag has moved since it was asked about.
+// Applying an approved candidate (docs/policies.md#approvals): the approval's plan (docs/plans.md) is decided in a
+// run of its own, in which this plugin answers the container's staleness with exactly the approved digest (and
+// tag), so that every later step — signature review, the other gates — judges that candidate and no other, even
+// when the tag has moved since it was asked about; applying the plan then runs exactly that digest.
 // An approval given while the window was closed is applied the same way by the first automatic run inside
 // the window: that run answers the container with the approved candidate, whatever the tag says by then (a
 // newer candidate asks on its own at the next run).

@@ -1,7 +1,7 @@
 // UPDATE_POLICIES (docs/policies.md): what the windows and approvals say of a container, and a person's
 // decisions. A decision changes the entry at once (so a burst of approve calls applies a candidate once: every
 // call after the first finds it no longer open and gets 409), is written to the audit trail, and an approval
-// starts its targeted update run without waiting for it (202): the entry turns `applied` when the run has
+// applies through the one exact plan (docs/plans.md) without waiting for it (202): the entry turns `applied` when the run has
 // replaced the container, and GET /v1/approvals or the event stream say so.
 import {
   errorMessage,
@@ -141,19 +141,33 @@ export class Policies implements UpdatePolicies {
     return { conflict: { status: 'conflict', entry: superseded ?? current, reason } };
   }
 
-  /** The approval's own targeted run, in the background: its answer came with 202 already. */
+  /**
+   * The approval applied through the one exact plan (docs/plans.md, decisions §22), in the background: its answer
+   * came with 202 already. The plan is decided in the approval's run, in which this plugin answers the container
+   * with exactly the approved candidate (approval-runs.ts) and the gates judge it as in any update run; applying
+   * the plan, under the same run id, then pulls and runs exactly that digest, whatever the tag names by then. A
+   * container changed between the two is skipped `changed since plan`, and the entry stays approved.
+   */
   #apply(entry: ApprovalEntry, runId: string, now: boolean): void {
     const key = keyOfEntry(entry);
+    const request = {
+      trigger: APPROVAL_TRIGGER,
+      // The update an approval applies carries the approver as its actor (docs/people.md).
+      ...(entry.actor ? { actor: entry.actor } : {}),
+      runId,
+    };
+    const { core, logger } = this.deps;
     this.deps.runs.begin(runId, entry, now);
-    this.deps.core
-      .update({
-        filters: { containers: [exactNamePattern(key.name)], ...(key.host ? { hosts: [key.host] } : {}) },
-        trigger: APPROVAL_TRIGGER,
-        // The update an approval applies carries the approver as its actor (docs/people.md).
-        ...(entry.actor ? { actor: entry.actor } : {}),
-        runId,
-      })
-      .catch((err: unknown) => this.deps.logger.error({ container: key.name, approval: entry.id, err: errorMessage(err) }, 'the approved update failed to run'))
+    const applied = async (): Promise<void> => {
+      const plan = await core.plan({ ...request, filters: { containers: [exactNamePattern(key.name)], ...(key.host ? { hosts: [key.host] } : {}) } });
+      if (plan.steps.length === 0) {
+        const why = plan.skipped.map((skip) => skip.reason).join('; ') || 'nothing to update';
+        logger.warn({ container: key.name, approval: entry.id, plan_id: plan.planId, reason: why }, 'the approved update is not applied now');
+      }
+      await core.applyPlan(plan.planId, request);
+    };
+    applied()
+      .catch((err: unknown) => logger.error({ container: key.name, approval: entry.id, err: errorMessage(err) }, 'the approved update failed to run'))
       .finally(() => this.deps.runs.end(runId));
   }
 

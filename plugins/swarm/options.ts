@@ -1,7 +1,7 @@
 // The swarm runtime's options, each declared once (docs/configuration.md#declaring-options): whether every
 // service is watched or only the ones that opt in, how long an update is followed, and the selection rules it
 // shares with the docker runtime (names, --label-enable, --disable-containers, --scope, monitor-only, no-pull).
-import { SHARED_OPTIONS, option, type OptionValues } from '../../core/index.js';
+import { SELECTION_OPTIONS, SHARED_OPTIONS, option, type OptionValues } from '../../core/index.js';
 
 const group = 'Docker Swarm';
 
@@ -19,14 +19,8 @@ export const swarmOptions = {
     flag: 'swarm-poll-interval', watchtowerEnv: null, default: 1000, positive: true, hidden: true, group,
     description: "How often a service's update status is read while Swarm updates it.",
   }),
-  names: SHARED_OPTIONS.names,
-  labelEnable: SHARED_OPTIONS.labelEnable,
-  disableContainers: SHARED_OPTIONS.disableContainers,
-  monitorImageNames: SHARED_OPTIONS.monitorImageNames,
-  skipImageNames: SHARED_OPTIONS.skipImageNames,
-  enableContainersByLabel: SHARED_OPTIONS.enableContainersByLabel,
-  disableContainersByLabel: SHARED_OPTIONS.disableContainersByLabel,
-  scope: SHARED_OPTIONS.scope,
+  // The eight selection filters, declared once in the core and applied by it (core.applySelection).
+  ...SELECTION_OPTIONS,
   monitorOnly: SHARED_OPTIONS.monitorOnly,
   noPull: SHARED_OPTIONS.noPull,
   labelTakePrecedence: SHARED_OPTIONS.labelTakePrecedence,

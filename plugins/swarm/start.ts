@@ -13,7 +13,6 @@ import { labelOrGlobal } from '../../contracts/shared/labels.js';
 import { DOCKER_ENGINES, PULL_CREDENTIALS } from '../../contracts/index.js';
 import { discoverServices } from './discovery.js';
 import type { SwarmOptionValues } from './options.js';
-import { selectServices } from './selection.js';
 import { rollbackService } from './rollback.js';
 import { RUNTIME, pausedReason } from './target.js';
 import { updateService } from './update.js';
@@ -41,19 +40,9 @@ export function applySwarm(core: TidewatchCore, options: SwarmOptionValues): voi
     return listing ? [...targets, ...(await listing)] : targets;
   });
 
-  core.hooks.select.tap(RUNTIME, (targets) =>
-    selectServices(targets, {
-      all: options.swarm,
-      names: options.names,
-      disableContainers: options.disableContainers,
-      monitorImageNames: options.monitorImageNames,
-      skipImageNames: options.skipImageNames,
-      enableLabels: options.enableContainersByLabel,
-      disableLabels: options.disableContainersByLabel,
-      labelEnable: options.labelEnable,
-      scope: options.scope,
-    }),
-  );
+  // The shared selection options, applied by the core as for containers (docs/swarm.md#which-services-are-watched),
+  // read from the service's own labels (Spec.Labels); without --swarm a service must opt in with enable=true.
+  core.applySelection(RUNTIME, options, { onlyEnabled: !options.swarm });
 
   // no-pull means no registry contact; a Swarm update makes every node pull, so a no-pull service is left
   // alone, reported unchecked (before the no-pull source, which compares a local image no service has).

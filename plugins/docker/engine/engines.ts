@@ -140,7 +140,7 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
       try {
         if (!engine.repaired) await engine.repair();
         const containers = engine.takeRepairList();
-        const podman = await engine.runtime.isPodman();
+        const profile = await engine.runtime.profile();
         const found = await discoverContainers(
           engine.runtime.docker,
           {
@@ -148,8 +148,8 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
             host: engine.host,
             stage: engine.stage,
             imagesLastTime: new Set(engine.lastKnown.map((target) => target.imageId)).size,
-            imageFacts: podman ? undefined : engine.imageFacts,
-            imageStore: await engine.runtime.imageStore(),
+            imageFacts: profile.reportsImageEvents ? engine.imageFacts : undefined,
+            profile,
             ...(ctx.kind === 'update' ? { namespaceModes: engine.runtime.namespaceModes } : {}),
             listed: own.resolve,
             ...(containers ? { containers } : {}),

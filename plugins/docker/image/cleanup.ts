@@ -3,6 +3,7 @@
 // every container of the image (docs/podman.md), so there nothing is forced: a container made between the
 // list and the removal keeps its image, and an image with several tags loses them one by one.
 import type { EngineClient } from '../engine/client.js';
+import type { EngineProfile } from '../engine/profile.js';
 import { errorMessage, type Logger } from '../../../core/index.js';
 import { isConflict, isNotFound } from '../engine/errors.js';
 import type { ReplacedImage } from '../replace/run-state.js';
@@ -29,7 +30,7 @@ export async function removeReplacedImages(
   docker: EngineClient,
   replaced: readonly ReplacedImage[],
   logger: Logger,
-  podman = false,
+  profile: Pick<EngineProfile, 'forcedImageRemovalRemovesContainers'>,
 ): Promise<CleanedImage[]> {
   if (replaced.length === 0) return [];
   const inUse = new Set((await docker.listContainers({ all: true })).map((c) => c.ImageID));
@@ -40,7 +41,7 @@ export async function removeReplacedImages(
       continue;
     }
     try {
-      if (podman) await removeUnforced(docker, imageId);
+      if (profile.forcedImageRemovalRemovesContainers) await removeUnforced(docker, imageId);
       else await docker.getImage(imageId).remove({ force: true, noprune: false });
       removed.add(imageId);
     } catch (err) {

@@ -1,6 +1,6 @@
 // Which image store an engine keeps its images in, and what that means for the digest a running image is known
 // by (docs/engines.md#the-containerd-image-store). This is the one place the docker runtime decides anything by
-// store; the registry source only compares the digests a target carries.
+// store (through the engine profile's `keepsImageIdAsManifestDigest`, engine/profile.ts); the registry source only compares the digests a target carries.
 //
 // The classic store (graph drivers: overlay2, vfs, …) records, per repository, the registry digest an image was
 // pulled by (`RepoDigests`, kept even after its tag moved on); the image ID is the config's digest. The containerd
@@ -27,13 +27,14 @@ export function imageStoreOf(info: EngineInfo): ImageStore {
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 
 /**
- * The `repo@digest` entries a container's running image is known by. Where the containerd store lists none for
+ * The `repo@digest` entries a container's running image is known by. Where the containerd store (the profile's
+ * `keepsImageIdAsManifestDigest`: `imageIdIsPulledDigest`) lists none for
  * the container's own repository, its image ID (the pulled manifest's or index's digest) stands for it; the
  * classic store's image ID is a config digest, which no registry serves, so nothing is added there: the registry
  * source then reports that the current digest cannot be known, never "up to date".
  */
-export function knownDigests(store: ImageStore, imageName: string, imageId: string, repoDigests: readonly string[]): readonly string[] {
-  if (store !== 'containerd' || !DIGEST.test(imageId)) return repoDigests;
+export function knownDigests(imageIdIsPulledDigest: boolean, imageName: string, imageId: string, repoDigests: readonly string[]): readonly string[] {
+  if (!imageIdIsPulledDigest || !DIGEST.test(imageId)) return repoDigests;
   const ref = tryParseImageReference(imageName);
   if (!ref) return repoDigests;
   const repository = repositoryName(ref);

@@ -3,13 +3,15 @@
 // NanoCpus and as CpuQuota/CpuPeriod, and its create refuses the two together; the fork's `auto` drops
 // NanoCpus on Podman. Tidewatch drops it only when the quota carries the same limit, so no limit is lost.
 import type Docker from 'dockerode';
+import type { EngineProfile } from '../engine/profile.js';
 
 export type CpuCopyMode = 'auto' | 'full' | 'none';
 
 export interface HostConfigCompat {
   readonly cpuCopyMode: CpuCopyMode;
   readonly disableMemorySwappiness: boolean;
-  readonly podman: boolean;
+  /** The engine's profile: whether it shows a `--cpus` limit twice (engine/profile.ts). */
+  readonly profile: Pick<EngineProfile, 'showsCpuLimitTwice'>;
 }
 
 /** Changes `hostConfig` in place as the options say. */
@@ -19,7 +21,7 @@ export function applyHostConfigCompat(hostConfig: Docker.HostConfig, options: Ho
     for (const key of ['NanoCpus', 'CpuShares', 'CpuQuota', 'CpuPeriod', 'CpusetCpus', 'CpusetMems'] as const) {
       delete hostConfig[key];
     }
-  } else if (options.cpuCopyMode === 'auto' && options.podman && hostConfig.NanoCpus) {
+  } else if (options.cpuCopyMode === 'auto' && options.profile.showsCpuLimitTwice && hostConfig.NanoCpus) {
     if (hostConfig.CpuQuota || hostConfig.CpuPeriod) delete hostConfig.NanoCpus;
   }
 }

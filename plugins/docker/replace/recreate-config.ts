@@ -5,29 +5,11 @@
 import type Docker from 'dockerode';
 import { SELF_LABELS } from '../self/labels.js';
 import { shortId } from './aside-names.js';
-import { podmanCreateOptions } from '../engine/podman.js';
+import { podmanCreateOptions } from './podman-create.js';
+import type { ImageDefaults, InspectedConfig } from './inspected.js';
+import type { EngineProfile } from '../engine/profile.js';
 
-/** The inspected Config, with the fields @types/dockerode leaves out. */
-export type InspectedConfig = Docker.ContainerInspectInfo['Config'] & {
-  StopSignal?: string;
-  StopTimeout?: number;
-  Shell?: string[];
-  MacAddress?: string;
-};
-
-/** The image's own Config: what `docker inspect <image>` calls `Config`. */
-export interface ImageDefaults {
-  readonly Env?: string[] | null;
-  readonly Cmd?: string[] | null;
-  readonly Entrypoint?: string | string[] | null;
-  readonly Labels?: Record<string, string> | null;
-  readonly Volumes?: Record<string, object> | null;
-  readonly ExposedPorts?: Record<string, object> | null;
-  readonly WorkingDir?: string;
-  readonly User?: string;
-  readonly StopSignal?: string;
-  readonly Healthcheck?: Docker.HealthConfig | null;
-}
+export type { ImageDefaults, InspectedConfig } from './inspected.js';
 
 type Endpoint = Docker.ContainerInspectInfo['NetworkSettings']['Networks'][string] & {
   DriverOpts?: Record<string, string> | null;
@@ -94,10 +76,10 @@ export function normaliseLinks(links: readonly string[] | null | undefined): str
  * tells; on the other networks a MAC of Docker 28+ cannot be told from a generated one and is not kept: a generated
  * MAC pinned as configuration is drift, and ends in duplicates (moby #47171).
  */
-function isConfiguredMac(mac: string | undefined, primary: boolean, configMac: string | undefined, apiVersion: string): boolean {
+function isConfiguredMac(mac: string | undefined, primary: boolean, configMac: string | undefined, profile: RecreateProfile): boolean {
   if (!mac) return false;
   if (primary && configMac) return configMac.toLowerCase() === mac.toLowerCase();
-  return !apiAtLeast(apiVersion, '1.48') && !/^02:42:/i.test(mac);
+  return !profile.generatesRandomMacs && !/^02:42:/i.test(mac);
 }
 
 /** The engine gives a container without a hostname of its own its short id. */
@@ -105,19 +87,17 @@ export function isDefaultHostname(container: Docker.ContainerInspectInfo): boole
   return container.Config.Hostname === shortId(container.Id);
 }
 
+/** What a replacement's create options depend on in the engine's profile (engine/profile.ts). */
+export type RecreateProfile = Pick<
+  EngineProfile,
+  'showsOwnDefaultsInInspect' | 'createsWithSeveralNetworks' | 'takesEndpointMacAddress' | 'generatesRandomMacs' | 'supportsGatewayPriority'
+>;
+
 export interface RecreateOptions {
   /** Image name for the new container (the target's image reference). */
   readonly image: string;
-  /** Engine API version as `major.minor`: endpoint MACs need 1.44. */
-  readonly apiVersion: string;
-  /** The engine is Podman: its own values in the inspect are not copied as the user's (docs/podman.md). */
-  readonly podman?: boolean;
-}
-
-export function apiAtLeast(version: string, wanted: string): boolean {
-  const [a = 0, b = 0] = version.replace(/^v/, '').split('.').map(Number);
-  const [c = 0, d = 0] = wanted.split('.').map(Number);
-  return a > c || (a === c && b >= d);
+  /** The engine's answers (docs/engines.md#the-engine-profile): endpoint MACs, gateway priority, Podman's own values. */
+  readonly profile: RecreateProfile;
 }
 
 /** Every network endpoint's settings: aliases (minus the old short id), links, static IPs, driver options, gateway priority. */
@@ -134,9 +114,9 @@ export function endpointsOf(container: Docker.ContainerInspectInfo, options: Rec
     if (!hostMode && aliases.length > 0) settings.Aliases = aliases;
     if (endpoint.DriverOpts) settings.DriverOpts = endpoint.DriverOpts;
     // 0 is the engine's default; engines before API 1.48 have no such setting.
-    if (endpoint.GwPriority && apiAtLeast(options.apiVersion, '1.48')) settings.GwPriority = endpoint.GwPriority;
+    if (endpoint.GwPriority && options.profile.supportsGatewayPriority) settings.GwPriority = endpoint.GwPriority;
     const primary = name === container.HostConfig.NetworkMode;
-    if (!hostMode && apiAtLeast(options.apiVersion, '1.44') && isConfiguredMac(endpoint.MacAddress, primary, configMac, options.apiVersion)) {
+    if (!hostMode && options.profile.takesEndpointMacAddress && isConfiguredMac(endpoint.MacAddress, primary, configMac, options.profile)) {
       settings.MacAddress = endpoint.MacAddress;
     }
     result[name] = settings;
@@ -192,19 +172,19 @@ export function recreateOptions(
   }));
   create.HostConfig = hostConfig;
   create.NetworkingConfig = { EndpointsConfig: endpointsOf(container, options) };
-  return options.podman ? podmanCreateOptions(create, container, imageDefaults) : create;
+  return options.profile.showsOwnDefaultsInInspect ? podmanCreateOptions(create, container, imageDefaults) : create;
 }
 
 /**
- * Before API 1.44 the engine takes one network at create time; the others are connected before start.
+ * Before API 1.44 (`createsWithSeveralNetworks`) the engine takes one network at create time; the others are connected before start.
  * Returns the create options to use and the endpoints to connect afterwards.
  */
 export function splitNetworks(
   create: Docker.ContainerCreateOptions,
-  apiVersion: string,
+  profile: Pick<EngineProfile, 'createsWithSeveralNetworks'>,
 ): { create: Docker.ContainerCreateOptions; connectLater: [string, Docker.EndpointSettings][] } {
   const endpoints = Object.entries(create.NetworkingConfig?.EndpointsConfig ?? {});
-  if (apiAtLeast(apiVersion, '1.44') || endpoints.length <= 1) return { create, connectLater: [] };
+  if (profile.createsWithSeveralNetworks || endpoints.length <= 1) return { create, connectLater: [] };
   const mode = create.HostConfig?.NetworkMode;
   const first = endpoints.find(([name]) => name === mode) ?? (endpoints[0] as [string, Docker.EndpointSettings]);
   return {

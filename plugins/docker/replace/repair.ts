@@ -11,7 +11,7 @@
 //       (the replacement records the old one's id: tidewatch.replaces)
 //     name held by anything else                  left alone, logged
 import type Docker from 'dockerode';
-import { errorMessage, type Target } from '../../../core/index.js';
+import { errorMessage, selectionFilter, type Target } from '../../../core/index.js';
 import { restoreAside } from './aside.js';
 import { followMovedOwners } from './namespace-follow.js';
 import { NAMESPACE_FIELDS, containerModeRef } from './namespaces.js';
@@ -19,7 +19,7 @@ import { parseOldAsideName, parseReplacedName, parseStagingName, type AsideName 
 import { inspectOrUndefined, removeContainer, stopContainer } from './container-ops.js';
 import type { DockerRuntime } from '../runtime.js';
 import { stopPolicy } from './stop-policy.js';
-import { effectiveScope, selectDockerTargets } from '../selection.js';
+import { effectiveScope } from '../selection.js';
 import { REPLACES_LABEL, RUNTIME, containerName, imageNameOf } from '../target.js';
 import { dropSettledJournals, finishRestore } from './snapshot/repair.js';
 
@@ -77,18 +77,9 @@ function selected(rt: DockerRuntime, listed: Docker.ContainerInfo[], leftovers: 
   const all = listed.map((entry) => asTarget(entry, nameOf(entry)));
   const scope = effectiveScope(rt.options.scope, all, rt.ownId());
   const candidates = leftovers.map((l) => asTarget(l.entry, l.marker.originalName));
-  const keep = new Set(
-    selectDockerTargets(candidates, {
-      names: rt.options.names,
-      disableContainers: rt.options.disableContainers,
-      monitorImageNames: rt.options.monitorImageNames,
-      skipImageNames: rt.options.skipImageNames,
-      enableLabels: rt.options.enableContainersByLabel,
-      disableLabels: rt.options.disableContainersByLabel,
-      labelEnable: rt.options.labelEnable,
-      scope,
-    }).map((t) => t.id),
-  );
+  // The shared selection rules (docs/configuration.md#shared-options), read from this instance's options.
+  const selected = selectionFilter({ ...rt.options, scope });
+  const keep = new Set(candidates.filter(selected).map((t) => t.id));
   return leftovers.filter((l) => keep.has(l.entry.Id));
 }
 

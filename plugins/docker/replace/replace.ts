@@ -138,13 +138,13 @@ export async function createLike(
   name: string,
   labels: Record<string, string> = {},
 ): Promise<string> {
-  const [apiVersion, podman] = await Promise.all([rt.apiVersion(), rt.isPodman()]);
-  const options = recreateOptions(container, defaults, { image, apiVersion, podman });
+  const profile = await rt.profile();
+  const options = recreateOptions(container, defaults, { image, profile });
   if (options.HostConfig) {
     applyHostConfigCompat(options.HostConfig, {
       cpuCopyMode: rt.options.cpuCopyMode,
       disableMemorySwappiness: rt.options.disableMemorySwappiness,
-      podman,
+      profile,
     });
   }
   // Created on a name, the container's name is that name: a zodiac label copied from the old container
@@ -154,7 +154,7 @@ export async function createLike(
   options.Labels = { ...(isImageId(image) ? options.Labels : kept), [REPLACES_LABEL]: container.Id, ...labels };
   // A `container:` namespace is joined by id: the one of the container that holds the owner's name now.
   options.HostConfig = (await followOwners(rt.docker, options.HostConfig ?? {})).hostConfig;
-  const { create, connectLater } = splitNetworks(options, apiVersion);
+  const { create, connectLater } = splitNetworks(options, profile);
   let created: ContainerHandle;
   try {
     created = await rt.docker.createContainer({ ...create, name });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type Docker from 'dockerode';
 import t from 'tap';
 import { recreateOptions, splitNetworks } from '../../../plugins/docker/replace/recreate-config.js';
+import { dockerProfile } from '../../helpers/engine-profile.js';
 import { imageFactsOfInspect, toTarget } from '../../../plugins/docker/target.js';
 
 const REMOVED_NETWORK_SETTINGS = [
@@ -66,10 +67,10 @@ const image = guarded(
 ) as unknown as Docker.ImageInspectInfo;
 
 t.test('a replacement is made from an API 1.52 container inspect', async (t) => {
-  const create = recreateOptions(container, image.Config as never, { image: '127.0.0.1:5121/app:1', apiVersion: '1.52' });
+  const create = recreateOptions(container, image.Config as never, { image: '127.0.0.1:5121/app:1', profile: dockerProfile('1.52', 'containerd') });
   t.same(Object.keys(create.NetworkingConfig?.EndpointsConfig ?? {}).sort(), ['back', 'front'], 'both networks, from the endpoints');
   t.same(create.NetworkingConfig?.EndpointsConfig?.['front']?.Aliases, ['web']);
-  t.same(splitNetworks(create, '1.52').connectLater, []);
+  t.same(splitNetworks(create, dockerProfile('1.52')).connectLater, []);
   t.same(create.HostConfig?.PortBindings, { '8080/tcp': [{ HostIp: '127.0.0.1', HostPort: '28080' }] });
 });
 

@@ -15,21 +15,20 @@ t.test("the store as Docker 28's /info reports it", async (t) => {
 });
 
 t.test('containerd store: an image that lost its name is known by its image ID (the pulled index or manifest)', async (t) => {
-  t.same(knownDigests('containerd', '127.0.0.1:5121/app:1', INDEX, []), [`127.0.0.1:5121/app@${INDEX}`]);
-  t.same(knownDigests('containerd', 'nginx:latest', INDEX, []), [`docker.io/library/nginx@${INDEX}`]);
+  t.same(knownDigests(true, '127.0.0.1:5121/app:1', INDEX, []), [`127.0.0.1:5121/app@${INDEX}`]);
+  t.same(knownDigests(true, 'nginx:latest', INDEX, []), [`docker.io/library/nginx@${INDEX}`]);
   // Known under another name only: its own repository's entry is added.
-  t.same(knownDigests('containerd', '127.0.0.1:5121/app:1', INDEX, [`127.0.0.1:5121/mirror@${INDEX}`]), [
+  t.same(knownDigests(true, '127.0.0.1:5121/app:1', INDEX, [`127.0.0.1:5121/mirror@${INDEX}`]), [
     `127.0.0.1:5121/mirror@${INDEX}`,
     `127.0.0.1:5121/app@${INDEX}`,
   ]);
   const own = [`127.0.0.1:5121/app@${OTHER}`];
-  t.equal(knownDigests('containerd', '127.0.0.1:5121/app:1', INDEX, own), own, 'an entry of its own repository is kept as it is');
+  t.equal(knownDigests(true, '127.0.0.1:5121/app:1', INDEX, own), own, 'an entry of its own repository is kept as it is');
 });
 
 t.test('classic or unknown store: the image ID is a config digest, never taken for a registry digest', async (t) => {
-  t.same(knownDigests('classic', '127.0.0.1:5121/app:1', INDEX, []), []);
-  t.same(knownDigests('unknown', '127.0.0.1:5121/app:1', INDEX, []), []);
+  t.same(knownDigests(false, '127.0.0.1:5121/app:1', INDEX, []), []);
   // Nothing a registry could name: an image ID that is not a digest, a reference that does not parse.
-  t.same(knownDigests('containerd', '127.0.0.1:5121/app:1', 'sha256:short', []), []);
-  t.same(knownDigests('containerd', 'NOT A REF', INDEX, []), []);
+  t.same(knownDigests(true, '127.0.0.1:5121/app:1', 'sha256:short', []), []);
+  t.same(knownDigests(true, 'NOT A REF', INDEX, []), []);
 });

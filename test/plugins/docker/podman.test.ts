@@ -8,7 +8,9 @@ import { isConflict } from '../../../plugins/docker/engine/errors.js';
 import type { EngineClient, ImageHandle } from '../../../plugins/docker/engine/client.js';
 import { removeReplacedImages } from '../../../plugins/docker/image/cleanup.js';
 import { memoryLogger } from '../../helpers/memory-logger.js';
-import { dockerUlimits, isPodmanVersion, podmanCreateOptions, signalNumber, withoutPodmanEnv } from '../../../plugins/docker/engine/podman.js';
+import { dockerUlimits, podmanCreateOptions, signalNumber, withoutPodmanEnv } from '../../../plugins/docker/replace/podman-create.js';
+import { isPodmanVersion } from '../../../plugins/docker/engine/profile.js';
+import { dockerProfile, podmanProfile } from '../../helpers/engine-profile.js';
 import { recreateOptions, type ImageDefaults, type InspectedConfig } from '../../../plugins/docker/replace/recreate-config.js';
 
 const ID = 'cfdea3d6bc9d3ee9933f9ede6450a111558cf260214b951525c664b1c1c934aa';
@@ -62,7 +64,7 @@ t.test('the engine names itself in /version', async (t) => {
 });
 
 t.test("a replacement's options carry the user's settings, not Podman's", async (t) => {
-  const create = recreateOptions(podmanInspect(), image, { image: '127.0.0.1:5101/probe/app:latest', apiVersion: '1.41', podman: true }) as Docker.ContainerCreateOptions & {
+  const create = recreateOptions(podmanInspect(), image, { image: '127.0.0.1:5101/probe/app:latest', profile: podmanProfile() }) as Docker.ContainerCreateOptions & {
     StopTimeout?: number;
   };
   t.same(create.Env, ['A=1'], "Podman's container=, TERM, HOME and HOSTNAME are added again by Podman itself");
@@ -71,7 +73,7 @@ t.test("a replacement's options carry the user's settings, not Podman's", async 
   t.equal(create.StopSignal, undefined, '"15" is the default SIGTERM');
   t.equal(create.StopTimeout, undefined, 'its 0 is no timeout of the user');
   t.equal(create.Hostname, undefined, 'a default hostname (its own short id) stays default, as on Docker');
-  const named = recreateOptions(podmanInspect({ Hostname: 'box' }), image, { image: '127.0.0.1:5101/probe/app:latest', apiVersion: '1.41', podman: true });
+  const named = recreateOptions(podmanInspect({ Hostname: 'box' }), image, { image: '127.0.0.1:5101/probe/app:latest', profile: podmanProfile() });
   t.equal(named.Hostname, 'box', 'a chosen hostname is kept: UTS mode "private" is the default');
   t.equal(create.HostConfig?.UTSMode, undefined);
   t.equal(create.HostConfig?.Runtime, undefined, '"oci" names no runtime');
@@ -83,8 +85,8 @@ t.test("a replacement's options carry the user's settings, not Podman's", async 
   t.equal(create.HostConfig?.NetworkMode, 'none');
   t.same(create.NetworkingConfig, { EndpointsConfig: {} });
 
-  const docker = recreateOptions(podmanInspect(), image, { image: 'x', apiVersion: '1.41' });
-  t.ok(docker.Env?.includes('container=podman'), 'without the podman flag nothing of this applies');
+  const docker = recreateOptions(podmanInspect(), image, { image: 'x', profile: dockerProfile('1.41') });
+  t.ok(docker.Env?.includes('container=podman'), 'on Docker\'s profile nothing of this applies');
 });
 
 t.test("the user's own values stay", async (t) => {
@@ -92,7 +94,7 @@ t.test("the user's own values stay", async (t) => {
     { Env: ['container=podman', 'HOME=/srv', 'TERM=vt100', 'HOSTNAME=other', 'A=1'], WorkingDir: '/app', StopSignal: '3', StopTimeout: 30, User: '1000' },
     { UTSMode: 'host', Runtime: 'crun' },
   );
-  const create = podmanCreateOptions(recreateOptions(info, image, { image: 'x', apiVersion: '1.41' }), info, image) as Docker.ContainerCreateOptions & {
+  const create = podmanCreateOptions(recreateOptions(info, image, { image: 'x', profile: dockerProfile('1.41') }), info, image) as Docker.ContainerCreateOptions & {
     StopTimeout?: number;
   };
   t.same(create.Env, ['HOME=/srv', 'TERM=vt100', 'HOSTNAME=other', 'A=1']);
@@ -180,7 +182,7 @@ function fakeEngine(images: Map<string, string[]>, containers: { ImageID: string
 t.test('--cleanup never forces a removal on Podman, where force also removes the containers of the image', async (t) => {
   const images = new Map([['sha256:old', ['reg/app:a', 'reg/app:b']]]);
   const { docker, removals } = fakeEngine(images);
-  const cleaned = await removeReplacedImages(docker, [{ imageId: 'sha256:old', imageName: 'reg/app:latest' }], memoryLogger(), true);
+  const cleaned = await removeReplacedImages(docker, [{ imageId: 'sha256:old', imageName: 'reg/app:latest' }], memoryLogger(), podmanProfile());
   t.same(cleaned, [{ image_id: 'sha256:old', image_name: 'reg/app:latest' }]);
   t.same(removals, [
     { name: 'reg/app:a', force: false },
@@ -190,7 +192,7 @@ t.test('--cleanup never forces a removal on Podman, where force also removes the
   t.equal(images.size, 0);
 
   const onDocker = fakeEngine(new Map([['sha256:old', ['reg/app:a', 'reg/app:b']]]));
-  await removeReplacedImages(onDocker.docker, [{ imageId: 'sha256:old', imageName: 'reg/app:latest' }], memoryLogger());
+  await removeReplacedImages(onDocker.docker, [{ imageId: 'sha256:old', imageName: 'reg/app:latest' }], memoryLogger(), dockerProfile('1.43'));
   t.same(onDocker.removals, [{ name: 'sha256:old', force: true }], 'Docker: one forced removal by id, as before');
 
   // An image a container took meanwhile: the unforced removal is refused, the container keeps it.
@@ -201,6 +203,6 @@ t.test('--cleanup never forces a removal on Podman, where force also removes the
   };
   const getImage = inUse.docker.getImage.bind(inUse.docker);
   inUse.docker.getImage = (name: string): ImageHandle => (name === 'reg/app:a' ? refuse : getImage(name));
-  const kept = await removeReplacedImages(inUse.docker, [{ imageId: 'sha256:old', imageName: 'reg/app:latest' }], memoryLogger(), true);
+  const kept = await removeReplacedImages(inUse.docker, [{ imageId: 'sha256:old', imageName: 'reg/app:latest' }], memoryLogger(), podmanProfile());
   t.same(kept, [], 'kept, reported as not removed');
 });

@@ -2,11 +2,10 @@
 // update body and header, how Swarm's final states are reported, and the rule that a service is never
 // updated to a tag without a digest.
 import t from 'tap'
-import { selectServices } from '../../../plugins/swarm/selection.js'
 import { serviceTarget, splitServiceImage } from '../../../plugins/swarm/target.js'
 import { outcomeOf, updateService, withImage } from '../../../plugins/swarm/update.js'
-import { isMonitorOnly } from '../../../core/index.js';
-import { type EngineApi, registryAuthHeader } from '../../../contracts/index.js';
+import { createTidewatch, isMonitorOnly, type SelectionRules } from '../../../core/index.js'
+import { type EngineApi, registryAuthHeader } from '../../../contracts/index.js'
 import { fakeTarget } from '../../helpers/targets.js'
 
 const DIGEST = `sha256:${'a'.repeat(64)}`
@@ -67,14 +66,31 @@ t.test('never a tag without a digest', async (t) => {
   t.same(calls, [], 'the engine is not even asked')
 })
 
-t.test('selection leaves other runtimes alone', async (t) => {
+t.test('selection leaves other runtimes alone; without --swarm a service opts in', async (t) => {
   const container = fakeTarget('c', { runtime: 'docker' })
   const service = fakeTarget('s', { runtime: 'swarm' })
   const opted = fakeTarget('o', { runtime: 'swarm', labels: { 'tidewatch.enable': 'true' } })
-  const rules = { all: false, names: [], disableContainers: [], monitorImageNames: [], skipImageNames: [], enableLabels: [], disableLabels: [], labelEnable: false, scope: '' }
-  t.same(selectServices([container, service, opted], rules).map((x) => x.name), ['c', 'o'])
-  t.same(selectServices([container, service, opted], { ...rules, all: true }).map((x) => x.name), ['c', 's', 'o'])
-  t.same(selectServices([container, service, opted], { ...rules, all: true, names: ['o'] }).map((x) => x.name), ['c', 'o'])
+  const rules: SelectionRules = { names: [], disableContainers: [], monitorImageNames: [], skipImageNames: [], enableContainersByLabel: [], disableContainersByLabel: [], labelEnable: false, scope: '' }
+  // As plugins/swarm/start.ts hands them to the core, which applies them at the select stage.
+  const select = async (values: SelectionRules, all: boolean) => {
+    const tw = await createTidewatch({
+      plugins: [{
+        name: 'stub',
+        apply(core) {
+          core.hooks.discover.tapPromise('stub', async (found) => [...found, container, service, opted])
+          core.applySelection('swarm', values, { onlyEnabled: !all })
+        },
+      }],
+    })
+    try {
+      return (await tw.targets()).map((x) => x.name)
+    } finally {
+      await tw.close()
+    }
+  }
+  t.same(await select(rules, false), ['c', 'o'])
+  t.same(await select(rules, true), ['c', 's', 'o'])
+  t.same(await select({ ...rules, names: ['o'] }, true), ['c', 'o'])
 })
 
 t.test('monitor-only as for containers: label OR flag, a set label wins with label precedence', async (t) => {

@@ -1,23 +1,13 @@
-// Podman's Docker-compatible API (`podman system service`) as the docker runtime meets it. Its answers
+// A replacement's create options on an engine whose inspect shows its own defaults (the engine profile's
+// `showsOwnDefaultsInInspect`: Podman's Docker-compatible API, `podman system service`). Its answers
 // have the shape of Docker's, but some values are Podman's own: an inspect shows what Podman added to a
 // container (environment, working directory, rlimits under their kernel names, a numeric stop signal), and
 // a create given those values back either refuses them or makes them the user's. Each difference, and
 // why it is handled here, is listed in docs/podman.md#differences-and-how-tidewatch-handles-them.
 import { constants } from 'node:os';
 import type Docker from 'dockerode';
-import { shortId } from '../replace/aside-names.js';
-import type { ImageDefaults, InspectedConfig } from '../replace/recreate-config.js';
-
-/** `GET /version` as both engines answer it; Podman names itself in `Components`. */
-export interface EngineVersion {
-  readonly ApiVersion?: string;
-  readonly Components?: readonly { readonly Name?: string }[] | null;
-}
-
-/** True when the engine is Podman (`Components` holds "Podman Engine"; Docker's says "Engine"). */
-export function isPodmanVersion(version: EngineVersion): boolean {
-  return (version.Components ?? []).some((component) => /podman/i.test(component.Name ?? ''));
-}
+import { shortId } from './aside-names.js';
+import type { ImageDefaults, InspectedConfig } from './inspected.js';
 
 /** The PATH Podman gives a container whose image sets none (containers.conf's default `env`). */
 const PODMAN_DEFAULT_PATH = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
