@@ -63,6 +63,5 @@ export type { ImageReference } from './image-reference.js';
 export { exactNamePattern, isTargeted, nameMatcher, splitFilterValues } from './request-filter.js';
 export { isPlainName, patternBoundsViolation, patternCost, patternErrors, PATTERN_LIMITS } from './pattern-bounds.js';
 export { isMonitorOnly, selectionFilter } from './selection-rules.js';
-export type { SelectionRules } from './selection-rules.js';
 export { LABEL_PREFIX, WATCHTOWER_LABEL_PREFIX, parseBoolLabel, readLabel } from './labels.js';
 export { formatGoDuration, parseGoDuration } from './go-duration.js';

@@ -2,7 +2,8 @@
 // applies them (`core.applySelection`) with what the runtime adds, its own container's scope and the containers of a
 // replacement in progress, exactly as plugins/docker/start.ts hands them over.
 import t from 'tap';
-import { createTidewatch, type SelectionRules, type Target } from '../../../core/index.js';
+import { createTidewatch, type Target } from '../../../core/index.js';
+import type { SelectionRules } from '../../../core/selection-rules.js';
 import { effectiveScope, inReplacement } from '../../../plugins/docker/selection.js';
 import { fakeTarget } from '../../helpers/targets.js';
 

@@ -4,7 +4,8 @@
 import t from 'tap'
 import { serviceTarget, splitServiceImage } from '../../../plugins/swarm/target.js'
 import { outcomeOf, updateService, withImage } from '../../../plugins/swarm/update.js'
-import { createTidewatch, isMonitorOnly, type SelectionRules } from '../../../core/index.js'
+import { createTidewatch, isMonitorOnly } from '../../../core/index.js'
+import type { SelectionRules } from '../../../core/selection-rules.js'
 import { type EngineApi, registryAuthHeader } from '../../../contracts/index.js'
 import { fakeTarget } from '../../helpers/targets.js'
 
