@@ -66,7 +66,7 @@ export {
   type SnapshotWriter,
   type Snapshots,
 } from '../plugins/state/snapshot-contracts.js';
-export { PAGE_DEFAULT, PAGE_MAX, parsePageQuery, readAllRecords, type PageQueryError } from '../plugins/state/page-query.js';
+export { PAGE_DEFAULT, PAGE_MAX, parsePageQuery, readAllRecords, type PageQueryError } from '../plugins/state/paging-contracts.js';
 export {
   DATA_DIR_HANDOVER,
   ROLLBACKS,

@@ -81,7 +81,7 @@ t.test('the startup summary names the version and plugins; --no-startup-message 
   const loud = await startService(args);
   await loud.stop();
   const summary = loud.logs.find((line) => line['msg'] === 'Tidewatch started');
-  t.match(summary, { version: /^\d+\.\d+\.\d+/, plugins: ['state', 'agents', 'docker', 'swarm', 'git', 'no-pull', 'registry', 'cooldown', 'policies', 'people', 'http-api'] });
+  t.match(summary, { version: /^\d+\.\d+\.\d+/, plugins: ['state', 'agents', 'docker', 'swarm', 'git', 'no-pull', 'registry', 'cooldown', 'policies', 'rollouts', 'people', 'http-api'] });
   const quiet = await startService([...args, '--no-startup-message']);
   await quiet.stop();
   t.notOk(quiet.logs.some((line) => line['msg'] === 'Tidewatch started'));
