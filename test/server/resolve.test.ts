@@ -335,7 +335,7 @@ t.test('cross-option rules', async (t) => {
 
 t.test('--http-api-endpoints', async (t) => {
   const tokens = { TIDEWATCH_HTTP_API_TOKEN: 'a', TIDEWATCH_HTTP_API_EVENTS_TOKEN: 'b' };
-  const all = ['agents', 'approvals', 'audit', 'check', 'config', 'containers', 'dashboard', 'events', 'health', 'history', 'hooks', 'images', 'metrics', 'rollback', 'rollouts', 'swagger', 'tokens', 'update'];
+  const all = ['agents', 'approvals', 'audit', 'check', 'config', 'containers', 'dashboard', 'events', 'health', 'history', 'hooks', 'images', 'metrics', 'rollback', 'rollouts', 'snapshots', 'swagger', 'tokens', 'update'];
   t.same(run(['--http-api-endpoints', 'all'], tokens).config.httpApiEndpoints, all);
   t.same(run([], { ...tokens, WATCHTOWER_HTTP_API_ENDPOINTS: 'ALL' }).config.httpApiEndpoints, all);
   t.same(run(['--http-api-endpoints', 'Update, check  update'], tokens).config.httpApiEndpoints, ['check', 'update']);

@@ -49,10 +49,10 @@ t.test('effective values, secrets redacted', async (t) => {
   t.equal(view.interval, '1h30m0s');
   t.equal(view.cooldown_delay, '84h0m0s');
   t.equal(view.cleanup, true);
-  t.same(view.http_api_endpoints, ['agents', 'approvals', 'audit', 'check', 'config', 'containers', 'dashboard', 'events', 'health', 'history', 'hooks', 'images', 'metrics', 'rollback', 'rollouts', 'swagger', 'tokens', 'update']);
+  t.same(view.http_api_endpoints, ['agents', 'approvals', 'audit', 'check', 'config', 'containers', 'dashboard', 'events', 'health', 'history', 'hooks', 'images', 'metrics', 'rollback', 'rollouts', 'snapshots', 'swagger', 'tokens', 'update']);
   t.equal(JSON.parse(json).http_api_port, 8080, 'JSON-serialisable');
 
   // The view is a copy: changing it leaves the configuration alone.
   (view.http_api_endpoints as string[]).push('x');
-  t.equal((resolved.config.httpApiEndpoints as string[]).length, 17);
+  t.equal((resolved.config.httpApiEndpoints as string[]).length, 19);
 });
