@@ -9,7 +9,9 @@
 // connection, so a recorded hello proves nothing later. The enrol token is sent only while the agent holds no
 // enrolled key; the controller spends it, binding the name to the key. Later the allowed call groups may change
 // (`{"type":"calls","calls":[…]}`) when the controller's mode does. Both sides check every field.
-import { createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+// node:crypto loads with the first agent connection, not with the service (docs/performance.md#memory).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 import { MAX_DATA } from './mux.js';
 
 export const PROTOCOL = 'tidewatch-agent-v1';
@@ -45,7 +47,7 @@ export interface Welcome {
 }
 
 export function newNonce(): string {
-  return randomBytes(32).toString('base64url');
+  return nodeCrypto().randomBytes(32).toString('base64url');
 }
 
 export function signedText(nonce: string, name: string, publicKey: string): Buffer {
@@ -97,7 +99,7 @@ export function parseControl(text: string): { type: 'welcome' | 'calls'; calls: 
 /** An Ed25519 public key from its base64 SPKI DER, or undefined when it is not one. */
 export function publicKeyOf(base64: string): KeyObject | undefined {
   try {
-    const key = createPublicKey({ key: Buffer.from(base64, 'base64'), format: 'der', type: 'spki' });
+    const key = nodeCrypto().createPublicKey({ key: Buffer.from(base64, 'base64'), format: 'der', type: 'spki' });
     return key.asymmetricKeyType === 'ed25519' ? key : undefined;
   } catch {
     return undefined;
@@ -109,7 +111,7 @@ export function verifyHello(hello: Hello, nonce: string): boolean {
   const key = publicKeyOf(hello.public_key);
   if (!key) return false;
   try {
-    return verify(null, signedText(nonce, hello.name, hello.public_key), key, Buffer.from(hello.signature, 'base64'));
+    return nodeCrypto().verify(null, signedText(nonce, hello.name, hello.public_key), key, Buffer.from(hello.signature, 'base64'));
   } catch {
     return false;
   }

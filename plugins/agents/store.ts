@@ -3,7 +3,8 @@
 // enrolment tokens by the SHA-256 of the token, never the token. A token is 256 random bits, so one SHA-256
 // is as good as a slow hash here (plugins/people/tokens.ts says why). A spent token is kept, marked, so a
 // second use is refused as "spent" and logged as such; expired and spent ones go past MAX_TOKENS.
-import { createHash, randomBytes } from 'node:crypto';
+// node:crypto loads with the first use, not with the service (docs/performance.md#memory).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 import type { StateStore } from '../../contracts/index.js';
 
 const AGENTS = 'agents.enrolled';
@@ -35,7 +36,7 @@ interface EnrolmentToken {
 export type TokenCheck = { ok: true } | { ok: false; why: 'unknown' | 'spent' | 'expired' | 'other-name' };
 
 export function tokenHash(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('base64url');
+  return nodeCrypto().createHash('sha256').update(token, 'utf8').digest('base64url');
 }
 
 function all(store: StateStore, collection: string): unknown[] {
@@ -79,7 +80,7 @@ export class AgentStore {
   /** A new one-time token: the secret is in the answer and nowhere else. */
   createToken(name: string | undefined, expiresInMs: number): { token: string; expires_at: string } {
     this.#prune();
-    const token = `twa_${randomBytes(32).toString('base64url')}`;
+    const token = `twa_${nodeCrypto().randomBytes(32).toString('base64url')}`;
     const now = Date.now();
     const record: EnrolmentToken = {
       hash: tokenHash(token),

@@ -162,8 +162,7 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
   tapComposeNotes(core, options.composeRewrite);
   for (const engine of engines) tapUpdates(core, engine.runtime, engine.host);
 
-  // Bounded, and a slow engine delays nobody's start (startup-repairs.ts). Not waited for: the first discovery
-  // repairs each engine before it lists it (engines.ts, one repair shared by both), so an engine is listed as soon
-  // as its own repair is done, not once the last of a hundred engines was repaired (docs/hosts.md#start-up).
-  void repairAtStart(engines);
+  // Bounded, and a slow engine delays nobody's start (startup-repairs.ts): waited for, so that what an interrupted
+  // replacement left is put back before the service answers (docs/stopping.md), but at most 2 s for any one engine.
+  await repairAtStart(engines);
 }

@@ -2,7 +2,8 @@
 // collection `rollouts` (STATE_STORE, docs/state.md), written at every change, so a soak's wait and a halt
 // survive restarts. The rollouts still going on are held in memory as well (read once at start): the gate asks
 // them for every stale container of every run.
-import { createHash } from 'node:crypto';
+// node:crypto loads with the first use, not with the service (docs/performance.md#memory).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 import type { Page, PageQuery, StateStore } from '../../contracts/index.js';
 import type { Rollout } from './machine.js';
 
@@ -12,7 +13,7 @@ const ACTIVE_READ_LIMIT = 10_000;
 
 /** A candidate's rollout id: the same repository and digest give the same id, across runs and restarts. */
 export function rolloutId(repository: string, digest: string): string {
-  return createHash('sha256').update(`${repository}@${digest}`).digest('hex').slice(0, 16);
+  return nodeCrypto().createHash('sha256').update(`${repository}@${digest}`).digest('hex').slice(0, 16);
 }
 
 function isRollout(value: unknown): value is Rollout {

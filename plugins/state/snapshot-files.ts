@@ -4,7 +4,8 @@
 // while writing leaves a .partial directory, which the next start removes with any directory the index lacks.
 // The size bound counts what lands on disk (the tar files, their headers included): past it the writer stops
 // and the snapshot is dropped (`tooLarge`), so a volume never fills the disk halfway.
-import { createHash } from 'node:crypto';
+// node:crypto loads with the first use, not with the service (docs/performance.md#memory).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -32,7 +33,7 @@ export const newSnapshotId = (now = Date.now()): string => `${now.toString(36)}-
 
 /** Counts and hashes what passes; fails past `limit` bytes in all (`used` is shared across a snapshot's volumes). */
 class Meter extends Transform {
-  readonly hash = createHash('sha256');
+  readonly hash = nodeCrypto().createHash('sha256');
   constructor(
     readonly used: { bytes: number },
     readonly limit: number,
@@ -138,7 +139,7 @@ export class SnapshotFiles {
   read(record: SnapshotRecord, volume: string): Readable {
     const entry = record.volumes.find((v) => v.name === volume);
     if (!entry || !SNAPSHOT_ID.test(record.id) || !VOLUME_NAME.test(volume)) throw snapshotErrors.missing(record.id, volume);
-    const hash = createHash('sha256');
+    const hash = nodeCrypto().createHash('sha256');
     const check = new Transform({
       transform(chunk: Buffer, _enc, done) {
         hash.update(chunk);

@@ -3,7 +3,8 @@
 // first use, never written. Lines are `[@marker] patterns keytype base64-key [comment]`; patterns are plain
 // (comma-separated, with `*`, `?` and `!` negation) or hashed (`|1|salt|HMAC-SHA1(salt, name)`); a host on a
 // port other than 22 is listed as `[host]:port`. Pure parsing and comparison: nothing of ssh2 loads here.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+// node:crypto loads with the first use, not with the service (docs/performance.md#memory).
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
 /** The host key types this reader knows; lines of other types are ignored. */
 export const HOST_KEY_TYPES = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'ssh-rsa'] as const;
@@ -121,8 +122,8 @@ export function wildcard(pattern: string, name: string): boolean {
 /** Whether an entry lists `name`: a hashed entry by its HMAC, plain patterns with negation winning. */
 export function entryMatches(entry: KnownHostEntry, name: string): boolean {
   if (entry.hashed) {
-    const digest = createHmac('sha1', entry.hashed.salt).update(name).digest();
-    return timingSafeEqual(digest, entry.hashed.hash);
+    const digest = nodeCrypto().createHmac('sha1', entry.hashed.salt).update(name).digest();
+    return nodeCrypto().timingSafeEqual(digest, entry.hashed.hash);
   }
   let matched = false;
   for (const pattern of entry.patterns ?? []) {
@@ -163,7 +164,7 @@ export function verifyHostKey(keys: HostKeys, presented: Buffer): HostKeyVerdict
 
 /** `SHA256:…` as `ssh-keygen -l` prints it. */
 export function fingerprint(blob: Buffer): string {
-  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+  return `SHA256:${nodeCrypto().createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }
 
 /**
