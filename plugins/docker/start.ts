@@ -12,7 +12,7 @@ import { callGroups } from './engine/socket-proxy.js';
 import { isSshHost } from './engine/ssh/address.js';
 import { localImages } from './image/local-images.js';
 import { auditRepair } from './replace/repair-audit.js';
-import { repairAtStart } from './startup-repairs.js';
+import { repairAtStart, waitForRepairs } from './startup-repairs.js';
 import type { DockerOptionValues, ResolvedDockerOptions } from './options.js';
 import { detectOwnContainerId } from './self/container.js';
 import { effectiveScope, inReplacement } from './selection.js';
@@ -91,6 +91,10 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
     // An SSH connection is ended rather than left to the process's exit.
     for (const engine of engines) if (isSshHost(engine.host)) engine.runtime.docker.close();
   });
+  // Registered after the closer above, so run before it: a stop waits for a repair still under way (one that
+  // outlasted start-up's bounded wait) before the engines' clients close, so what an interrupted replacement
+  // left is put back rather than abandoned halfway (docs/stopping.md).
+  core.onClose(() => waitForRepairs(engines, logger));
   // A host key the known_hosts file does not vouch for stops the start (exit 2), before any repair or run.
   await ssh?.checkHostKeysAtStart(engines.map((engine) => ({ host: engine.host, docker: engine.runtime.docker })));
   for (const engine of engines) {

@@ -47,3 +47,23 @@ async function repairWithin(engine: Engine, waitMs: number): Promise<void> {
     logger.warn({ waited_ms: waitMs }, 'engine slow to answer at start; its repair goes on, and its first discovery waits for it');
   }
 }
+
+/**
+ * How long a stop waits for repairs still under way: long enough for a loaded engine to finish putting a
+ * container back, short enough that an engine that never answers (the client has no request timeout) does not
+ * outlast `docker stop`'s 10 s grace.
+ */
+export const STOP_REPAIR_WAIT_MS = 8000;
+
+/** Waits for every repair under way, at most `waitMs`; never rejects. */
+export async function waitForRepairs(engines: readonly Engine[], logger: Engine['runtime']['logger'], waitMs = STOP_REPAIR_WAIT_MS): Promise<void> {
+  const inFlight = engines.map((engine) => engine.repairInFlight()).filter((p): p is Promise<void> => p !== undefined);
+  if (inFlight.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), waitMs);
+  });
+  const outcome = await Promise.race([Promise.all(inFlight).then(() => 'done' as const), late]);
+  clearTimeout(timer);
+  if (outcome === 'late') logger.warn({ waited_ms: waitMs }, 'stopping while a repair is still under way on an engine that does not answer');
+}

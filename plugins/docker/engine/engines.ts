@@ -29,6 +29,8 @@ export interface Engine {
   repair(): Promise<void>;
   /** True once a repair completed: until then every discovery tries it first. */
   readonly repaired: boolean;
+  /** The repair under way, if any (settles, never rejects): a stop waits for it (docs/stopping.md). */
+  repairInFlight(): Promise<void> | undefined;
   /** The targets of the last discovery that reached the engine (reported with its error while it is down). */
   lastKnown: readonly Target[];
   /** Image facts reused between discoveries while the engine reports image changes (not on Podman, docs/podman.md). */
@@ -80,6 +82,7 @@ export function createEngine(
     },
     // A failed repair is tried again by the next discovery.
     repair: () => (repairing ??= repairOnce().finally(() => (repairing = undefined))),
+    repairInFlight: () => repairing?.catch(() => undefined),
     lastKnown: [],
     takeRepairList: () => {
       const list = repairList;

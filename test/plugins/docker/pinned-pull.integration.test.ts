@@ -121,7 +121,7 @@ t.test('a reference pinned to a digest stays pinned, on the new tag and digest',
   const { tw } = await withAnswer(env, prefix, { source: 'registry', stale: true, latestDigest: v2.digest, latestTag: '5.1.0' });
   t.teardown(() => tw.close());
   const report = await tw.update();
-  t.match(report.results[0], { outcome: 'updated', newImage: `${v2.ref}@${v2.digest}` });
+  t.match(report.results[0], { outcome: 'updated', newImage: `${v2.ref}@${v2.digest}` }, `updated (error: ${report.results[0]?.error ?? 'none'})`);
   const now = await engine.getContainer(name).inspect();
   t.equal(now.Config.Image, `${v2.ref}@${v2.digest}`, 'repo:tag@sha256:old became repo:newtag@sha256:new');
   t.equal(now.Image, v2.configDigest);

@@ -9,13 +9,27 @@ import t from 'tap';
 import { createTidewatch } from '../../../core/index.js';
 import { dockerPlugin } from '../../../plugins/docker/index.js';
 import type { Engine } from '../../../plugins/docker/engine/engines.js';
-import { repairAtStart } from '../../../plugins/docker/startup-repairs.js';
+import { repairAtStart, waitForRepairs } from '../../../plugins/docker/startup-repairs.js';
 import { requireEnv, waitFor } from '../../helpers/env.js';
 import { memoryLogger } from '../../helpers/memory-logger.js';
 
-function fakeEngine(repair: () => Promise<void>): Engine {
-  return { host: 'h', repair, repaired: false, lastKnown: [], runtime: { logger: memoryLogger() } } as unknown as Engine;
+function fakeEngine(repair: () => Promise<void>, inFlight?: Promise<void>): Engine {
+  return { host: 'h', repair, repairInFlight: () => inFlight, repaired: false, lastKnown: [], runtime: { logger: memoryLogger() } } as unknown as Engine;
 }
+
+t.test('a stop waits for a repair still under way, and at most the bound for one that never ends', async (t) => {
+  let finished = false;
+  const slow = new Promise<void>((resolve) => setTimeout(() => ((finished = true), resolve()), 400));
+  const logger = memoryLogger();
+  await waitForRepairs([fakeEngine(async () => undefined, slow), fakeEngine(async () => undefined)], logger, 5000);
+  t.ok(finished, 'the repair that outlasted start-up finished before the stop went on');
+  t.equal(logger.lines.length, 0);
+  const started = performance.now();
+  await waitForRepairs([fakeEngine(async () => undefined, new Promise<void>(() => undefined))], logger, 300);
+  const ms = performance.now() - started;
+  t.ok(ms >= 290 && ms < 3000, `an engine that never answers holds the stop for the bound only (${ms.toFixed(0)} ms)`);
+  t.match(logger.lines, [{ msg: /repair is still under way/ }]);
+});
 
 t.test('at most 8 repairs at once; a slow one keeps its slot for the wait only', async (t) => {
   let active = 0;
