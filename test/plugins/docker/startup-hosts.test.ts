@@ -12,6 +12,7 @@ import type { Engine } from '../../../plugins/docker/engine/engines.js';
 import { repairAtStart, waitForRepairs } from '../../../plugins/docker/startup-repairs.js';
 import { requireEnv, waitFor } from '../../helpers/env.js';
 import { memoryLogger } from '../../helpers/memory-logger.js';
+import { testPrefix } from '../../helpers/images.js';
 
 function fakeEngine(repair: () => Promise<void>, inFlight?: Promise<void>): Engine {
   return { host: 'h', repair, repairInFlight: () => inFlight, repaired: false, lastKnown: [], runtime: { logger: memoryLogger() } } as unknown as Engine;
@@ -71,7 +72,9 @@ t.test('an engine that never answers does not hold up start-up or the real engin
   for (let i = 0; i < real.length; i++) await symlink(env.dockerSocket, join(dir, `e${i}.sock`));
   const logger = memoryLogger();
   const started = performance.now();
-  const tw = await createTidewatch({ logger, plugins: [{ plugin: dockerPlugin, options: { host: [`unix://${join(dir, 'silent.sock')}`, ...real] } }] });
+  // Scoped to a prefix of its own: an unscoped instance's start-up repair on the shared engine would put back a
+  // replacement another test file has under way at that moment (docs/stopping.md#start-up-repair).
+  const tw = await createTidewatch({ logger, plugins: [{ plugin: dockerPlugin, options: { names: [`${testPrefix('startup-hosts')}-.*`], host: [`unix://${join(dir, 'silent.sock')}`, ...real] } }] });
   const ms = performance.now() - started;
   t.teardown(() => tw.close());
   t.ok(ms < 30_000, `start-up done in ${ms.toFixed(0)} ms with an engine that never answers`);

@@ -10,6 +10,7 @@ import { createTidewatch } from '../../../core/index.js';
 import { dockerPlugin } from '../../../plugins/docker/index.js';
 import { requireEnv, waitFor } from '../../helpers/env.js';
 import { memoryLogger } from '../../helpers/memory-logger.js';
+import { testPrefix } from '../../helpers/images.js';
 
 t.test('the start-up repair and the first discovery share one container list', { timeout: 120_000 }, async (t) => {
   const env = await requireEnv(t);
@@ -31,7 +32,9 @@ t.test('the start-up repair and the first discovery share one container list', {
     await new Promise((resolve) => relay.close(resolve));
     await rm(dir, { recursive: true, force: true });
   });
-  const tw = await createTidewatch({ logger: memoryLogger(), plugins: [{ plugin: dockerPlugin, options: { host: [`unix://${join(dir, 'engine.sock')}`] } }] });
+  // Scoped to a prefix of its own: an unscoped instance's start-up repair on the shared engine would put back a
+  // replacement another test file has under way at that moment (docs/stopping.md#start-up-repair).
+  const tw = await createTidewatch({ logger: memoryLogger(), plugins: [{ plugin: dockerPlugin, options: { names: [`${testPrefix('startup-list')}-.*`], host: [`unix://${join(dir, 'engine.sock')}`] } }] });
   await waitFor(() => lists > 0, 20_000);
   await tw.targets();
   t.equal(lists, 1, 'the repair listed the containers, the first discovery took that list');
