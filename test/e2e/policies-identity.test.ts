@@ -4,7 +4,8 @@
 // and approving it is a 409 saying so. The entry follows the container through Tidewatch's own replacement
 // (1.4.2 → 1.5.0 applied while 2.0.0 waits: the entry now reads 1.5.0 → 2.0.0, and approving it upgrades that
 // container). An entry whose container left the watched set (recreated with enable=false, a filter) or was
-// removed is superseded at the next run, and tidewatch_approvals_pending counts only the pending ones.
+// removed is superseded at the next run, and tidewatch_approvals_pending counts only the pending ones; approving
+// such an entry is a 409 that says why (no longer watched, gone), not that the running container "is gone".
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,7 +139,7 @@ t.test('the entry follows Tidewatch\'s own replacement: 1.4.2 → 1.5.0 applied,
 t.test('left the watched set or removed: superseded at the next run with the reason; the gauge counts pending ones only', async (t) => {
   const s = await scenario(t, 'e2e-identity-stale');
   if (!s) return;
-  const names = ['unwatched', 'filtered', 'removed', 'kept'].map((n) => `${s.prefix}-${n}`);
+  const names = ['unwatched', 'filtered', 'forked', 'removed', 'kept'].map((n) => `${s.prefix}-${n}`);
   for (const name of names) {
     const push = pusher(s, name.slice(s.prefix.length + 1));
     const v1 = await push('1.0.0');
@@ -146,11 +147,11 @@ t.test('left the watched set or removed: superseded at the next run with the rea
     await runContainer(s.engine, { name, image: v1.ref, labels: { 'tidewatch.tag.policy': 'major' } });
     await push('2.0.0');
   }
-  const [unwatched, filtered, removed, kept] = names as [string, string, string, string];
+  const [unwatched, filtered, forked, removed, kept] = names as [string, string, string, string, string];
   const dir = await dataDir(t);
   let service = await serve(t, s, [], dir);
   await post(service, '/v1/update');
-  t.equal(await pendingGauge(service), 4, 'four asked');
+  t.equal(await pendingGauge(service), 5, 'five asked');
   const before = await approvals(service);
 
   // Recreated with enable=false; removed; and (after a restart with the same data directory) left out by a filter.
@@ -163,17 +164,25 @@ t.test('left the watched set or removed: superseded at the next run with the rea
   t.match(reasons.get(unwatched), { state: 'superseded', reason: /recreated by someone else and is no longer watched/ });
   t.match(reasons.get(removed), { state: 'superseded', reason: /is gone/ });
   t.match(reasons.get(kept), { state: 'pending' });
-  t.equal(await pendingGauge(service), 2);
+  t.equal(await pendingGauge(service), 3);
   const approve = await post(service, `/v1/approvals/${before.find((a) => a.container === removed)?.id}/approve`);
   t.equal(approve.status, 409);
   t.match(approve.body, { error: /superseded: container .* is gone/ }, 'approve says why, not "the running container is gone"');
+  const approveUnwatched = await post(service, `/v1/approvals/${before.find((a) => a.container === unwatched)?.id}/approve`);
+  t.equal(approveUnwatched.status, 409);
+  t.match(approveUnwatched.body, { error: /superseded: container .* was recreated by someone else and is no longer watched/ }, 'no longer watched, not "gone"');
 
-  // Restarted on the same data directory with a filter that leaves one container out.
+  // Restarted on the same data directory with filters that leave one container out each: Watchtower's
+  // --disable-containers, and one of the fork's image filters (--skip-image-names, anchored on the image with its tag).
   await service.stop('SIGTERM');
-  service = await serve(t, s, ['--disable-containers', filtered], dir);
+  service = await serve(t, s, ['--disable-containers', filtered, '--skip-image-names', '.*/forked:1\\.0\\.0'], dir);
   await post(service, '/v1/update');
   const restarted = new Map((await approvals(service)).map((a) => [a.container, a]));
   t.match(restarted.get(filtered), { state: 'superseded', reason: /is no longer watched \(its labels or the filters leave it out\)/ });
+  t.match(restarted.get(forked), { state: 'superseded', reason: /is no longer watched \(its labels or the filters leave it out\)/ }, 'a fork filter alike');
+  const approveForked = await post(service, `/v1/approvals/${restarted.get(forked)?.id}/approve`);
+  t.equal(approveForked.status, 409);
+  t.match(approveForked.body, { error: /superseded: container .* is no longer watched/ }, 'approve says it is no longer watched');
   t.match(restarted.get(kept), { state: 'pending' });
   t.equal(await pendingGauge(service), 1, 'only the one still pending');
 });
