@@ -28,8 +28,10 @@ export const ATTESTATIONS_FINDING = defineFinding<AttestationFinding>('attestati
     if (f.vulnerabilities) facts.push(`${countsLine(f.vulnerabilities.counts)} (${f.vulnerabilities.scanner}${f.vulnerabilities.scanned_at ? `, ${f.vulnerabilities.scanned_at}` : ''})`);
     if (f.provenance) facts.push(`built from ${f.provenance.source} by ${f.provenance.builder}`);
     const head = f.verdict === 'passes' ? 'verified' : f.verdict === 'warn' ? 'warn' : f.verdict === 'refused' ? 'refused' : 'error';
-    const tail = f.reason ? ` — ${f.reason}` : '';
-    return `${head}: ${facts.length > 0 ? facts.join('; ') : 'no verified attestation'}${tail}`;
+    const shown = facts.length > 0 ? facts.join('; ') : 'no verified attestation';
+    // The reason comes first: the line is cut at 200 characters (docs/plugins.md#findings), and a real builder id
+    // alone is over 100, so a reason after the facts would be lost from the record just when it is needed.
+    return f.reason ? `${head}: ${f.reason} — ${shown}` : `${head}: ${shown}`;
   },
   schema: { type: 'object', required: ['digest', 'verdict'] },
 });

@@ -2,7 +2,8 @@
 // Properly signed by the trusted key but hostile in shape — nested 100,000 deep, over the 16 MiB bound (declared and
 // undeclared), a report of 300,000 findings, fields of the wrong type — each counts as absent with its reason in
 // the skip, never crashes or stalls the run, and a well-made attestation beside them still passes.
-// Without the nesting bound, the size bound or the findings bound, the matching case fails.
+// A candidate carrying 40 attestations is read only up to 8 (the count bound).
+// Without the nesting bound, the size bound, the findings bound or the count bound, the matching case fails.
 import t from 'tap';
 import { makeBundle, makeKey, pushBundles } from '../helpers/cosign.js';
 import { requireEnv } from '../helpers/env.js';
@@ -54,4 +55,23 @@ t.test('hostile attestation payloads count as absent, with a reason, and bound t
     t.match(skipped.get(name), reason, `${name}: the reason says why (${skipped.get(name)?.slice(0, 160)})`);
   }
   t.equal(run.report.summary.failed, 0, 'no target failed: hostile payloads are refusals, not crashes');
+});
+
+t.test('a candidate with many attestations costs a bounded number of reads', async (t) => {
+  const env = await requireEnv(t);
+  if (!env) return;
+  const key = makeKey('ecdsa');
+  const image = await staleAt(env, prefix, 'many');
+  const where = { registry: env.registry, repo: image.repo, digest: image.v2.digest };
+  // 40 well-made reports, each a distinct scan: without the bound of 8 per candidate, each would cost its manifest and blob.
+  const bundles = Array.from({ length: 40 }, (_, i) => ({
+    bundle: makeBundle(where, key, { predicateType: VULN, predicate: trivyPredicate(['LOW'], `2026-11-01T10:${String(i).padStart(2, '0')}:00Z`) }),
+    predicateType: VULN,
+  }));
+  await pushBundles(where, bundles, image.v2.mediaType);
+  const run = await updateWith([image.target], { keys: [key.pem] }, { verify: 'enforce', maxSeverity: 'high' });
+  t.teardown(run.close);
+  t.same(run.applied.map((p) => p.target.name), ['many'], 'the candidate passes on the attestations read');
+  // The check's own requests, the referrers probe and index, the .att tag, and 8 manifests and 8 blobs: well under 40.
+  t.ok(run.requests.length <= 30, `the run made ${run.requests.length} registry requests for 40 attestations (8 read)`);
 });
