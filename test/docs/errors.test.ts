@@ -1,4 +1,5 @@
-// docs/errors.md lists every error code the source raises, and nothing it does not.
+// docs/errors.md lists every error code the source raises, and nothing it does not; docs/troubleshooting.md says
+// what to do about each of them.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
@@ -24,4 +25,15 @@ t.test('every TW_ERR_ code in core/, plugins/ and server/ is documented, and onl
   t.ok(used.size > 30, 'the codes were found');
   t.same([...used].filter((c) => !documented.has(c)).sort(), [], 'codes missing from docs/errors.md');
   t.same([...documented].filter((c) => !used.has(c)).sort(), [], 'documented codes nothing raises');
+});
+
+t.test('docs/troubleshooting.md says what to do for every code docs/errors.md lists', async (t) => {
+  const codes = (text: string, row: RegExp) => new Set([...text.matchAll(row)].flatMap((m) => [...m[1]!.matchAll(/`(TW_ERR_[A-Z_]+)`/g)].map((c) => c[1]!)));
+  const documented = codes(readFileSync(join(REPO_ROOT, 'docs/errors.md'), 'utf8'), /^\| (`TW_ERR_[A-Z_]+`) \|/gm);
+  const page = readFileSync(join(REPO_ROOT, 'docs/troubleshooting.md'), 'utf8');
+  const table = page.slice(page.indexOf('## What to do, by code'));
+  const answered = codes(table, /^\| ((?:`TW_ERR_[A-Z_]+`(?:, )?)+) \| \S/gm);
+  t.ok(documented.size > 30, 'the codes were found');
+  t.same([...documented].filter((c) => !answered.has(c)).sort(), [], 'codes without a row in "What to do, by code"');
+  t.same([...answered].filter((c) => !documented.has(c)).sort(), [], 'rows for codes docs/errors.md does not list');
 });
