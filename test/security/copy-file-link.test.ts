@@ -3,19 +3,21 @@
 // into a host directory, as root. Three containers on the real engine: a read-write bind (the host file must stay
 // as it was), a read-only bind (the update must not fail on it), and a container running as uid 1000 (no
 // root-owned file may appear in the host directory). In each, a plain file named by the same label is still
-// carried, and the log says which path was left out and why.
+// carried, and the log and the audit entry of each update say which path was left out and why.
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { pullImage, pushImage, runContainer } from '../helpers/images.js';
 import { QUICK_STOP_CMD, scenario } from '../helpers/scenarios.js';
-import { runBinary } from '../helpers/service.js';
+import { call, runBinary, startService } from '../helpers/service.js';
 import { dockerCli } from '../helpers/tidewatch-image.js';
 
 const LABEL = 'tidewatch.copy-file';
 const HOST_CONTENT = 'HOST ORIGINAL\n';
 const PUBLISHED = 'written by whoever publishes the image\n';
+const TOKEN = 'security-copy-file-audit-token-0123';
+const REASON = 'copy-file: /etc/app is a symbolic link in the new image';
 
 interface Variant {
   readonly name: string;
@@ -36,8 +38,10 @@ t.test('copy-file never writes through a symbolic link of the new image into a b
   if (!s) return;
   const { env, engine, prefix } = s;
   const hostDirs = new Map<string, string>();
+  const dataDir = await mkdtemp(join(tmpdir(), 'tw-sec-copy-data-'));
   t.teardown(async () => {
     for (const dir of hostDirs.values()) await rm(dir, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true });
   });
 
   for (const v of VARIANTS) {
@@ -70,7 +74,11 @@ t.test('copy-file never writes through a symbolic link of the new image into a b
   const before = new Map<string, string>();
   for (const v of VARIANTS) before.set(v.name, await idOf(v.name));
 
-  const result = await runBinary(['--host', env.dockerHost, '--run-once', '--update-grace-period', '1s', '--stop-timeout', '5s', `${prefix}-.*`], {}, 180_000);
+  const result = await runBinary(
+    ['--host', env.dockerHost, '--run-once', '--data-dir', dataDir, '--update-grace-period', '1s', '--stop-timeout', '5s', `${prefix}-.*`],
+    {},
+    180_000,
+  );
   const output = result.stdout + result.stderr;
 
   for (const v of VARIANTS) {
@@ -83,7 +91,18 @@ t.test('copy-file never writes through a symbolic link of the new image into a b
     const plain = await dockerCli(env, ['exec', `${prefix}-${v.name}`, 'cat', '/plain.txt']);
     t.equal(plain, 'PLAIN', `${v.name}: the plain file was still carried`);
   }
-  const said = output.split('\n').filter((line) => line.includes('copy-file: /etc/app is a symbolic link in the new image'));
+  const said = output.split('\n').filter((line) => line.includes(REASON));
   t.equal(said.length >= VARIANTS.length, true, 'the log says, for each, which path was left out and why');
+
+  // The audit trail says it too (decisions.md §18, docs/state.md): read back through the API on the same data directory.
+  const service = await startService(['--host', env.dockerHost, '--data-dir', dataDir, '--monitor-only', '--http-api-endpoints', 'audit', '--http-api-token', TOKEN, `${prefix}-.*`]);
+  try {
+    for (const v of VARIANTS) {
+      const audit = await call(`${service.url}/v1/audit?container=${prefix}-${v.name}`, { token: TOKEN });
+      t.match(audit.body, { entries: [{ action: 'update', outcome: 'updated', note: new RegExp(REASON) }] }, `${v.name}: the audit entry's note names the path and why`);
+    }
+  } finally {
+    await service.stop();
+  }
   if (!t.passing()) t.comment(output.slice(-6000));
 });

@@ -1,7 +1,8 @@
 // Threat model row "an image's git.repo label" (docs/security.md#threat-model): an image that names a Git host of
 // its publisher's choosing in `LABEL tidewatch.git.repo=…` must not receive `--git-token`, on a plain scheduled
 // check under --monitor-only; the same repository on a host the operator listed in --git-credential-hosts does.
-// The Git host is the real `git http-backend` behind Basic auth, logging every request it receives.
+// The Git host is the real `git http-backend` behind Basic auth, logging every request it receives. A listed host
+// reached over plain http that is not loopback gets nothing either (a logging server).
 import t from 'tap';
 import { CredentialHosts, parseCredentialHost } from '../../plugins/git/credential-hosts.js';
 import { parseRepoUrl } from '../../plugins/git/repo-url.js';
@@ -105,4 +106,25 @@ t.test('a listed host that redirects elsewhere: the next hop is judged on its ow
   t.ok(front.requests.some((r) => r.headers.authorization), 'the listed host received the credentials');
   t.ok(sink.requests.length > 0, 'the redirect was followed');
   t.same(sink.requests.filter((r) => r.headers.authorization !== undefined), [], 'the other host received no credentials');
+});
+
+t.test('a listed host over plain http that is not loopback gets nothing', async (t) => {
+  // The host listens on loopback; named by its IPv4-mapped address (`[::ffff:7f00:1]`) it is not loopback to the
+  // rule (docs/interface.md#git-credentials) while the request still reaches it and is logged.
+  const host = await new CaptureServer().start();
+  t.teardown(() => host.close());
+  host.answer = () => ({ status: 401, headers: { 'www-authenticate': 'Basic realm="plain"' } });
+  const port = host.host.split(':')[1] as string;
+  const client = new SmartHttpClient({
+    token: GIT_TOKEN,
+    credentialHosts: new CredentialHosts([parseCredentialHost(`[::ffff:7f00:1]:${port}`)]),
+    timeoutMs: 30_000,
+  });
+  const repo = parseRepoUrl(`http://[::ffff:7f00:1]:${port}/x.git`);
+  t.equal(repo.kind, 'smart-http');
+  if (repo.kind !== 'smart-http') return;
+  const message = await rejectsWithout(client.advertisement(repo, never()), [GIT_TOKEN]);
+  t.match(message, /401/, 'the challenge is reported');
+  t.ok(host.requests.length > 0, 'the listed host was asked (anonymously)');
+  t.same(host.requests.filter((r) => r.headers.authorization !== undefined), [], 'no request carried any Authorization');
 });

@@ -4,6 +4,9 @@
 // origins; an anonymous token request may still follow a redirect, and a plain exchange still works.
 // The registry and its token server are the scripted fake of the registry plugin's tests (a real Distribution
 // registry cannot be made to redirect its token realm); the sink is the shared capture server.
+// Last, a registry that names a plain-http token realm on another host: no credential goes there. The sink listens on
+// loopback, so the realm names it by its IPv4-mapped IPv6 address (`[::ffff:7f00:1]`), which the rule does not count
+// as loopback (docs/security.md#threat-model) while the request still reaches the sink and is logged.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,4 +87,37 @@ t.test('the legitimate exchange still works: credentials to the registry\'s own 
   t.teardown(() => h.tw.close());
   const result = h.byName(await h.check(), 'app').staleness;
   t.same(result, { source: 'registry', stale: false, currentDigest: digestOf(manifest.body), latestDigest: digestOf(manifest.body) });
+});
+
+t.test('a plain-http token realm on another host gets neither the identity token nor Basic credentials', async (t) => {
+  for (const credentials of ['identity-token', 'password'] as const) {
+    const sink = await new CaptureServer().start();
+    const reg = await new FakeRegistry({ auth: 'bearer', user: 'bob', password: PASSWORD }).start();
+    t.teardown(async () => {
+      await sink.close();
+      await reg.close();
+    });
+    sink.answer = () => ({ status: 200, body: { token: 'sink-token' } });
+    const realm = `http://[::ffff:7f00:1]:${sink.host.split(':')[1]}/token`;
+    const manifest = manifestFor('app');
+    reg.push('demo/app', 'latest', manifest);
+    reg.options.override = (_req, res, url) => {
+      if (!url.pathname.startsWith('/v2/')) return false;
+      res.writeHead(401, { 'www-authenticate': `Bearer realm="${realm}",service="fake-registry",scope="repository:demo/app:pull"` }).end();
+      return true;
+    };
+    const entry =
+      credentials === 'identity-token'
+        ? { auth: Buffer.from('bob:').toString('base64'), identitytoken: REFRESH_TOKEN }
+        : { auth: Buffer.from(`bob:${PASSWORD}`).toString('base64') };
+    const h = await harness([target('app', `${reg.host}/demo/app:latest`, [`${reg.host}/demo/app@${digestOf(manifest.body)}`])], {
+      dockerConfigDir: configDir(reg.host, entry),
+    });
+    t.teardown(() => h.tw.close());
+    const result = h.byName(await h.check(), 'app').staleness;
+    t.ok(sink.requests.length > 0, `${credentials}: the realm was asked (anonymously)`);
+    t.same(sink.requests.map((r) => r.method), sink.requests.map(() => 'GET'), `${credentials}: no refresh POST`);
+    assertNothingLeaked(t, sink);
+    t.match(result, { stale: false, error: String }, `${credentials}: the check fails, it does not pass on`);
+  }
 });

@@ -60,6 +60,8 @@ t.test('the archive reader keeps owner and mode of one regular file and refuses 
   await refused([{ header: { name: 'conf.yml', type: 'link', linkname: 'x' } }], /a hard link/);
   await refused([{ header: { name: 'conf.yml', type: 'directory' } }], /a directory/);
   await refused([{ header: { name: 'conf.yml', type: 'character-device', devmajor: 1, devminor: 3 } }], /a device/);
+  await refused([{ header: { name: 'conf.yml', type: 'block-device', devmajor: 8, devminor: 0 } }], /a device/);
+  await refused([{ header: { name: 'conf.yml', type: 'fifo' } }], /a FIFO/);
   await refused([{ header: { name: '../../etc/cron.d/x', type: 'file' }, content: Buffer.from('x') }], /unsafe archive: an entry named/);
   await refused([{ header: { name: 'etc/app/conf.yml', type: 'file' }, content: Buffer.from('x') }], /unsafe archive: an entry named/);
   await refused([{ header: { name: 'conf.yml', type: 'file' }, content: Buffer.from('x') }, { header: { name: 'conf.yml', type: 'file' }, content: Buffer.from('y') }], /more than one entry/);
