@@ -101,9 +101,10 @@ t.test('liveness: a zombie holder (exited, not yet reaped) is gone, although kil
     t.plan(0, 'no /proc: Linux only');
     return;
   }
-  // sh starts `true` in the background, prints its pid and becomes `sleep`, which never reaps it: once
-  // `true` exits it stays a zombie, a child of the sleep, until the sleep is killed.
-  const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 120'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // sh starts a short sleep in the background, prints its pid and becomes `sleep 120`, which never reaps it:
+  // once the short sleep exits it stays a zombie, a child of the long one, until that is killed. The child must
+  // still run when sh execs: a `true` that had already exited was reaped by sh itself on a loaded machine.
+  const parent = spawn('sh', ['-c', 'sleep 2 & echo $!; exec sleep 120'], { stdio: ['ignore', 'pipe', 'ignore'] });
   t.teardown(() => parent.kill('SIGKILL'));
   const pid = await new Promise<number>((resolve, reject) => {
     parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
