@@ -3,8 +3,9 @@
 // nothing of the engine, so the credential check is a visible share of the request), with 1,000 personal tokens
 // created first (the lookup must not grow with their number). Rounds alternate main / personal, each round
 // `--requests` requests with `--concurrency` in flight (load on the service, and on the machine from the
-// client in the same run); the figure is the ratio of the median round times, personal over main, and of the
-// median latencies.
+// client in the same run); the figures are the ratio of the median round times, personal over main, and of the
+// median latencies; then the same number of requests interleaved (every other one with the other token), whose
+// ratio of median latencies is the steady figure on a shared machine.
 //
 //   bash scripts/test-env.sh up && npm run build
 //   npm run bench:people -- [--rounds 10] [--requests 2000] [--concurrency 32]
@@ -69,6 +70,21 @@ try {
       (token === TOKEN ? mainLat : mineLat).push(...latencies);
     }
   }
+  // Interleaved: the same CONCURRENCY workers, every other request with the other token, so both meet the
+  // same moment of the machine's load (on a shared machine, whole rounds drift by ±15% from one to the next).
+  const mixedMain: number[] = [];
+  const mixedMine: number[] = [];
+  let sent = 0;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async (_, w) => {
+    while (sent < ROUNDS * REQUESTS) {
+      const mainTurn = (sent++ + w) % 2 === 0;
+      const t0 = performance.now();
+      const res = await fetch(`${service.url}/v1/config`, { headers: { authorization: `Bearer ${mainTurn ? TOKEN : personal}` } });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`answer ${res.status}`);
+      (mainTurn ? mixedMain : mixedMine).push(performance.now() - t0);
+    }
+  }));
   const rps = (ms: number) => Math.round((REQUESTS / ms) * 1000);
   console.log(JSON.stringify({
     rounds: ROUNDS,
@@ -83,6 +99,10 @@ try {
     main_median_latency_ms: Number(median(mainLat).toFixed(2)),
     personal_median_latency_ms: Number(median(mineLat).toFixed(2)),
     ratio_latency_personal_over_main: Number((median(mineLat) / median(mainLat)).toFixed(3)),
+    interleaved_requests: mixedMain.length + mixedMine.length,
+    interleaved_main_median_latency_ms: Number(median(mixedMain).toFixed(2)),
+    interleaved_personal_median_latency_ms: Number(median(mixedMine).toFixed(2)),
+    ratio_interleaved_latency_personal_over_main: Number((median(mixedMine) / median(mixedMain)).toFixed(3)),
     loadavg: loadavg(),
   }, null, 2));
 } finally {

@@ -86,3 +86,26 @@ t.test('the startup summary names the version and plugins; --no-startup-message 
   await quiet.stop();
   t.notOk(quiet.logs.some((line) => line['msg'] === 'Tidewatch started'));
 });
+
+t.test('single sign-on options: each bad one exits 2 naming it, never the client secret', async (t) => {
+  // decisions §20, docs/people.md#single-sign-on: an issuer is https: (http: to loopback only), the client id,
+  // the roles and the public URL come with it, a role is one of three, and no SSO option stands without an issuer.
+  const secret = 'oidc-client-s3cret-0123456789';
+  const issuer = ['--oidc-issuer', 'https://id.example/realms/main'];
+  for (const [argv, flag] of [
+    [['--oidc-issuer', 'http://id.example/', '--oidc-client-secret', secret], '--oidc-issuer'],
+    [[...issuer, '--oidc-client-secret', secret, '--oidc-roles', 'admin=a', '--public-url', 'https://tw.example/'], '--oidc-client-id'],
+    [[...issuer, '--oidc-client-id', 'tw', '--oidc-client-secret', secret, '--public-url', 'https://tw.example/'], '--oidc-roles'],
+    [[...issuer, '--oidc-client-id', 'tw', '--oidc-client-secret', secret, '--oidc-roles', 'admin=a'], '--public-url'],
+    [[...issuer, '--oidc-client-id', 'tw', '--oidc-client-secret', secret, '--oidc-roles', 'root=a', '--public-url', 'https://tw.example/'], '--oidc-roles'],
+    [['--oidc-client-id', 'tw', '--oidc-client-secret', secret], '--oidc-client-id'],
+  ] as const) {
+    const res = await runBinary([...argv], { WATCHTOWER_POLL_INTERVAL: '3600' });
+    const shown = argv.join(' ').replace(secret, '…');
+    t.equal(res.code, 2, shown);
+    const lines = res.stderr.trim().split('\n');
+    t.equal(lines.length, 1, `${shown}: one line`);
+    t.match(lines[0], flag, `${shown}: names ${flag}`);
+    t.notMatch(res.stderr + res.stdout, secret, `${shown}: the client secret is not shown`);
+  }
+});

@@ -78,4 +78,11 @@ t.test('the Approve confirmation names the window only when there is one; Approv
   }, 30_000, 250);
   t.ok(approvals.some((a) => a.container === closed.name && a.decided_by === 'dashboard'), 'decided by the dashboard');
   t.equal((await s.engine.getContainer(open.name).inspect()).Image, open.image.configDigest, 'the other one still waits for its decision');
+
+  // Deferred from the dashboard: the row says who deferred it (docs/people.md#a-name-on-every-decision).
+  await page.click(`${rowOf(open.name)} button[data-decide="defer"]`);
+  await page.waitForSelector('dialog#confirm[open]');
+  await page.click('#confirm-ok');
+  await page.waitForSelector(`${rowOf(open.name)} .actor`, { timeout: 30_000 });
+  t.match(await page.locator(rowOf(open.name)).innerText(), /deferred by main until /, 'the approvals panel names who deferred');
 });

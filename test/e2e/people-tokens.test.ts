@@ -8,7 +8,9 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { CaptureServer } from '../helpers/capture-server.js';
 import { launchChromium } from '../helpers/chromium.js';
+import { waitFor } from '../helpers/env.js';
 import { pushNext, runningOn, scenario } from '../helpers/scenarios.js';
 import { call, startService, type RunningService } from '../helpers/service.js';
 
@@ -33,6 +35,9 @@ t.test('personal tokens: roles, expiry, revocation, a name on every decision', {
   const dir = await mkdtemp(join(tmpdir(), 'tw-people-tokens-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const app = await runningOn(s, 'app');
+  // Notifications name who started the run: {{.Actor}} (docs/notifications.md).
+  const hook = await new CaptureServer().start();
+  t.teardown(() => hook.close());
   const serve = async (): Promise<RunningService> => {
     const service = await startService([
       '--host', s.env.dockerHost,
@@ -40,6 +45,7 @@ t.test('personal tokens: roles, expiry, revocation, a name on every decision', {
       '--http-api-token', TOKEN,
       '--http-api-events-token', 'e2e-people-tokens-events-0123',
       '--data-dir', dir, '--update-grace-period', '1s', '--stop-timeout', '5s',
+      '--notification-url', `generic+http://${hook.host}/hook`, '--notification-report', '--notification-template', 'run by {{.Actor}}',
       `${s.prefix}-.*`,
     ]);
     t.teardown(() => service.stop('SIGKILL'));
@@ -92,6 +98,8 @@ t.test('personal tokens: roles, expiry, revocation, a name on every decision', {
   for (let i = 0; i < 50 && !events.includes('update_completed'); i++) events += new TextDecoder().decode((await reader?.read())?.value);
   await reader?.cancel();
   t.match(events, /"type":"update_completed".*"actor":\{"kind":"token","name":"ops-ana"\}/, 'the event names the token');
+  await waitFor(async () => (hook.requests.length > 0 ? true : undefined), 30_000, 100).catch(() => undefined);
+  t.ok(hook.requests.some((r) => r.body.includes('run by ops-ana')), `the notification names the token (.Actor): ${JSON.stringify(hook.requests.map((r) => r.body.slice(0, 200)))}`);
   t.equal((await api('POST', `/v1/rollback?container=${app.name}`, ops.token)).status, 200, 'an operator rolls back');
   t.equal((await api('POST', `/v1/release?container=${app.name}`, ops.token)).status, 200, 'and releases the hold');
   const audit = (await api('GET', `/v1/audit?container=${app.name}`, ci.token)).body.entries as { action: string; actor?: unknown }[];

@@ -16,6 +16,7 @@ interface Approval {
   container: string;
   state: string;
   decided_by?: string;
+  actor?: { kind: string; name: string };
 }
 
 async function approvalsOf(url: string): Promise<Approval[]> {
@@ -70,13 +71,13 @@ t.test('the dashboard: waiting for you, approve with a confirmation, reject, nex
   await page.click('#confirm-ok');
   await until('yes updated', () => s.engine.getContainer(yes.name).inspect().catch(() => undefined), (i) => i !== undefined && i.Image !== yes.image.configDigest && i.State.Running, 60_000);
   const applied = await until('applied', () => approvalsOf(service.url), (list) => list.some((a) => a.container === yes.name && a.state === 'applied'));
-  t.match(applied.find((a) => a.container === yes.name), { state: 'applied', decided_by: 'dashboard' });
+  t.match(applied.find((a) => a.container === yes.name), { state: 'applied', decided_by: 'dashboard', actor: { kind: 'token', name: 'main' } }, 'the dashboard\'s decision names whose token made it');
 
   await page.click(`#approvals li[data-approval-row="${no.name}"] button[data-decide="reject"]`);
   await page.waitForSelector('dialog#confirm[open]');
   await page.click('#confirm-ok');
   await untilInPage(page, `document.getElementById('approvals-panel').hidden === true`);
-  t.match((await approvalsOf(service.url)).find((a) => a.container === no.name), { state: 'rejected', decided_by: 'dashboard' });
+  t.match((await approvalsOf(service.url)).find((a) => a.container === no.name), { state: 'rejected', decided_by: 'dashboard', actor: { kind: 'token', name: 'main' } });
   t.equal((await s.engine.getContainer(no.name).inspect()).Image, no.image.configDigest, 'rejected: not updated');
   await screenshot(page, 'policies-approvals');
 });
@@ -101,5 +102,5 @@ t.test('Home Assistant\'s Install approves the pending update over the real brok
   t.match(await approvalsOf(service.url), [{ container: app.name, state: 'pending' }]);
   await sub.client.publishAsync(`${prefix}/${app.name}/command`, 'install', { qos: 1 });
   await until('app updated', () => s.engine.getContainer(app.name).inspect().catch(() => undefined), (i) => i !== undefined && i.Image !== app.image.configDigest && i.State.Running, 60_000);
-  t.match(await until('applied', () => approvalsOf(service.url), (list) => list[0]?.state === 'applied'), [{ state: 'applied', decided_by: 'mqtt' }]);
+  t.match(await until('applied', () => approvalsOf(service.url), (list) => list[0]?.state === 'applied'), [{ state: 'applied', decided_by: 'mqtt', actor: { kind: 'mqtt', name: 'mqtt' } }]);
 });

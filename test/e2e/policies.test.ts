@@ -29,6 +29,7 @@ interface Approval {
   latest_digest: string;
   update_kind?: string;
   decided_by?: string;
+  actor?: { kind: string; name: string };
 }
 
 async function serve(t: Teardown, s: Scenario, args: string[]): Promise<RunningService> {
@@ -134,19 +135,24 @@ t.test('approvals: asked by a run, kept across SIGKILL, exactly the asked digest
   t.not(moved.digest, asked.digest);
   const burst = await Promise.all(Array.from({ length: 10 }, () => post(second, `/v1/approvals/${pending?.id}/approve`)));
   t.same(burst.map((r) => r.status).sort(), [202, ...Array(9).fill(409)], 'one 202, nine 409');
-  t.match(burst.find((r) => r.status === 202)?.body, { state: 'approved', decided_by: 'api', run_id: String });
+  // A name on every decision (docs/people.md#a-name-on-every-decision): the main token is the actor `main`.
+  const main = { kind: 'token', name: 'main' };
+  t.match(burst.find((r) => r.status === 202)?.body, { state: 'approved', decided_by: 'api', actor: main, run_id: String });
   await until('applied', () => approvals(second), (list) => list[0]?.state === 'applied');
+  t.match((await approvals(second))[0], { state: 'applied', actor: main }, 'the approval keeps who decided');
   const info = await s.engine.getContainer(`${s.prefix}-db`).inspect();
   t.equal(info.Config.Image, `${s.env.registry}/${repo}:2.0.0`, 'runs the 2.0.0 tag');
   t.equal(info.Image, asked.configDigest, 'exactly the image asked about, not the moved tag');
-  const audit = ((await get(second, `/v1/audit?container=${s.prefix}-db`)).body as { entries: { action: string; outcome: string }[] }).entries;
+  const audit = ((await get(second, `/v1/audit?container=${s.prefix}-db`)).body as { entries: { action: string; outcome: string; trigger: string; actor?: unknown }[] }).entries;
   t.same(audit.map((e) => `${e.action}:${e.outcome}`), ['approve:approved', 'update:updated'], 'applied once, decision audited');
+  // The approval's run has no caller of its own: the update it applies carries the approver as its actor.
+  t.match(audit.map((e) => [e.action, e.trigger, e.actor]), [['approve', 'api', main], ['update', 'approval', main]], 'the decision and the update it applied name the approver');
 
   const v3 = await push('3.0.0', 'v3');
   await post(second, '/v1/update');
   const three = (await approvals(second)).find((a) => a.latest_tag === '3.0.0');
   t.match(three, { state: 'pending', latest_digest: v3.digest });
-  t.match((await post(second, `/v1/approvals/${three?.id}/reject`)).body, { state: 'rejected' });
+  t.match((await post(second, `/v1/approvals/${three?.id}/reject`)).body, { state: 'rejected', actor: main });
   t.match((await post(second, '/v1/update')).body, { summary: { updated: 0, skipped: 1 } }, 'rejected: not applied');
   t.equal((await approvals(second)).filter((a) => a.state === 'pending').length, 0, 'and not asked again');
   const v4 = await push('4.0.0', 'v4');

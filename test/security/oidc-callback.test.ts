@@ -53,3 +53,30 @@ t.test('the callback refuses a state it did not issue to this browser, and each 
   t.ok(logger.lines.filter((l) => String(l.msg).startsWith('single sign-on')).length >= 5, 'every refusal is logged');
   t.notOk(JSON.stringify(logger.lines).includes('not-a-code'), 'never with the code');
 });
+
+t.test('behind an https: public URL the sign-in and session cookies are Secure', async (t) => {
+  // decisions §20 (docs/people.md#sessions): `Secure` when the public URL is `https:`. The API itself listens on
+  // loopback http (a TLS proxy in front is the case this covers); the login cookie and the session cookie are
+  // built with the same flag, the session's as sign-out clears it.
+  const api = createHttpApiPlugin();
+  const publicUrl = 'https://tidewatch.example/';
+  const provider = await startProvider({ people: {}, clientId: 'tw', clientSecret: 'client-secret-0123456789', redirectUri: `${publicUrl}v1/auth/callback` });
+  t.teardown(() => provider.close());
+  const tw = await createTidewatch({
+    logger: memoryLogger(),
+    plugins: [
+      stubPlugin({ targets: [], staleness: new Map(), apply: async (plan) => ({ target: plan.target, outcome: 'updated' }), ready: async () => undefined }),
+      { plugin: peoplePlugin, options: { oidcIssuer: provider.issuer, oidcClientId: 'tw', oidcClientSecret: 'client-secret-0123456789', oidcRoles: 'operator=ops', publicUrl } },
+      { plugin: api, options: { endpoints: ['dashboard', 'containers'], token: TOKEN, host: '127.0.0.1', port: 0, rateLimit: 0 } },
+    ],
+  } as Parameters<typeof createTidewatch>[0]);
+  t.teardown(() => tw.close());
+  const base = api.address?.url as string;
+  const login = await fetch(`${base}/v1/auth/login`, { redirect: 'manual' });
+  t.equal(login.status, 302);
+  t.equal(new URL(login.headers.get('location') ?? '').searchParams.get('redirect_uri'), `${publicUrl}v1/auth/callback`, 'the redirect URI is the public URL\'s');
+  t.match(login.headers.get('set-cookie') ?? '', /^tidewatch_login=[^;]+; Path=\/v1\/auth; HttpOnly; SameSite=Lax; Max-Age=600; Secure$/, 'the login cookie is Secure');
+  const logout = await fetch(`${base}/v1/auth/logout`, { method: 'POST' });
+  t.equal(logout.status, 200);
+  t.match(logout.headers.get('set-cookie') ?? '', /^tidewatch_session=; Path=\/; HttpOnly; SameSite=Strict; Max-Age=0; Secure$/, 'the session cookie is Secure');
+});

@@ -128,3 +128,42 @@ t.test('idle with a data directory and a name pattern: no node:crypto, node:read
   t.same(builtins.filter((m) => /^NativeModule (crypto|readline)$/.test(m)), [], 'no node:crypto, no node:readline');
   t.notOk(urls.some((u) => u.includes('/node_modules/re2js/')), 'no re2js for a prefix pattern');
 });
+
+t.test('single sign-on off: the HTTP API with tokens and the dashboard loads no OpenID Connect library', async (t) => {
+  // docs/performance.md#footprint, issue 48: openid-client (and oauth4webapi, jose under it) load only with
+  // --oidc-issuer; personal tokens need none of them. The control case sets the issuer (no provider needs to
+  // run: discovery waits for the first sign-in) and must see openid-client load, so the first can fail.
+  const loadedWith = async (extra: string[]): Promise<string[]> => {
+    const reserve = (await import('node:net')).createServer();
+    const port = await new Promise<number>((resolve) => reserve.listen(0, '127.0.0.1', () => resolve((reserve.address() as { port: number }).port)));
+    await new Promise((resolve) => reserve.close(resolve));
+    const argv = ['--host', 'unix:///tmp/tidewatch-no-such-engine.sock', '--interval', '24h', '--http-api-endpoints', 'dashboard,containers,tokens',
+      '--http-api-token', 'lazy-load-main-token-0123456789', '--http-api-host', '127.0.0.1', '--http-api-port', String(port), ...extra.map((a) => a.replace('PORT', String(port)))];
+    const script = `
+      import { registerHooks } from 'node:module';
+      const urls = [];
+      registerHooks({ load(url, context, next) { urls.push(url); return next(url, context); } });
+      const { main } = await import('./dist/server/main.js');
+      const sink = { write: () => true };
+      void main({ argv: ${JSON.stringify(argv)}, env: {}, cwd: process.cwd(), stdout: sink, stderr: sink });
+      let up = false;
+      for (let i = 0; i < 300 && !up; i++) {
+        up = await fetch('http://127.0.0.1:${port}/livez').then((r) => r.ok, () => false);
+        if (!up) await new Promise((r) => setTimeout(r, 100));
+      }
+      await new Promise((r) => setTimeout(r, 500));
+      console.log(JSON.stringify({ up, urls }));
+      process.exit(0);`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT });
+    const { up, urls } = JSON.parse(stdout.trim().split('\n').at(-1) as string) as { up: boolean; urls: string[] };
+    t.ok(up, `the API answered (${extra.length ? 'single sign-on on' : 'off'})`);
+    t.ok(urls.some((u) => u.includes('/dist/plugins/people/')), 'the people plugin was applied');
+    return [...new Set(urls.map((u) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u)?.[1]).filter((p): p is string => p !== undefined))];
+  };
+  const oidcLibraries = ['openid-client', 'oauth4webapi', 'jose'];
+  const off = await loadedWith([]);
+  t.ok(off.includes('fastify'), 'the HTTP API was started');
+  t.same(off.filter((p) => oidcLibraries.includes(p)), [], `none of ${oidcLibraries.join(', ')} without --oidc-issuer`);
+  const on = await loadedWith(['--oidc-issuer', 'http://127.0.0.1:9/', '--oidc-client-id', 'tidewatch', '--oidc-roles', 'admin=admins', '--public-url', 'http://127.0.0.1:PORT/']);
+  t.ok(on.includes('openid-client'), 'with --oidc-issuer, openid-client loads (the check can see it)');
+});
