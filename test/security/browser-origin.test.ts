@@ -7,18 +7,10 @@
 // reject, defer, rollback, release, tokens, agents, …) is sent the cookie from another origin: each is refused by
 // the origin rule, and the same request from the API's own origin is not.
 import t from 'tap';
-import { createTidewatch } from '../../core/index.js';
-import { agentsPlugin } from '../../plugins/agents/index.js';
-import { createHttpApiPlugin, ENDPOINTS } from '../../plugins/http-api/index.js';
-import { peoplePlugin } from '../../plugins/people/index.js';
-import { policiesPlugin } from '../../plugins/policies/index.js';
-import { rolloutsPlugin } from '../../plugins/rollouts/index.js';
-import { statePlugin } from '../../plugins/state/index.js';
-import { webhooksPlugin } from '../../plugins/webhooks/index.js';
 import { launchChromium, untilInPage } from '../helpers/chromium.js';
 import { CaptureServer } from '../helpers/capture-server.js';
-import { memoryLogger } from '../helpers/memory-logger.js';
 import { startApi, target, TOKEN, EVENTS_TOKEN } from '../plugins/http-api/helpers/harness.js';
+import { apiWithEveryRoute } from '../plugins/http-api/helpers/every-route.js';
 
 const STALE = {
   source: 'registry',
@@ -99,22 +91,7 @@ t.test('another origin can neither post with the cookie nor frame Swagger; the d
 });
 
 t.test('every state-changing route refuses the cookie from another origin; the own origin is let through', async (t) => {
-  const api = createHttpApiPlugin();
-  const tw = await createTidewatch({
-    logger: memoryLogger(),
-    plugins: [
-      { plugin: statePlugin, options: { dataDir: '' } },
-      { plugin: agentsPlugin, options: {} },
-      { plugin: policiesPlugin, options: {} },
-      { plugin: rolloutsPlugin, options: {} },
-      { plugin: webhooksPlugin, options: { receivers: [{ name: 'ci', kind: 'generic', token: 'webhook-token-0123456789', secret: '', action: 'check' }] } },
-      {
-        plugin: peoplePlugin,
-        options: { oidcIssuer: 'http://127.0.0.1:9/', oidcClientId: 'tidewatch', oidcClientSecret: 'secret', oidcRoles: 'admin=a', publicUrl: 'http://127.0.0.1:8080/' },
-      },
-      { plugin: api, options: { endpoints: [...ENDPOINTS], token: TOKEN, eventsToken: EVENTS_TOKEN, host: '127.0.0.1', port: 0, rateLimit: 0 } },
-    ],
-  } as Parameters<typeof createTidewatch>[0]);
+  const { tw, api } = await apiWithEveryRoute();
   t.teardown(() => tw.close());
   const url = api.address?.url as string;
   const changing = api.routeAccess.filter((r) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method) && r.url.startsWith('/v1/') && !r.url.startsWith('/v1/hooks/'));

@@ -6,16 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import Ajv04Module from 'ajv-draft-04';
 import t from 'tap';
-import { createTidewatch } from '../../../core/index.js';
-import { createHttpApiPlugin, ENDPOINTS } from '../../../plugins/http-api/index.js';
-import { agentsPlugin } from '../../../plugins/agents/index.js';
-import { peoplePlugin } from '../../../plugins/people/index.js';
-import { policiesPlugin } from '../../../plugins/policies/index.js';
-import { rolloutsPlugin } from '../../../plugins/rollouts/index.js';
-import { statePlugin } from '../../../plugins/state/index.js';
-import { webhooksPlugin } from '../../../plugins/webhooks/index.js';
-import { memoryLogger } from '../../helpers/memory-logger.js';
-import { EVENTS_TOKEN, TOKEN } from './helpers/harness.js';
+import { apiWithEveryRoute } from './helpers/every-route.js';
 
 function documented(): Map<string, string> {
   const text = readFileSync(new URL('../../../docs/http-api.md', import.meta.url), 'utf8');
@@ -30,23 +21,7 @@ function documented(): Map<string, string> {
 }
 
 t.test('every /v1 route has the documented role, declared where it is registered', async (t) => {
-  const api = createHttpApiPlugin();
-  const tw = await createTidewatch({
-    logger: memoryLogger(),
-    plugins: [
-      { plugin: statePlugin, options: { dataDir: '' } },
-      { plugin: agentsPlugin, options: {} },
-      { plugin: policiesPlugin, options: {} },
-      { plugin: rolloutsPlugin, options: {} },
-      { plugin: webhooksPlugin, options: { receivers: [{ name: 'ci', kind: 'generic', token: 'webhook-token-0123456789', secret: '', action: 'check' }] } },
-      {
-        plugin: peoplePlugin,
-        // Discovery happens at the first sign-in: no provider needs to run to register the routes.
-        options: { oidcIssuer: 'http://127.0.0.1:9/', oidcClientId: 'tidewatch', oidcClientSecret: 'secret', oidcRoles: 'admin=a', publicUrl: 'http://127.0.0.1:8080/' },
-      },
-      { plugin: api, options: { endpoints: [...ENDPOINTS], token: TOKEN, eventsToken: EVENTS_TOKEN, host: '127.0.0.1', port: 0, rateLimit: 0 } },
-    ],
-  } as Parameters<typeof createTidewatch>[0]);
+  const { tw, api } = await apiWithEveryRoute();
   t.teardown(() => tw.close());
   const served = new Map(
     api.routeAccess
