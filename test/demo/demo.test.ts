@@ -49,6 +49,9 @@ function startDemo(apiPort: number): RunningDemo {
     env: {
       ...process.env,
       TS_NODE_TRANSPILE_ONLY: '1',
+      // tap runs this file with Node's own type transform and says so to its loader in this variable; a
+      // newcomer's shell has no such variable, and the demo's loader compiles TypeScript itself.
+      TAP_TYPE_STRIP_ONLY: '0',
       TIDEWATCH_DEMO_DIR: DIR,
       TIDEWATCH_DEMO_REGISTRY_PORT: String(REGISTRY_PORT),
       TIDEWATCH_DEMO_AUTH_REGISTRY_PORT: String(AUTH_REGISTRY_PORT),

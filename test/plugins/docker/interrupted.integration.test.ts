@@ -28,9 +28,8 @@ t.test(`SIGKILL while the new container is being proven, then a fresh start${suf
     healthcheck: { Test: ['CMD', '/bin/true'], Interval: HOUR, StartPeriod: HOUR },
   });
 
-  // The child runs TypeScript through the same loader tap gave this process.
-  const loader = process.execArgv.filter((arg) => arg.includes('typescript'));
-  const child = spawn(process.execPath, [...loader, CHILD], {
+  // The child runs TypeScript the way tap runs this process: the same Node flags and loaders (package.json "tap").
+  const child = spawn(process.execPath, [...process.execArgv, CHILD], {
     env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', TW_DOCKER_HOST: env.dockerHost, TW_NAMES: `${prefix}-.*`, TW_GRACE_MS: '60000', TW_UPDATE_CONCURRENCY: String(concurrency) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
