@@ -39,7 +39,9 @@ import { statusRoutes } from './routes/status.js';
 import { planRoutes } from './routes/plan.js';
 import { updateRoutes } from './routes/update.js';
 import { RunStarts } from './run-starts.js';
-import { rewriteSwaggerRoot } from './swagger-paths.js';
+import { rewriteSwaggerRoot } from './swagger/paths.js';
+import { DescribedRoutes } from './swagger/described.js';
+import { swaggerRoutes } from './swagger/routes.js';
 import { NODE_TIMEOUTS, timeoutOptions } from './guards/timeouts.js';
 import { serveUpgrades } from './upgrades.js';
 
@@ -66,7 +68,13 @@ function together(...modules: FastifyPluginAsync[]): FastifyPluginAsync {
  * optional parts (metrics registry, Swagger UI assets) load only when their endpoint is enabled
  * (docs/performance.md#footprint).
  */
-async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: EventConsumers, routes: RouteTable): Promise<FastifyPluginAsync | undefined> {
+async function routeModule(
+  endpoint: Endpoint,
+  ctx: RouteContext,
+  consumers: EventConsumers,
+  routes: RouteTable,
+  described: DescribedRoutes | undefined,
+): Promise<FastifyPluginAsync | undefined> {
   switch (endpoint) {
     case 'check':
       return checkRoutes(ctx, consumers.known);
@@ -92,7 +100,7 @@ async function routeModule(endpoint: Endpoint, ctx: RouteContext, consumers: Eve
     case 'rollback':
       return rollbackRoutes(ctx);
     case 'swagger':
-      return (await import('./swagger.js')).swaggerRoutes(ctx.proxies, routes);
+      return swaggerRoutes(ctx.proxies, routes, described as DescribedRoutes);
     case 'dashboard':
       // Signing in is the dashboard's: "who am I" and, from the people plugin, single sign-on (docs/people.md).
       return together((await import('./dashboard/routes-dashboard.js')).dashboardRoutes(), meRoutes(ctx), contributedRoutes(ctx, endpoint));
@@ -208,8 +216,8 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
     const { fastifySSE } = await import('@fastify/sse');
     await app.register(fastifySSE, { heartbeatInterval: 0 });
   }
-  // The description generator must see every route as it is added.
-  if (enabled.has('swagger')) await (await import('./swagger.js')).registerSwaggerSpec(app);
+  // The description is made of every route, recorded as it is added (swagger/described.ts).
+  const described = enabled.has('swagger') ? DescribedRoutes.recordFrom(app) : undefined;
 
   // Upgrades (the agents' tunnel, docs/fleet.md) of the enabled endpoints, under the same rate limiter.
   const upgrades = options.endpoints.flatMap((endpoint) => httpRoutes(core.services).takeUpgrades(endpoint));
@@ -220,7 +228,7 @@ export async function buildServer(core: TidewatchCore, options: ResolvedHttpApiO
 
   await app.register(healthRoutes(ctx));
   for (const endpoint of options.endpoints) {
-    const module = await routeModule(endpoint, ctx, consumers, routes);
+    const module = await routeModule(endpoint, ctx, consumers, routes, described);
     if (module) await app.register(module);
   }
 

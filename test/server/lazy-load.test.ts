@@ -167,3 +167,40 @@ t.test('single sign-on off: the HTTP API with tokens and the dashboard loads no 
   const on = await loadedWith(['--oidc-issuer', 'http://127.0.0.1:9/', '--oidc-client-id', 'tidewatch', '--oidc-roles', 'admin=admins', '--public-url', 'http://127.0.0.1:PORT/']);
   t.ok(on.includes('openid-client'), 'with --oidc-issuer, openid-client loads (the check can see it)');
 });
+
+t.test('the swagger endpoint on and idle: no description generator, Swagger UI or yaml until /swagger/ is asked', async (t) => {
+  // docs/performance.md#footprint: the server records the routes; @fastify/swagger, @fastify/swagger-ui and
+  // yaml (about 3.5 MB) load at the first request under /swagger/. The same process then asks for the page's
+  // description and must see them load, so the first half can fail.
+  const reserve = (await import('node:net')).createServer();
+  const port = await new Promise<number>((resolve) => reserve.listen(0, '127.0.0.1', () => resolve((reserve.address() as { port: number }).port)));
+  await new Promise((resolve) => reserve.close(resolve));
+  const argv = ['--host', 'unix:///tmp/tidewatch-no-such-engine.sock', '--interval', '24h', '--http-api-endpoints', 'swagger,check',
+    '--http-api-token', 'lazy-load-main-token-0123456789', '--http-api-host', '127.0.0.1', '--http-api-port', String(port)];
+  const script = `
+    import { registerHooks } from 'node:module';
+    const urls = [];
+    registerHooks({ load(url, context, next) { urls.push(url); return next(url, context); } });
+    const { main } = await import('./dist/server/main.js');
+    const sink = { write: () => true };
+    void main({ argv: ${JSON.stringify(argv)}, env: {}, cwd: process.cwd(), stdout: sink, stderr: sink });
+    let up = false;
+    for (let i = 0; i < 300 && !up; i++) {
+      up = await fetch('http://127.0.0.1:${port}/livez').then((r) => r.ok, () => false);
+      if (!up) await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    const idle = [...urls];
+    const doc = await fetch('http://127.0.0.1:${port}/swagger/doc.json').then((r) => r.json());
+    console.log(JSON.stringify({ up, idle, after: urls, described: Object.keys(doc.paths ?? {}) }));
+    process.exit(0);`;
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT });
+  const { up, idle, after, described } = JSON.parse(stdout.trim().split('\n').at(-1) as string) as { up: boolean; idle: string[]; after: string[]; described: string[] };
+  const packages = (urls: string[]) => [...new Set(urls.map((u) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u)?.[1]).filter((p): p is string => p !== undefined))];
+  const swaggerParts = ['@fastify/swagger', '@fastify/swagger-ui', 'yaml'];
+  t.ok(up, 'the API answered');
+  t.ok(packages(idle).includes('fastify'), 'the HTTP API was started');
+  t.same(packages(idle).filter((p) => swaggerParts.includes(p)), [], `idle: none of ${swaggerParts.join(', ')}`);
+  t.same(packages(after).filter((p) => swaggerParts.includes(p)).sort(), [...swaggerParts].sort(), 'the first request under /swagger/ loads them');
+  t.ok(described.includes('/v1/check'), `the description lists the routes recorded at start: ${described.join(', ')}`);
+});

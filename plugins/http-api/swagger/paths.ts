@@ -1,5 +1,5 @@
 // Where the Swagger page lives: cheap to load, the server reads it before knowing whether Swagger UI's
-// assets (swagger.ts) are needed.
+// assets (swagger/ui.ts) are needed.
 export const SWAGGER_PREFIX = '/swagger';
 
 /** `/swagger/` is served by the same page (rewritten before routing, so relative URLs still hold). */

@@ -1,19 +1,23 @@
-// The Swagger 2.0 description and its page (docs/http-api-contract.md §4.4, docs/interface.md §7). @fastify/swagger builds the
-// description from the route schemas (so it cannot drift from what the routes validate and send);
-// @fastify/swagger-ui serves the Swagger UI assets. The page itself is ours: swagger-ui's initializer
-// resolves the description relative to the page URL as a directory, which breaks at
+// The Swagger 2.0 description and its page (docs/http-api-contract.md §4.4, docs/interface.md §7), loaded at the first
+// request under /swagger/ (swagger/routes.ts forwards it here). @fastify/swagger builds the description from the
+// route schemas the server recorded (swagger/described.ts), so it cannot drift from what the routes validate and
+// send; @fastify/swagger-ui serves the Swagger UI assets. Both run in a fastify instance of their own that holds
+// the recorded routes without handlers and serves nothing but through the API's server. The page itself is ours:
+// swagger-ui's initializer resolves the description relative to the page URL as a directory, which breaks at
 // `/swagger/index.html`, the path Watchtower users bookmark; ours resolves `doc.json` beside the page.
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import YAML from 'yaml';
-import type { ProxyTrust } from './guards/client-ip.js';
-import { PAGE_CSP } from './content-security.js';
-import { pathOf, type RouteTable } from './error-handling.js';
+import type { DescribedRoutes } from './described.js';
+import { SWAGGER_PREFIX } from './paths.js';
 
-import { SWAGGER_PREFIX } from './swagger-paths.js';
-
-export { SWAGGER_PREFIX, rewriteSwaggerRoot } from './swagger-paths.js';
+/**
+ * The host and scheme the client reached the API's server by (its X-Forwarded-* only from trusted proxies),
+ * decided there and passed in these headers, which that server never forwards from a client.
+ */
+export const DESCRIBE_HOST = 'x-tidewatch-describe-host';
+export const DESCRIBE_SCHEME = 'x-tidewatch-describe-scheme';
 
 type SwaggerDocument = Record<string, unknown> & { paths?: Record<string, Record<string, { parameters?: Record<string, unknown>[] }>> };
 
@@ -51,7 +55,7 @@ function markRepeatable(doc: SwaggerDocument): SwaggerDocument {
 }
 
 /** Registers the description generator; must run before the routes it describes are added. */
-export async function registerSwaggerSpec(app: FastifyInstance): Promise<void> {
+async function registerSwaggerSpec(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwagger, {
     swagger: {
       info: {
@@ -117,52 +121,43 @@ const PAGE_SCRIPT = `window.onload = function () {
 };
 `;
 
-export function swaggerRoutes(proxies: ProxyTrust, routes: RouteTable): FastifyPluginAsync {
-  /** Host and scheme as the client reached us; X-Forwarded-* only from trusted proxies. */
-  const describeFor = (doc: SwaggerDocument, request: FastifyRequest): SwaggerDocument => {
-    const host = proxies.host(request);
-    if (host) doc.host = host;
-    doc.schemes = [proxies.protocol(request)];
-    return doc;
-  };
-  const document = (app: FastifyInstance, request: FastifyRequest) =>
-    describeFor(structuredClone(app.swagger() as unknown as SwaggerDocument), request);
-
-  return async (app) => {
-    // Every answer under /swagger/ gets the dashboard's policy, frame-ancestors 'none' included: the page holds
-    // the token a person pastes, and must not be framed by another site (docs/http-api.md#browsers-and-other-origins).
-    // The token is not kept in localStorage either (persistAuthorization off): any script of this origin could read it.
-    app.addHook('onSend', async (_request, reply, payload) => {
-      reply.header('content-security-policy', PAGE_CSP).header('x-frame-options', 'DENY').header('x-content-type-options', 'nosniff');
-      return payload;
-    });
-    await app.register(fastifySwaggerUi, {
-      routePrefix: SWAGGER_PREFIX,
-      uiConfig: { persistAuthorization: false, tryItOutEnabled: true },
-      validatorUrl: false,
-      transformSpecification: (spec, request) => describeFor(spec as SwaggerDocument, request) as never,
-      uiHooks: {
-        // swagger-ui also answers the bare prefix; the spec wants `/swagger` alone to be 404.
-        onRequest: (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-          if (pathOf(request) === SWAGGER_PREFIX) return reply.callNotFound();
-          done();
-        },
-      },
-    });
-    routes.remove(SWAGGER_PREFIX);
-    routes.addPrefix(`${SWAGGER_PREFIX}/`, ['GET', 'HEAD']);
-
-    const hidden = { schema: { hide: true } };
-    app.get(`${SWAGGER_PREFIX}/index.html`, hidden, async (_request, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
-    app.get(`${SWAGGER_PREFIX}/page.js`, hidden, async (_request, reply) =>
-      reply.type('application/javascript; charset=utf-8').send(PAGE_SCRIPT),
-    );
-    app.get(`${SWAGGER_PREFIX}/doc.json`, hidden, async (request, reply) =>
-      reply.type('application/json; charset=utf-8').send(JSON.stringify(document(app, request))),
-    );
-    app.get(`${SWAGGER_PREFIX}/doc.yaml`, hidden, async (request, reply) =>
-      reply.type('application/yaml; charset=utf-8').send(YAML.stringify(document(app, request))),
-    );
-  };
+/** Host and scheme as the API's server decided them for this request. */
+function describeFor(doc: SwaggerDocument, request: FastifyRequest): SwaggerDocument {
+  const host = request.headers[DESCRIBE_HOST];
+  if (typeof host === 'string' && host !== '') doc.host = host;
+  const scheme = request.headers[DESCRIBE_SCHEME];
+  doc.schemes = [scheme === 'https' ? 'https' : 'http'];
+  return doc;
 }
 
+const noHandler = async () => undefined;
+
+/** The description and the page, in an instance of their own: `inject` a request under /swagger/ into it. */
+export async function swaggerApp(described: DescribedRoutes): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false, exposeHeadRoutes: true });
+  // Only described here, never called: nothing to validate or serialize.
+  app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  await registerSwaggerSpec(app);
+  for (const route of described.routes) {
+    app.route({ method: route.method, url: route.url, schema: route.schema, config: route.config, exposeHeadRoute: false, handler: noHandler });
+  }
+  const document = (request: FastifyRequest) => describeFor(structuredClone(app.swagger() as unknown as SwaggerDocument), request);
+  await app.register(fastifySwaggerUi, {
+    routePrefix: SWAGGER_PREFIX,
+    uiConfig: { persistAuthorization: false, tryItOutEnabled: true },
+    validatorUrl: false,
+    transformSpecification: (spec, request) => describeFor(spec as SwaggerDocument, request) as never,
+  });
+  const hidden = { schema: { hide: true } };
+  app.get(`${SWAGGER_PREFIX}/index.html`, hidden, async (_request, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
+  app.get(`${SWAGGER_PREFIX}/page.js`, hidden, async (_request, reply) => reply.type('application/javascript; charset=utf-8').send(PAGE_SCRIPT));
+  app.get(`${SWAGGER_PREFIX}/doc.json`, hidden, async (request, reply) =>
+    reply.type('application/json; charset=utf-8').send(JSON.stringify(document(request))),
+  );
+  app.get(`${SWAGGER_PREFIX}/doc.yaml`, hidden, async (request, reply) =>
+    reply.type('application/yaml; charset=utf-8').send(YAML.stringify(document(request))),
+  );
+  await app.ready();
+  return app;
+}
