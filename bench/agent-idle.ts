@@ -1,0 +1,81 @@
+// Benchmark (not a test): an idle agent's RSS (docs/fleet.md#footprint, issue 47), as bench/fleet.ts measures
+// it (a real `tidewatch agent` process, connected and idle, its VmRSS read after the settle), for a plain
+// ws:// controller and for a wss:// one (the controller's --http-api-tls-cert), on the same engine.
+//
+//   bash scripts/test-env.sh up && npm run build
+//   TS_NODE_TRANSPILE_ONLY=1 node --import ./node_modules/@tapjs/typescript/dist/esm/import.mjs bench/agent-idle.ts [--samples 3] [--kinds ws,wss]
+//
+// Prints each sample's RSS and the median of each kind (target: <= 50 MB on a plain controller URL).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
+import { enrolToken, startAgent, waitForAgent } from '../test/helpers/agents.js';
+import type { TestEnv } from '../test/helpers/env.js';
+import { startService } from '../test/helpers/service.js';
+import { argument, median, sleep } from './cli.js';
+
+const SAMPLES = Number(argument('samples', '3'));
+const KINDS = argument('kinds', 'ws,wss').split(',') as ('ws' | 'wss')[];
+const TOKEN = 'bench-agent-idle-token-0123456789';
+// The agent settles 5 s after it started (bin/tidewatch.js); bench/fleet.ts reads it about 10 s later.
+const IDLE_MS = 15_000;
+
+const env = JSON.parse(readFileSync(`${process.env['TIDEWATCH_ENV_DIR'] || '/tmp/tidewatch-env'}/env.json`, 'utf8')) as TestEnv;
+const work = mkdtempSync(join(tmpdir(), 'tw-bench-agent-idle-'));
+
+function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:')) ?? '0';
+  return Number(/(\d+)/.exec(line)?.[1] ?? 0) / 1024;
+}
+
+/** A self-signed certificate for 127.0.0.1, the CA an agent is given through NODE_EXTRA_CA_CERTS. */
+function certificate(): { cert: string; key: string } {
+  const cert = join(work, 'cert.pem');
+  const key = join(work, 'key.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  return { cert, key };
+}
+
+async function sample(kind: 'ws' | 'wss', index: number): Promise<number> {
+  const tls = kind === 'wss' ? certificate() : undefined;
+  // This process asks the controller for enrolment tokens over its TLS too.
+  if (tls) setDefaultCACertificates([...getCACertificates('default'), readFileSync(tls.cert, 'utf8')]);
+  const controller = await startService([
+    '--host', env.dockerHost, '--http-api-endpoints', 'agents', '--http-api-token', TOKEN, '--data-dir', join(work, `controller-${kind}-${index}`),
+    ...(tls ? ['--http-api-tls-cert', tls.cert, '--http-api-tls-key', tls.key] : []),
+  ], tls ? { NODE_EXTRA_CA_CERTS: tls.cert } : {});
+  try {
+    const name = `idle-${kind}-${index}`;
+    const base = controller.url.replace(/^http/, 'ws');
+    const agent = startAgent({ controller: base, name, host: env.docker26Host ?? env.dockerHost, token: await enrolToken(controller.url, TOKEN, name), env: tls ? { NODE_EXTRA_CA_CERTS: tls.cert } : {} });
+    try {
+      const online = await waitForAgent(controller.url, TOKEN, name, 'online');
+      if (!online) throw new Error(`${name} did not come online: ${JSON.stringify(agent.logs.slice(-5))}`);
+      await sleep(IDLE_MS);
+      return rssMb(agent.child.pid as number);
+    } finally {
+      await agent.stop();
+    }
+  } finally {
+    await controller.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  writeFileSync(join(work, '.keep'), '');
+  for (const kind of KINDS) {
+    const values: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) values.push(await sample(kind, i));
+    console.log(`idle agent RSS, ${kind}:// controller: ${values.map((v) => v.toFixed(1)).join(', ')} MB; median ${median(values).toFixed(1)} MB (target <= 50 MB on ws://)`);
+  }
+}
+
+main()
+  .catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
+  .finally(() => rmSync(work, { recursive: true, force: true }));
