@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { enrolToken, startAgent, waitForAgent } from '../test/helpers/agents.js';
 import type { TestEnv } from '../test/helpers/env.js';
-import { startService } from '../test/helpers/service.js';
+import { call, startService } from '../test/helpers/service.js';
 import { argument, median, sleep } from './cli.js';
 
 const SAMPLES = Number(argument('samples', '3'));
@@ -25,9 +25,12 @@ const IDLE_MS = 15_000;
 const env = JSON.parse(readFileSync(`${process.env['TIDEWATCH_ENV_DIR'] || '/tmp/tidewatch-env'}/env.json`, 'utf8')) as TestEnv;
 const work = mkdtempSync(join(tmpdir(), 'tw-bench-agent-idle-'));
 
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:')) ?? '0';
-  return Number(/(\d+)/.exec(line)?.[1] ?? 0) / 1024;
+/** VmRSS in MB, and its anonymous and file-backed parts and the thread count, as /proc tells them. */
+function rss(pid: number): { total: number; detail: string } {
+  const lines = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n');
+  const field = (name: string) => Number(/(\d+)/.exec(lines.find((l) => l.startsWith(`${name}:`)) ?? '')?.[1] ?? 0);
+  const mb = (kb: number) => (kb / 1024).toFixed(1);
+  return { total: field('VmRSS') / 1024, detail: `anon ${mb(field('RssAnon'))} MB, file ${mb(field('RssFile'))} MB, ${field('Threads')} threads` };
 }
 
 /** A self-signed certificate for 127.0.0.1, the CA an agent is given through NODE_EXTRA_CA_CERTS. */
@@ -44,7 +47,7 @@ async function sample(kind: 'ws' | 'wss', index: number): Promise<number> {
   // This process asks the controller for enrolment tokens over its TLS too.
   if (tls) setDefaultCACertificates([...getCACertificates('default'), readFileSync(tls.cert, 'utf8')]);
   const controller = await startService([
-    '--host', env.dockerHost, '--http-api-endpoints', 'agents', '--http-api-token', TOKEN, '--data-dir', join(work, `controller-${kind}-${index}`),
+    '--host', env.dockerHost, '--http-api-endpoints', 'agents,check', '--http-api-token', TOKEN, '--data-dir', join(work, `controller-${kind}-${index}`),
     ...(tls ? ['--http-api-tls-cert', tls.cert, '--http-api-tls-key', tls.key] : []),
   ], tls ? { NODE_EXTRA_CA_CERTS: tls.cert } : {});
   try {
@@ -54,8 +57,13 @@ async function sample(kind: 'ws' | 'wss', index: number): Promise<number> {
     try {
       const online = await waitForAgent(controller.url, TOKEN, name, 'online');
       if (!online) throw new Error(`${name} did not come online: ${JSON.stringify(agent.logs.slice(-5))}`);
+      // As in bench/fleet.ts, the controller's check asks the idle agent's engine through the tunnel.
+      const checked = await call(`${controller.url}/v1/check`, { method: 'POST', token: TOKEN });
+      if (checked.status !== 200) throw new Error(`check answered ${checked.status}: ${checked.text.slice(0, 300)}`);
       await sleep(IDLE_MS);
-      return rssMb(agent.child.pid as number);
+      const measured = rss(agent.child.pid as number);
+      console.log(`  ${name}: ${measured.total.toFixed(1)} MB (${measured.detail})`);
+      return measured.total;
     } finally {
       await agent.stop();
     }
