@@ -44,7 +44,7 @@ const settle = () => {
 };
 // An agent (`tidewatch agent`) keeps them off for good: it only passes bytes between its controller and
 // its engine, and the compilers' code, once they have run, stays resident: 0.4 MB less in an idle agent
-// after a check through it, more the longer it serves (docs/fleet.md#footprint).
+// after a check through it (docs/fleet.md#footprint).
 const agentMode = process.argv[2] === 'agent';
 const afterStartup = () => {
   if (!agentMode) for (const name of offDuringStartup) v8.setFlagsFromString(`--${name}`);
