@@ -3,7 +3,7 @@
 // ws:// controller and for a wss:// one (the controller's --http-api-tls-cert), on the same engine.
 //
 //   bash scripts/test-env.sh up && npm run build
-//   TS_NODE_TRANSPILE_ONLY=1 node --import ./node_modules/@tapjs/typescript/dist/esm/import.mjs bench/agent-idle.ts [--samples 3] [--kinds ws,wss] [--idle 15]
+//   npm run bench:agent-idle -- [--samples 3] [--kinds ws,wss] [--idle 15]
 //
 // Prints each sample's RSS and the median of each kind (target: <= 50 MB on a plain controller URL).
 import { execFileSync } from 'node:child_process';
