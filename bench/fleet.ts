@@ -117,7 +117,9 @@ async function main(): Promise<void> {
   console.log(`manifest requests per check: agents ${requests.agents}, direct ${requests.direct} (target ${IMAGES})`);
   console.log(`check of ${AGENTS} hosts x ${CONTAINERS} containers: direct median ${d.toFixed(0)} ms, agents median ${a.toFixed(0)} ms, ratio ${(a / d).toFixed(2)}x (target <= 1.5x)`);
   console.log(`controller RSS with ${AGENTS} agents online: ${controllerRss.toFixed(1)} MB (target <= 150 MB); the same engines by --host: ${directRss.toFixed(1)} MB`);
-  console.log(`idle agent RSS: ${agentRss.toFixed(1)} MB (target <= 50 MB)`);
+  const status = readFileSync(`/proc/${idle.child.pid as number}/status`, 'utf8');
+  const kb = (name: string) => ((Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0)) / 1024).toFixed(1);
+  console.log(`idle agent RSS: ${agentRss.toFixed(1)} MB (target <= 50 MB; anonymous ${kb('RssAnon')} MB, files ${kb('RssFile')} MB)`);
 
   for (const link of links) link.stop();
   await idle.stop();

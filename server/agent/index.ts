@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { ConfigError, errorMessage } from '../../core/index.js';
 import { agentOptions, type AgentOptions } from '../../plugins/agents/options.js';
 import { AGENT_NAME } from '../../plugins/agents/protocol.js';
-import { transportOptions } from '../../plugins/docker/engine/connect.js';
+import { transportOptions } from '../../plugins/docker/engine/endpoint.js';
 import type { ResolvedConfig } from '../config/index.js';
 import type { MainIo } from '../main.js';
 import { Shutdown } from '../shutdown.js';

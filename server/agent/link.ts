@@ -3,13 +3,15 @@
 // enrol token), then serves the streams the controller opens (forward.ts). A lost connection is dialled again
 // after 1 s, doubling up to 60 s, each wait jittered (a restarted controller is not hit by every agent at once);
 // a connection the controller welcomed starts the waits at 1 s again (a refused one never does). A controller that goes silent (no
-// ping for SILENT_MS) is dropped and dialled again, so a dead VPN is noticed without TCP's help.
-import WebSocket from 'ws';
+// ping for SILENT_MS) is dropped and dialled again, so a dead VPN is noticed without TCP's help. ws speaks the
+// protocol; node:tls and node:https load only for a wss:// controller (ws-client.ts, docs/fleet.md#footprint).
+import type WebSocket from 'ws';
 import type { Logger } from '../../core/index.js';
 import { Mux } from '../../plugins/agents/mux.js';
 import { CLOSE, MAX_MESSAGE, parseChallenge, parseControl, signedText } from '../../plugins/agents/protocol.js';
 import type { Forwarder } from './forward.js';
 import { isEnrolled, markEnrolled, type AgentKey } from './key.js';
+import { webSocketClass } from './ws-client.js';
 
 const FIRST_WAIT_MS = 1_000;
 const MAX_WAIT_MS = 60_000;
@@ -61,7 +63,8 @@ export class Link {
 
   /** Tells the controller of a call refused by the allowlist (it logs it too). */
   refused(method: string, path: string): void {
-    if (this.#ws?.readyState === WebSocket.OPEN) this.#ws.send(JSON.stringify({ type: 'refused-call', method, path }));
+    const ws = this.#ws;
+    if (ws !== undefined && ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'refused-call', method, path }));
   }
 
   #again(): void {
@@ -74,7 +77,8 @@ export class Link {
   #dial(): void {
     const { options } = this;
     const { logger } = options;
-    const ws = new WebSocket(connectUrl(options.controller), { maxPayload: MAX_MESSAGE, perMessageDeflate: false, handshakeTimeout: 15_000 });
+    const WebSocketClient = webSocketClass();
+    const ws = new WebSocketClient(connectUrl(options.controller), { maxPayload: MAX_MESSAGE, perMessageDeflate: false, handshakeTimeout: 15_000 });
     this.#ws = ws;
     let welcomed = 0;
     let silence: NodeJS.Timeout | undefined;

@@ -58,12 +58,12 @@ export async function waitForAgent(controllerUrl: string, token: string, name: s
 }
 
 /** `tidewatch agent` as a process: dials `controller` and forwards to the engine at `host`. */
-export function startAgent(options: { controller: string; name: string; host: string; token?: string; dataDir?: string; extra?: string[]; env?: NodeJS.ProcessEnv }): RunningAgent {
+export function startAgent(options: { controller: string; name: string; host: string; token?: string; dataDir?: string; extra?: string[]; env?: NodeJS.ProcessEnv; nodeFlags?: string[] }): RunningAgent {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `tw-agent-${options.name}-`));
   const child = spawn(
     process.execPath,
     [
-      ...NODE_FLAGS, BIN, 'agent',
+      ...NODE_FLAGS, ...(options.nodeFlags ?? []), BIN, 'agent',
       '--controller', options.controller,
       '--agent-name', options.name,
       '--host', options.host,

@@ -8,7 +8,7 @@ import type https from 'node:https';
 import type { Duplex } from 'node:stream';
 import { TidewatchError } from '../../../core/index.js';
 import type { EngineRequestOptions } from '../contracts.js';
-import type { DockerEndpoint } from './connect.js';
+import type { DockerEndpoint } from './endpoint.js';
 import { PROXY_REFUSED, isProxyRefusal, refusalMessage } from './socket-proxy.js';
 import type { SshSettings } from './ssh/settings.js';
 import { SshTunnel } from './ssh/tunnel.js';

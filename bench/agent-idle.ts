@@ -1,0 +1,95 @@
+// Benchmark (not a test): an idle agent's RSS (docs/fleet.md#footprint, issue 47), as bench/fleet.ts measures
+// it (a real `tidewatch agent` process, connected, then asked by the controller's checks, then idle; its VmRSS), for a plain
+// ws:// controller and for a wss:// one (the controller's --http-api-tls-cert), on the same engine.
+//
+//   bash scripts/test-env.sh up && npm run build
+//   npm run bench:agent-idle -- [--samples 3] [--kinds ws,wss] [--idle 15]
+//
+// Prints each sample's RSS and the median of each kind (target: <= 50 MB on a plain controller URL).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
+import { enrolToken, startAgent, waitForAgent } from '../test/helpers/agents.js';
+import type { TestEnv } from '../test/helpers/env.js';
+import { call, startService } from '../test/helpers/service.js';
+import { argument, median, sleep } from './cli.js';
+
+const SAMPLES = Number(argument('samples', '3'));
+const KINDS = argument('kinds', 'ws,wss').split(',') as ('ws' | 'wss')[];
+const TOKEN = 'bench-agent-idle-token-0123456789';
+const SETTLED_MS = 8_000;
+const CHECKS = 3;
+const IDLE_MS = Number(argument('idle', '15')) * 1000;
+
+const env = JSON.parse(readFileSync(`${process.env['TIDEWATCH_ENV_DIR'] || '/tmp/tidewatch-env'}/env.json`, 'utf8')) as TestEnv;
+const work = mkdtempSync(join(tmpdir(), 'tw-bench-agent-idle-'));
+
+/** VmRSS in MB, and its anonymous and file-backed parts and the thread count, as /proc tells them. */
+function rss(pid: number): { total: number; detail: string } {
+  const lines = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n');
+  const field = (name: string) => Number(/(\d+)/.exec(lines.find((l) => l.startsWith(`${name}:`)) ?? '')?.[1] ?? 0);
+  const mb = (kb: number) => (kb / 1024).toFixed(1);
+  return { total: field('VmRSS') / 1024, detail: `anon ${mb(field('RssAnon'))} MB, file ${mb(field('RssFile'))} MB, ${field('Threads')} threads` };
+}
+
+/** A self-signed certificate for 127.0.0.1, the CA an agent is given through NODE_EXTRA_CA_CERTS. */
+function certificate(): { cert: string; key: string } {
+  const cert = join(work, 'cert.pem');
+  const key = join(work, 'key.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  return { cert, key };
+}
+
+async function sample(kind: 'ws' | 'wss', index: number): Promise<number> {
+  const tls = kind === 'wss' ? certificate() : undefined;
+  // This process asks the controller for enrolment tokens over its TLS too.
+  if (tls) setDefaultCACertificates([...getCACertificates('default'), readFileSync(tls.cert, 'utf8')]);
+  const controller = await startService([
+    '--host', env.dockerHost, '--http-api-endpoints', 'agents,check', '--http-api-token', TOKEN, '--data-dir', join(work, `controller-${kind}-${index}`),
+    ...(tls ? ['--http-api-tls-cert', tls.cert, '--http-api-tls-key', tls.key] : []),
+  ], tls ? { NODE_EXTRA_CA_CERTS: tls.cert } : {});
+  try {
+    const name = `idle-${kind}-${index}`;
+    const base = controller.url.replace(/^http/, 'ws');
+    const agent = startAgent({ controller: base, name, host: env.docker26Host ?? env.dockerHost, token: await enrolToken(controller.url, TOKEN, name), env: tls ? { NODE_EXTRA_CA_CERTS: tls.cert } : {} });
+    try {
+      const online = await waitForAgent(controller.url, TOKEN, name, 'online');
+      if (!online) throw new Error(`${name} did not come online: ${JSON.stringify(agent.logs.slice(-5))}`);
+      // The agent's start-up has settled (5 s after it started, bin/tidewatch.js); the controller's checks ask
+      // its engine through the tunnel; the agent is read --idle seconds later. bench/fleet.ts reads its idle
+      // agent about 12 s after it started, which gives about 3 MB more (docs/fleet.md#footprint).
+      await sleep(SETTLED_MS);
+      for (let i = 0; i < CHECKS; i++) {
+        const checked = await call(`${controller.url}/v1/check`, { method: 'POST', token: TOKEN });
+        if (checked.status !== 200) throw new Error(`check answered ${checked.status}: ${checked.text.slice(0, 300)}`);
+      }
+      await sleep(IDLE_MS);
+      const measured = rss(agent.child.pid as number);
+      console.log(`  ${name}: ${measured.total.toFixed(1)} MB (${measured.detail})`);
+      return measured.total;
+    } finally {
+      await agent.stop();
+    }
+  } finally {
+    await controller.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  writeFileSync(join(work, '.keep'), '');
+  for (const kind of KINDS) {
+    const values: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) values.push(await sample(kind, i));
+    console.log(`idle agent RSS, ${kind}:// controller: ${values.map((v) => v.toFixed(1)).join(', ')} MB; median ${median(values).toFixed(1)} MB (target <= 50 MB on ws://)`);
+  }
+}
+
+main()
+  .catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
+  .finally(() => rmSync(work, { recursive: true, force: true }));
