@@ -2,8 +2,9 @@
 // (symbolic links) spread round-robin over the test environment's real private engines (its Docker, 26.1, 28.5
 // and 28.5 with the containerd store: every unix-socket engine it runs), each engine holding the same C created
 // containers, so every host answers with C containers and the engines' own work is spread over several
-// daemons rather than repeated N times by one. It measures from spawn to /startupz (the first discovery done)
-// and /readyz (every engine answered), the CPU time the service spent by then (user + system, /proc), and, with
+// daemons rather than repeated N times by one. It measures from spawn to the HTTP API listening, /startupz (the
+// first discovery done) and /readyz (every engine answered, after the start-up repairs), each probe polled on its
+// own from spawn, the CPU time the service spent by /readyz (user + system, /proc), and, with
 // `--count`, the Engine requests per host (each link then a counting relay in this process, not timed). The
 // floor is the same per-host work done directly from this process: every host's container list and the
 // inspect of its image, all hosts at once, which no client can beat on these engines.
