@@ -90,6 +90,32 @@ function deferred<T>(): Deferred<T> {
   return { promise, resolve };
 }
 
+/**
+ * How many engines a discovery lists and inspects at once (docs/performance.md#start-up): a hundred engines'
+ * container lists parsed at once held the heap of all of them at its peak, which the process keeps as RSS.
+ */
+export const DISCOVERY_CONCURRENCY = 16;
+
+/** A gate for `limit` holders at once: each waits for a free slot and releases it once. */
+function slots(limit: number): () => Promise<() => void> {
+  let free = limit;
+  const waiting: (() => void)[] = [];
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else free++;
+  };
+  return async () => {
+    if (free > 0) free--;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    let released = false;
+    return () => {
+      if (!released) release();
+      released = true;
+    };
+  };
+}
+
 /** What a run found on its engines: the targets, and the engines that did not answer with why. */
 export interface EnginesDiscovery {
   readonly targets: Target[];
@@ -120,9 +146,11 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
     const own = owns.find((o) => o !== undefined);
     options.scopeFound(options.scopeOption || (own && readLabel(own.labels, 'scope')) || '');
   });
+  const slot = slots(DISCOVERY_CONCURRENCY);
   const results = await Promise.allSettled(
     engines.map(async (engine, index) => {
       const own = listed[index] as Deferred<ListedContainer | undefined>;
+      const release = await slot();
       try {
         if (!engine.repaired) await engine.repair();
         // Asked while the containers are listed (made once, at the first discovery: /version and /info).
@@ -145,6 +173,7 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
         if (found.ownId) options.learnedOwnId(found.ownId);
         return found.targets;
       } finally {
+        release();
         own.resolve(undefined);
       }
     }),
