@@ -9,9 +9,10 @@
 // by round (floor, service, …).
 //
 //   bash scripts/test-env.sh up && npm run build
-//   node --import ./node_modules/@tapjs/typescript/dist/esm/import.mjs bench/check-hosts.ts [--hosts 100] [--containers 50] [--images 10] [--rounds 7] [--build DIR]
+//   node --import ./node_modules/@tapjs/typescript/dist/esm/import.mjs bench/check-hosts.ts [--hosts 100] [--containers 50] [--images 10] [--rounds 7] [--baseline DIR]
 //
-// `--build DIR` measures another built checkout's binary (the build before a change) instead of this one.
+// `--baseline DIR` starts another built checkout's binary (the build before a change) beside this one and checks
+// with it in the same rounds (floor, service, baseline, …); its RSS is printed the same way.
 //
 // Prints the medians, the ratio (target <= 1.0x), the manifest requests one check made (target: one per image,
 // counted in the registry's access log), and the service's RSS after the checks (target <= 160 MB).
@@ -35,7 +36,7 @@ const HEAD_CONCURRENCY = 20;
 // The Docker plugin's image inspects in flight per engine (its --docker-inspect-concurrency default).
 const INSPECT_CONCURRENCY = 10;
 const TOKEN = 'bench-check-hosts-token-0123456789';
-const BUILD = argument('build', '');
+const BASELINE = argument('baseline', '');
 
 const env = await testEnv();
 if (!env) throw new Error('no test environment: bash scripts/test-env.sh up');
@@ -117,15 +118,20 @@ function rssOf(pid: number): number {
 try {
   await fleet();
   const hostList = Array.from({ length: HOSTS }, (_, i) => `unix://${link(i)}`).join(',');
-  const service = await startService(['--host', hostList, '--include-stopped', '--http-api-endpoints', 'check', '--http-api-token', TOKEN, '--no-startup-message', '--interval', '86400', `${prefix}-.*`], {}, 120_000, ...(BUILD ? [join(BUILD, 'bin/tidewatch.js')] : []));
+  const args = ['--host', hostList, '--include-stopped', '--http-api-endpoints', 'check', '--http-api-token', TOKEN, '--no-startup-message', '--interval', '86400', `${prefix}-.*`];
+  const service = await startService(args, {}, 120_000);
+  const baseline = BASELINE ? await startService(args, {}, 120_000, join(BASELINE, 'bin/tidewatch.js')) : undefined;
   const pid = service.child.pid as number;
+  const basePid = baseline?.child.pid as number;
   const floor = makeFloor();
   try {
     await sleep(2000);
     const idle = rssOf(pid);
+    const baseIdle = baseline ? rssOf(basePid) : 0;
     // Warm both sides (the registry's storage cache, connections, the service's first run).
     await floor.run();
     await serviceRun(service);
+    if (baseline) await serviceRun(baseline);
     await sleep(500);
     const mark = await logMark(env.registryLog);
     await serviceRun(service);
@@ -133,16 +139,22 @@ try {
     const manifests = (await mark.read()).filter((l) => l.includes(`/v2/${prefix}/`) && l.includes('/manifests/')).length;
     const floorTimes: number[] = [];
     const serviceTimes: number[] = [];
+    const baselineTimes: number[] = [];
     let peak = 0;
+    let basePeak = 0;
     for (let round = 0; round < ROUNDS; round++) {
       floorTimes.push(await floor.run());
       serviceTimes.push(await serviceRun(service));
       peak = Math.max(peak, rssOf(pid));
+      if (baseline) {
+        baselineTimes.push(await serviceRun(baseline));
+        basePeak = Math.max(basePeak, rssOf(basePid));
+      }
     }
     await sleep(2000);
     const after = rssOf(pid);
+    const baseAfter = baseline ? rssOf(basePid) : 0;
     const ratio = median(serviceTimes) / median(floorTimes);
-    if (BUILD) console.log(`build: ${BUILD}`);
     console.log(`load average: ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
     console.log(
       `${HOSTS} hosts over ${sockets.length} engines × ${CONTAINERS} containers (${HOSTS * CONTAINERS}) over ${IMAGES} images, ${ROUNDS} interleaved rounds: ` +
@@ -151,9 +163,14 @@ try {
     );
     console.log(`  floor   ${floorTimes.map((x) => x.toFixed(0)).join(' ')}\n  service ${serviceTimes.map((x) => x.toFixed(0)).join(' ')}`);
     console.log(`  service RSS: idle ${idle.toFixed(1)} MB, peak after a check ${peak.toFixed(1)} MB, 2 s after the checks ${after.toFixed(1)} MB (target <= 160 MB: ${after <= 160 ? 'met' : 'NOT met'})`);
+    if (baseline) {
+      console.log(`  baseline ${BASELINE}: median ${median(baselineTimes).toFixed(0)} ms, ratio ${(median(baselineTimes) / median(floorTimes)).toFixed(2)}x; rounds ${baselineTimes.map((x) => x.toFixed(0)).join(' ')}`);
+      console.log(`  baseline RSS: idle ${baseIdle.toFixed(1)} MB, peak after a check ${basePeak.toFixed(1)} MB, 2 s after the checks ${baseAfter.toFixed(1)} MB`);
+    }
   } finally {
     await floor.close();
     await service.stop('SIGTERM');
+    await baseline?.stop('SIGTERM');
   }
 } finally {
   await rm(dir, { recursive: true, force: true });
