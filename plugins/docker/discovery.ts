@@ -185,9 +185,11 @@ async function discover(
   // Every container, whatever its state: link aliases of containers outside the watched states still
   // name the links of those inside (an inspect would show them too).
   const listFrom = options.imageListFrom ?? IMAGE_LIST_FROM;
-  const listing = docker.listContainers({ all: true, signal });
+  const list = () => docker.listContainers({ all: true, signal });
+  // While the profile is still to come (the first discovery makes it), the containers are listed meanwhile.
+  let listing = options.imageFacts instanceof Promise || options.profile instanceof Promise ? list() : undefined;
   // The profile failed first: its error is the discovery's, never an unhandled rejection of the list.
-  listing.catch(() => undefined);
+  listing?.catch(() => undefined);
   const [imageFacts, profile] = await Promise.all([options.imageFacts, options.profile]);
   // The stream replays a few seconds (image/facts-cache.ts): what changed while the profile was asked is not missed.
   imageFacts?.watch();
@@ -196,7 +198,7 @@ async function discover(
   const imagesAhead = uncachedLastTime >= listFrom ? imagesById(docker, signal) : undefined;
   // Not wanted after all (the fleet shrank), or the container list failed first: never an unhandled rejection.
   imagesAhead?.catch(() => undefined);
-  const entries = await listing;
+  const entries = await (listing ??= list());
   const watched = new Set(statusFilter(options));
   const all = listedContainers(entries);
   const listed = all.filter((c) => watched.has(c.state));

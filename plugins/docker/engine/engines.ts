@@ -153,8 +153,9 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
       const release = await slot();
       try {
         if (!engine.repaired) await engine.repair();
-        // Asked while the containers are listed (made once, at the first discovery: /version and /info).
-        const profile = engine.runtime.profile();
+        // Asked while the containers are listed (made once, at the first discovery: /version and /info); once
+        // made, given as it is, so that the image list may go ahead of the container list (discovery.ts).
+        const profile = engine.runtime.known() ?? engine.runtime.profile();
         const found = await discoverContainers(
           engine.runtime.docker,
           {
@@ -162,7 +163,7 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
             host: engine.host,
             stage: engine.stage,
             imagesLastTime: new Set(engine.lastKnown.map((target) => target.imageId)).size,
-            imageFacts: profile.then((p) => (p.reportsImageEvents ? engine.imageFacts : undefined)),
+            imageFacts: profile instanceof Promise ? profile.then((p) => (p.reportsImageEvents ? engine.imageFacts : undefined)) : profile.reportsImageEvents ? engine.imageFacts : undefined,
             profile,
             ...(ctx.kind === 'update' ? { namespaceModes: engine.runtime.namespaceModes } : {}),
             listed: own.resolve,
