@@ -2,8 +2,9 @@
 // (symbolic links) spread round-robin over the test environment's real private engines (its Docker, 26.1, 28.5
 // and 28.5 with the containerd store: every unix-socket engine it runs), each engine holding the same C created
 // containers, so every host answers with C containers and the engines' own work is spread over several
-// daemons rather than repeated N times by one. It measures from spawn to /startupz (the first discovery done)
-// and /readyz (every engine answered), the CPU time the service spent by then (user + system, /proc), and, with
+// daemons rather than repeated N times by one. It measures from spawn to the HTTP API listening, /startupz (the
+// first discovery done) and /readyz (every engine answered, after the start-up repairs), each probe polled on its
+// own from spawn, the CPU time the service spent by /readyz (user + system, /proc), and, with
 // `--count`, the Engine requests per host (each link then a counting relay in this process, not timed). The
 // floor is the same per-host work done directly from this process: every host's container list and the
 // inspect of its image, all hosts at once, which no client can beat on these engines.
@@ -66,12 +67,18 @@ function cpuOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-async function startOnce(n: number, hostList = hosts(n), bin?: string): Promise<{ startup: number; ready: number; cpu: number; service: RunningService }> {
+async function startOnce(n: number, hostList = hosts(n), bin?: string): Promise<{ listening: number; startup: number; ready: number; cpu: number; service: RunningService }> {
   const started = performance.now();
   const service = await startService(['--host', hostList, '--include-stopped', '--monitor-only', '--interval', '86400', '--no-startup-message', '--http-api-endpoints', 'metrics', '--http-api-token', 'bench-startup-token-0123456789', `${prefix}-.*`], {}, 120_000, ...(bin ? [bin] : []));
-  const startup = (await until(`${service.url}/startupz`, started + 120_000)) - started;
-  const ready = (await until(`${service.url}/readyz`, started + 120_000)) - started;
-  return { startup, ready, cpu: cpuOf(service.child.pid as number), service };
+  const listening = performance.now() - started;
+  // Each probe on its own from spawn: /readyz (every engine answers a ping, after the start-up repairs) does not
+  // wait for the first discovery, which /startupz reports (docs/hosts.md#start-up).
+  let cpu = 0;
+  const [startup, ready] = await Promise.all([
+    until(`${service.url}/startupz`, started + 120_000),
+    until(`${service.url}/readyz`, started + 120_000).then((at) => ((cpu = cpuOf(service.child.pid as number)), at)),
+  ]);
+  return { listening, startup: startup - started, ready: ready - started, cpu, service };
 }
 
 /** One GET over a unix socket, its body read whole. */
@@ -134,6 +141,7 @@ try {
   const one: number[] = [];
   const many: number[] = [];
   const manyStartup: number[] = [];
+  const manyListening: number[] = [];
   const cpu: number[] = [];
   const floors: number[] = [];
   const base: number[] = [];
@@ -146,6 +154,7 @@ try {
     const m = await startOnce(HOSTS);
     many.push(m.ready);
     manyStartup.push(m.startup);
+    manyListening.push(m.listening);
     if (process.env['BENCH_LOG']) {
       const seen = new Map<string, number>();
       for (const l of m.service.logs) seen.set(String(l['msg']), (seen.get(String(l['msg'])) ?? 0) + 1);
@@ -164,7 +173,7 @@ try {
   console.log(`load average: ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
   console.log(`${HOSTS} hosts over ${sockets.length} engines, ${CONTAINERS} containers per host; median of ${ROUNDS}:`);
   console.log(`  1 host: /readyz ${median(one).toFixed(0)} ms`);
-  console.log(`  ${HOSTS} hosts: /startupz ${median(manyStartup).toFixed(0)} ms, /readyz ${median(many).toFixed(0)} ms (target <= 1500 ms); rounds ${many.map((x) => x.toFixed(0)).join(', ')}`);
+  console.log(`  ${HOSTS} hosts: listening ${median(manyListening).toFixed(0)} ms, /startupz ${median(manyStartup).toFixed(0)} ms, /readyz ${median(many).toFixed(0)} ms (target <= 1500 ms); rounds ${many.map((x) => x.toFixed(0)).join(', ')}`);
   console.log(`  service CPU (user + system) from spawn to /readyz: ${median(cpu).toFixed(2)} s; rounds ${cpu.map((x) => x.toFixed(2)).join(', ')}`);
   console.log(`  floor (each host's list and image inspect, all at once, this process): ${median(floors).toFixed(0)} ms; rounds ${floors.map((x) => x.toFixed(0)).join(', ')}`);
   if (BASELINE) {

@@ -2,6 +2,9 @@
 // state the health probes report (docs/interface.md §4).
 import { TidewatchError } from './errors.js';
 
+/** What the shared timeout resolves with: never a check's own answer. */
+const TIMED_OUT = Symbol('timed out');
+
 export type ReadinessCheck = (signal: AbortSignal) => Promise<void>;
 
 export class Health {
@@ -27,13 +30,13 @@ export class Health {
    */
   async ready(timeoutMs = 5000): Promise<void> {
     const signal = AbortSignal.timeout(timeoutMs);
+    // One listener for every check: a hundred engines' checks on one signal made each addEventListener scan
+    // the others (docs/performance.md#start-up).
+    const timedOut = new Promise<typeof TIMED_OUT>((resolve) => signal.addEventListener('abort', () => resolve(TIMED_OUT), { once: true }));
     const results = await Promise.allSettled(
       [...this.#checks].map(async ([name, check]) => {
-        const timedOut = new Promise<never>((_, reject) =>
-          signal.addEventListener('abort', () => reject(new Error(`${name}: no answer within ${timeoutMs} ms`)), { once: true }),
-        );
         try {
-          await Promise.race([check(signal), timedOut]);
+          if ((await Promise.race([check(signal), timedOut])) === TIMED_OUT) throw new Error(`${name}: no answer within ${timeoutMs} ms`);
         } catch (err) {
           const message = err instanceof Error ? err.message : String(err);
           throw new Error(message.startsWith(`${name}:`) ? message : `${name}: ${message}`);

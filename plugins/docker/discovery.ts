@@ -24,8 +24,11 @@ export interface DiscoveryOptions {
   readonly useComposeDependsOn: boolean;
   readonly inspectConcurrency: number;
   readonly signal?: AbortSignal;
-  /** The engine's profile (engine/profile.ts): whether its image ID is the pulled digest (image/store.ts). Default: not. */
-  readonly profile?: Pick<EngineProfile, 'keepsImageIdAsManifestDigest'>;
+  /**
+   * The engine's profile (engine/profile.ts): whether its image ID is the pulled digest (image/store.ts). Default:
+   * not. A promise is awaited while the containers are listed (the first discovery makes the profile).
+   */
+  readonly profile?: Pick<EngineProfile, 'keepsImageIdAsManifestDigest'> | Promise<Pick<EngineProfile, 'keepsImageIdAsManifestDigest'>>;
   /** The engine's name every target carries (docs/hosts.md). */
   readonly host?: string;
   /** The engine's rollout stage every target carries (docs/rollouts.md); absent: stage 1. */
@@ -37,16 +40,17 @@ export interface DiscoveryOptions {
   readonly imagesLastTime?: number;
   /** IMAGE_LIST_FROM unless a test says otherwise. */
   readonly imageListFrom?: number;
-  /** The engine's image facts from earlier discoveries, reused while its event stream is open (image/facts-cache.ts). */
-  readonly imageFacts?: ImageFactsCache;
+  /**
+   * The engine's image facts from earlier discoveries, reused while its event stream is open (image/facts-cache.ts);
+   * a promise, like the profile it depends on, is awaited while the containers are listed.
+   */
+  readonly imageFacts?: ImageFactsCache | Promise<ImageFactsCache | undefined>;
   /** The engine's IPC and PID modes (an inspect per new container): given in update runs, where dependents matter. */
   readonly namespaceModes?: NamespaceModes;
   /** Receives each image's targets as soon as they are complete (the core's `ctx.announce`). */
   readonly announce?: (targets: readonly Target[]) => void;
   /** Told this process's container once the list is read, before anything is announced. */
   readonly listed?: (own: ListedContainer | undefined) => void;
-  /** The engine's container list read a moment ago (the start-up repair's): used instead of listing again. */
-  readonly containers?: Docker.ContainerInfo[];
 }
 
 /**
@@ -181,14 +185,20 @@ async function discover(
   // Every container, whatever its state: link aliases of containers outside the watched states still
   // name the links of those inside (an inspect would show them too).
   const listFrom = options.imageListFrom ?? IMAGE_LIST_FROM;
-  const { imageFacts } = options;
+  const list = () => docker.listContainers({ all: true, signal });
+  // While the profile is still to come (the first discovery makes it), the containers are listed meanwhile.
+  let listing = options.imageFacts instanceof Promise || options.profile instanceof Promise ? list() : undefined;
+  // The profile failed first: its error is the discovery's, never an unhandled rejection of the list.
+  listing?.catch(() => undefined);
+  const [imageFacts, profile] = await Promise.all([options.imageFacts, options.profile]);
+  // The stream replays a few seconds (image/facts-cache.ts): what changed while the profile was asked is not missed.
   imageFacts?.watch();
   // Asked for ahead only when the cache will not answer for most of the images seen last time.
   const uncachedLastTime = (options.imagesLastTime ?? 0) - (imageFacts?.reusable ?? 0);
   const imagesAhead = uncachedLastTime >= listFrom ? imagesById(docker, signal) : undefined;
   // Not wanted after all (the fleet shrank), or the container list failed first: never an unhandled rejection.
   imagesAhead?.catch(() => undefined);
-  const entries = options.containers ?? (await docker.listContainers({ all: true, signal }));
+  const entries = await (listing ??= list());
   const watched = new Set(statusFilter(options));
   const all = listedContainers(entries);
   const listed = all.filter((c) => watched.has(c.state));
@@ -233,7 +243,7 @@ async function discover(
       const name = imageNameOf(configImage, container.labels);
       let digests = digestsByName.get(name);
       if (!digests) {
-        digests = knownDigests(options.profile?.keepsImageIdAsManifestDigest === true, name, imageId, image?.RepoDigests ?? []);
+        digests = knownDigests(profile?.keepsImageIdAsManifestDigest === true, name, imageId, image?.RepoDigests ?? []);
         digestsByName.set(name, digests);
       }
       const target = toTarget({

@@ -22,6 +22,8 @@ export interface DockerRuntime {
    * again next time (a socket proxy without INFO=1 refuses it for good: docs/security.md).
    */
   profile(): Promise<EngineProfile>;
+  /** The profile when it is made and needs no new read: what `profile()` would answer without asking the engine. */
+  known(): EngineProfile | undefined;
   /** The engine's registry mirrors for Docker Hub (`/info`, refreshed every few minutes; engine/registry-mirrors.ts). */
   registryMirrors(): Promise<readonly string[]>;
   /** This process's container id, when it runs in a container the Engine knows. */
@@ -64,8 +66,11 @@ export function createRuntime(
   // once a minute (each replacement asks the profile: a refused `/info` is not asked again for each).
   let known: { readonly profile: EngineProfile; readonly at: number } | undefined;
   let infoWarned = false;
+  const current = (): EngineProfile | undefined =>
+    known && (known.profile.imageStore !== 'unknown' || Date.now() - known.at < PROFILE_RETRY_MS) ? known.profile : undefined;
   const profile = async (): Promise<EngineProfile> => {
-    if (known && (known.profile.imageStore !== 'unknown' || Date.now() - known.at < PROFILE_RETRY_MS)) return known.profile;
+    const made = current();
+    if (made) return made;
     const reported = await engineVersion();
     let engineFacts: Awaited<ReturnType<EngineClient['info']>> | undefined;
     // Podman's store is always classic: its /info is not needed for the profile.
@@ -78,13 +83,14 @@ export function createRuntime(
         infoWarned = true;
       }
     }
-    const made = engineProfile({ version: reported, info: engineFacts, pinnedApiVersion: options.apiVersion });
-    known = { profile: made, at: Date.now() };
-    return made;
+    const fresh = engineProfile({ version: reported, info: engineFacts, pinnedApiVersion: options.apiVersion });
+    known = { profile: fresh, at: Date.now() };
+    return fresh;
   };
   return {
     docker,
     profile,
+    known: current,
     registryMirrors: mirrorsReader(engineInfo, logger, docker.host),
     options,
     logger,

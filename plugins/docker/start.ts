@@ -4,7 +4,7 @@
 import { STAGES, type RunContext, type Target, type TidewatchCore } from '../../core/index.js';
 import { DOCKER_ENGINES, LOCAL_IMAGES, REGISTRY_MIRRORS, type LocalImages, type RegistryMirrors } from './contracts.js';
 import { AGENT_HOSTS, SNAPSHOTS, STATE_STORE, PULL_CREDENTIALS, type AgentHosts } from '../../contracts/index.js';
-import { pingEngine } from './engine/connect.js';
+import { engineAnswers } from './engine/connect.js';
 import { createEngine, discoverAll, type Engine } from './engine/engines.js';
 import { engineSpecs } from './engine/hosts.js';
 import { EngineSet, followAgents } from './engine/agent-engines.js';
@@ -98,7 +98,7 @@ export async function applyDocker(core: TidewatchCore, declared: DockerOptionVal
   // A host key the known_hosts file does not vouch for stops the start (exit 2), before any repair or run.
   await ssh?.checkHostKeysAtStart(engines.map((engine) => ({ host: engine.host, docker: engine.runtime.docker })));
   for (const engine of engines) {
-    core.health.addReadinessCheck(readinessName(engine, engines), (signal) => pingEngine(engine.runtime.docker, signal));
+    core.health.addReadinessCheck(readinessName(engine, engines), (signal) => engineAnswers(engine.runtime.docker, signal));
   }
   // Agents that dial in are engines too (docs/fleet.md): one per agent, made and dropped as agents come and go.
   const set = new EngineSet(engines);

@@ -69,6 +69,11 @@ export class EngineClient implements EngineApi {
     return this.#transport.request<T>(method, path, options);
   }
 
+  /** The engine answered a call with success within the last `ms`, and none failed to reach it since (transport.ts). */
+  answeredWithin(ms: number): boolean {
+    return this.#transport.answeredWithin(ms);
+  }
+
   async ping(options: { signal?: AbortSignal } = {}): Promise<void> {
     await this.request('GET', '/_ping', options);
   }

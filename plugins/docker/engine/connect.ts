@@ -22,3 +22,16 @@ export function createDockerClient(options: DockerConnectionOptions = {}): Engin
 export async function pingEngine(docker: EngineClient, signal?: AbortSignal): Promise<void> {
   await docker.ping({ signal });
 }
+
+/**
+ * How recent an engine's last successful answer must be for readiness to take it instead of a ping of its own
+ * (docs/hosts.md#when-an-engine-is-down): a probe during start-up or a run, while the engines are busiest, adds
+ * no request behind theirs.
+ */
+export const ANSWERED_RECENTLY_MS = 2000;
+
+/** Readiness of one engine: it answered a call within ANSWERED_RECENTLY_MS and none failed to reach it since, else a ping. */
+export async function engineAnswers(docker: EngineClient, signal?: AbortSignal): Promise<void> {
+  if (docker.answeredWithin(ANSWERED_RECENTLY_MS)) return;
+  await pingEngine(docker, signal);
+}

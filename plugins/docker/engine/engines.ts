@@ -35,16 +35,7 @@ export interface Engine {
   lastKnown: readonly Target[];
   /** Image facts reused between discoveries while the engine reports image changes (not on Podman, docs/podman.md). */
   readonly imageFacts: ImageFactsCache;
-  /**
-   * The container list the repair read, when it repaired nothing and read it at most LIST_REUSE_MS ago; taken
-   * once. At start-up the repair lists every container just before the first discovery would list them all
-   * again: on a hundred engines that second list was the largest part of each engine's work.
-   */
-  takeRepairList(): Docker.ContainerInfo[] | undefined;
 }
-
-/** How fresh the repair's list must be for the first discovery to take it instead of listing again. */
-export const LIST_REUSE_MS = 2000;
 
 export function createEngine(
   spec: EngineSpec,
@@ -61,11 +52,8 @@ export function createEngine(
   const runtime = createRuntime(docker, options, logger, ownId);
   let repaired = false;
   let repairing: Promise<void> | undefined;
-  let repairList: RepairReport['listed'];
   const repairOnce = async () => {
     const report = await repairInterrupted(runtime);
-    repairList = report.listed;
-    delete report.listed;
     repaired = true;
     if (report.restored.length + report.removed.length + report.predecessors.length > 0) {
       logger.warn({ ...report }, 'repaired what an interrupted update left behind');
@@ -84,11 +72,6 @@ export function createEngine(
     repair: () => (repairing ??= repairOnce().finally(() => (repairing = undefined))),
     repairInFlight: () => repairing?.catch(() => undefined),
     lastKnown: [],
-    takeRepairList: () => {
-      const list = repairList;
-      repairList = undefined;
-      return list && Date.now() - list.at <= LIST_REUSE_MS ? list.containers : undefined;
-    },
     imageFacts: new ImageFactsCache(docker, Date.now, (err) =>
       logger.warn({ err: err.message }, 'image facts are not kept between runs: every run inspects each image again'),
     ),
@@ -105,6 +88,32 @@ function deferred<T>(): Deferred<T> {
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
+}
+
+/**
+ * How many engines a discovery lists and inspects at once (docs/performance.md#start-up): a hundred engines'
+ * container lists parsed at once held the heap of all of them at its peak, which the process keeps as RSS.
+ */
+export const DISCOVERY_CONCURRENCY = 16;
+
+/** A gate for `limit` holders at once: each waits for a free slot and releases it once. */
+function slots(limit: number): () => Promise<() => void> {
+  let free = limit;
+  const waiting: (() => void)[] = [];
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else free++;
+  };
+  return async () => {
+    if (free > 0) free--;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    let released = false;
+    return () => {
+      if (!released) release();
+      released = true;
+    };
+  };
 }
 
 /** What a run found on its engines: the targets, and the engines that did not answer with why. */
@@ -137,13 +146,16 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
     const own = owns.find((o) => o !== undefined);
     options.scopeFound(options.scopeOption || (own && readLabel(own.labels, 'scope')) || '');
   });
+  const slot = slots(DISCOVERY_CONCURRENCY);
   const results = await Promise.allSettled(
     engines.map(async (engine, index) => {
       const own = listed[index] as Deferred<ListedContainer | undefined>;
+      const release = await slot();
       try {
         if (!engine.repaired) await engine.repair();
-        const containers = engine.takeRepairList();
-        const profile = await engine.runtime.profile();
+        // Asked while the containers are listed (made once, at the first discovery: /version and /info); once
+        // made, given as it is, so that the image list may go ahead of the container list (discovery.ts).
+        const profile = engine.runtime.known() ?? engine.runtime.profile();
         const found = await discoverContainers(
           engine.runtime.docker,
           {
@@ -151,11 +163,10 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
             host: engine.host,
             stage: engine.stage,
             imagesLastTime: new Set(engine.lastKnown.map((target) => target.imageId)).size,
-            imageFacts: profile.reportsImageEvents ? engine.imageFacts : undefined,
+            imageFacts: profile instanceof Promise ? profile.then((p) => (p.reportsImageEvents ? engine.imageFacts : undefined)) : profile.reportsImageEvents ? engine.imageFacts : undefined,
             profile,
             ...(ctx.kind === 'update' ? { namespaceModes: engine.runtime.namespaceModes } : {}),
             listed: own.resolve,
-            ...(containers ? { containers } : {}),
             announce: (batch) => void allListed.then(() => ctx.announce(batch)),
           },
           options.ownId(),
@@ -163,6 +174,7 @@ export async function discoverAll(engines: readonly Engine[], options: DiscoverA
         if (found.ownId) options.learnedOwnId(found.ownId);
         return found.targets;
       } finally {
+        release();
         own.resolve(undefined);
       }
     }),

@@ -165,6 +165,8 @@ export class EngineTransport {
   readonly #ownAgent: http.Agent | undefined;
   readonly #tunnel: SshTunnel | undefined;
   readonly #client: typeof http | typeof https;
+  /** When the engine last answered a call with success (ms); cleared when a call could not reach it since. */
+  #answeredAt: number | undefined;
 
   constructor(options: EngineTransportOptions) {
     this.#options = options;
@@ -213,10 +215,16 @@ export class EngineTransport {
     return new Promise((resolve, reject) => {
       const request = this.#client.request(requestOptions, (response) => {
         const status = response.statusCode ?? 0;
+        // Success, or 304 (already started or stopped). An error status (a socket proxy's refusal, `/swarm` on an
+        // engine outside a swarm) neither vouches for the engine nor counts against it: it did answer.
+        if ((status >= 200 && status < 300) || status === 304) this.#answeredAt = Date.now();
         if (status >= 200 && status < 300) resolve(response);
         else engineError(response, method, path).then(reject, reject);
       });
-      request.on('error', reject);
+      request.on('error', (err) => {
+        this.#answeredAt = undefined;
+        reject(err);
+      });
       const stream = options.stream?.body;
       if (!stream) {
         request.end(body);
@@ -230,6 +238,14 @@ export class EngineTransport {
       });
       stream.pipe(request);
     });
+  }
+
+  /**
+   * True when the engine answered a call with success within the last `ms` and none failed to reach it since: readiness
+   * then needs no ping of its own (engine/connect.ts).
+   */
+  answeredWithin(ms: number): boolean {
+    return this.#answeredAt !== undefined && Date.now() - this.#answeredAt <= ms;
   }
 
   /** One call with a JSON answer (undefined for an empty body: 204, 304). */

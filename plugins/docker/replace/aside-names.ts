@@ -8,7 +8,8 @@
 //   <name>--tidewatch-replaced-<short id>              an old container whose successor was proven but
 //                                                      which could not be removed: remove, never restore
 
-const MARKER = '--tidewatch-';
+/** In every name a replacement in progress gives (the start-up repair lists by it, replace/repair.ts). */
+export const ASIDE_MARKER = '--tidewatch-';
 const OLD = /^(.+)--tidewatch-old-([0-9a-f]{12})-(running|stopped)$/;
 const NEW = /^(.+)--tidewatch-new-([0-9a-f]{12})$/;
 const REPLACED = /^(.+)--tidewatch-replaced-([0-9a-f]{12})$/;
@@ -58,6 +59,6 @@ export function parseStagingName(name: string): AsideName | undefined {
 /** True for any name a replacement in progress uses: such containers are never targets themselves. */
 export function isReplacementName(name: string): boolean {
   // Every container of every run is asked: the common answer without three backtracking patterns.
-  if (!name.includes(MARKER)) return false;
+  if (!name.includes(ASIDE_MARKER)) return false;
   return parseOldAsideName(name) !== undefined || parseStagingName(name) !== undefined || parseReplacedName(name) !== undefined;
 }

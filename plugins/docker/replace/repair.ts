@@ -15,7 +15,7 @@ import { errorMessage, selectionFilter, type Target } from '../../../core/index.
 import { restoreAside } from './aside.js';
 import { followMovedOwners } from './namespace-follow.js';
 import { NAMESPACE_FIELDS, containerModeRef } from './namespaces.js';
-import { parseOldAsideName, parseReplacedName, parseStagingName, type AsideName } from './aside-names.js';
+import { ASIDE_MARKER, parseOldAsideName, parseReplacedName, parseStagingName, type AsideName } from './aside-names.js';
 import { inspectOrUndefined, removeContainer, stopContainer } from './container-ops.js';
 import type { DockerRuntime } from '../runtime.js';
 import { stopPolicy } from './stop-policy.js';
@@ -28,11 +28,6 @@ export interface RepairReport {
   readonly removed: string[];
   readonly predecessors: string[];
   readonly problems: string[];
-  /**
-   * The engine's container list when the repair found nothing to do, and when it was read (ms): the first
-   * discovery may take it rather than list again (engines.ts). Absent when anything was repaired.
-   */
-  listed?: { readonly containers: Docker.ContainerInfo[]; readonly at: number };
 }
 
 interface Leftover {
@@ -73,9 +68,9 @@ function asTarget(entry: Docker.ContainerInfo, name: string): Target {
   };
 }
 
-function selected(rt: DockerRuntime, listed: Docker.ContainerInfo[], leftovers: Leftover[]): Leftover[] {
-  const all = listed.map((entry) => asTarget(entry, nameOf(entry)));
-  const scope = effectiveScope(rt.options.scope, all, rt.ownId());
+function selected(rt: DockerRuntime, own: Docker.ContainerInspectInfo | undefined, leftovers: Leftover[]): Leftover[] {
+  const ownTargets = own ? [asTarget(listedOf(own), containerName(own.Name))] : [];
+  const scope = effectiveScope(rt.options.scope, ownTargets, rt.ownId());
   const candidates = leftovers.map((l) => asTarget(l.entry, l.marker.originalName));
   // The shared selection rules (docs/configuration.md#shared-options), read from this instance's options.
   const selected = selectionFilter({ ...rt.options, scope });
@@ -83,10 +78,24 @@ function selected(rt: DockerRuntime, listed: Docker.ContainerInfo[], leftovers: 
   return leftovers.filter((l) => keep.has(l.entry.Id));
 }
 
-async function listLeftovers(rt: DockerRuntime): Promise<{ listed: Docker.ContainerInfo[]; leftovers: Leftover[] }> {
-  const listed = await rt.docker.listContainers({ all: true });
+/** The few list fields the repair reads, from an inspect (the own container's). */
+function listedOf(info: Docker.ContainerInspectInfo): Docker.ContainerInfo {
+  return { Id: info.Id, Names: [info.Name], Image: info.Config.Image, ImageID: info.Image, Labels: info.Config.Labels ?? {}, State: info.State.Status } as Docker.ContainerInfo;
+}
+
+/**
+ * Only the containers a replacement renamed or staged: the engine filters by name (a substring of every name
+ * aside-names.ts gives), so an engine with nothing to repair answers with an empty list rather than every
+ * container it has (docs/hosts.md#start-up). The own container, when Tidewatch runs in one on this engine, is
+ * inspected for its scope label and its name (a self-update's predecessor), and only when something is left.
+ */
+async function listLeftovers(rt: DockerRuntime): Promise<{ own: Docker.ContainerInspectInfo | undefined; leftovers: Leftover[] }> {
+  const listed = await rt.docker.listContainers({ all: true, filters: { name: [ASIDE_MARKER] } });
   const leftovers = listed.map(leftoverOf).filter((l): l is Leftover => l !== undefined);
-  return { listed, leftovers: selected(rt, listed, leftovers) };
+  if (leftovers.length === 0) return { own: undefined, leftovers };
+  const ownId = rt.ownId();
+  const own = ownId ? await inspectOrUndefined(rt.docker, ownId) : undefined;
+  return { own, leftovers: selected(rt, own, leftovers) };
 }
 
 /**
@@ -158,16 +167,13 @@ async function joiningIds(rt: DockerRuntime, leftovers: readonly Leftover[]): Pr
 
 export async function repairInterrupted(rt: DockerRuntime): Promise<RepairReport> {
   const report: RepairReport = { restored: [], removed: [], predecessors: [], problems: [] };
-  const at = Date.now();
-  let { listed, leftovers } = await listLeftovers(rt);
+  let { own, leftovers } = await listLeftovers(rt);
   if (leftovers.length === 0) {
     await dropSettledJournals(rt, rt.logger);
-    return { ...report, listed: { containers: listed, at } };
+    return report;
   }
-  const ownId = rt.ownId();
-  const ownName = listed.find((entry) => entry.Id === ownId);
   const predecessors = leftovers.filter(
-    (l) => l.kind === 'old' && ownName !== undefined && l.marker.originalName === nameOf(ownName),
+    (l) => l.kind === 'old' && own !== undefined && l.marker.originalName === containerName(own.Name),
   );
   if (predecessors.length > 0) {
     for (const leftover of predecessors) await repairOne(rt, leftover, report);

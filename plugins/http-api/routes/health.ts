@@ -44,7 +44,7 @@ export function healthRoutes(ctx: RouteContext): FastifyPluginAsync {
 
     app.get(
       '/readyz',
-      { schema: schema('Readiness', 'The container engine answered a ping within 5 s.', true) },
+      { schema: schema('Readiness', 'The container engine answered a ping within 5 s (or a call in the last 2 s).', true) },
       async (_request, reply) => {
         try {
           await core.health.ready(READY_TIMEOUT_MS);
