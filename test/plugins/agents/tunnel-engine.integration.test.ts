@@ -11,7 +11,7 @@ import { transportOptions } from '../../../plugins/docker/engine/connect.js';
 import { EngineClient } from '../../../plugins/docker/engine/client.js';
 import { isSocketProxyRefusal } from '../../../plugins/docker/engine/transport.js';
 import { ImageFactsCache } from '../../../plugins/docker/image/facts-cache.js';
-import { Mux, type MuxStream } from '../../../plugins/agents/mux.js';
+import { FRAME, Mux, type MuxStream } from '../../../plugins/agents/mux.js';
 import { createForwarder } from '../../../server/agent/forward.js';
 import { pullImage, pushImage, runContainer } from '../../helpers/images.js';
 import { QUICK_STOP_CMD, scenario } from '../../helpers/scenarios.js';
@@ -38,8 +38,10 @@ t.test('the Engine client over a tunnel: streams reused, own connections through
   const forwarder = createForwarder(transportOptions({ host: env.dockerHost }), silent, (method, path) => refused.push(`${method} ${path}`));
   forwarder.setCalls(['check']);
   // Frames cross on a later turn, as they do over a socket.
+  let agentDataFrames = 0;
   const agentSide: Mux = new Mux(
     (frame, done) => {
+      if (frame[0] === FRAME.DATA) agentDataFrames++;
       setImmediate(() => controllerSide.receive(frame));
       done();
     },
@@ -76,20 +78,36 @@ t.test('the Engine client over a tunnel: streams reused, own connections through
     t.equal(opened.length - before, 1, 'six calls in a row opened one stream');
   });
 
+  await t.test('a chunked answer crosses in a frame per piece the engine sent, not one per write of Node\'s http server', async (t) => {
+    // Chunked answers: Node writes each chunk's size, the chunk and its CRLF apart (5 frames or more each
+    // without _writev); the engine sends these in one piece, or a few when the machine is busy.
+    for (const call of [() => client.listContainers({ all: true }), () => client.info()]) {
+      agentDataFrames = 0;
+      await call();
+      t.ok(agentDataFrames >= 1 && agentDataFrames <= 3, `an answer crossed in ${agentDataFrames} DATA frames`);
+    }
+  });
+
   await t.test('the image event stream, a connection of its own, goes through the tunnel and reports a tag', async (t) => {
     const before = opened.length;
-    const events = await client.imageEvents(Math.floor(Date.now() / 1000));
-    t.equal(opened.length - before, 1, 'a stream of its own was opened');
+    // The engine sends the answer's headers with its first event: the tag below, from a second ahead so that
+    // nothing earlier is replayed.
+    await sleep(1100);
+    const answer = client.imageEvents(Math.floor(Date.now() / 1000) + 1);
+    await until(() => opened.length - before === 1, 'the stream of its own was opened');
+    await sleep(1500);
+    await engine.getImage(image.ref).tag({ repo: `${env.registry}/${prefix}/app`, tag: 'tunnel-tagged' });
+    const events = await answer;
     const seen: string[] = [];
     events.on('data', (chunk: Buffer) => seen.push(chunk.toString('utf8')));
-    await sleep(300);
-    await engine.getImage(image.ref).tag({ repo: `${env.registry}/${prefix}/app`, tag: 'tunnel-tagged' });
     await until(() => seen.join('').includes('tunnel-tagged'), 'the tag event crossed the tunnel');
     t.ok(seen.join('').includes('"Action":"tag"'), 'the engine reported the tag through the tunnel');
+    t.equal(opened.length - before, 1, 'the event stream took one stream of the tunnel');
     events.destroy();
   });
 
   await t.test('the image facts cache goes live over the tunnel', async (t) => {
+    // The stream replays the last minute, whose tag above makes the engine answer at once.
     cache.watch();
     await until(() => cache.live, 'the cache went live');
     t.ok(cache.live, 'image facts are kept between discoveries of an agent\'s engine');
