@@ -44,6 +44,12 @@ export class MuxStream extends Duplex {
     this.mux.sendData(this.id, chunk, callback);
   }
 
+  // Node's http client and server cork the socket for a tick and write a chunk's size, the chunk and its CRLF
+  // apart (chunked encoding), headers before a body: what piled up crosses as one DATA frame, not one each.
+  override _writev(chunks: { chunk: Buffer }[], callback: (error?: Error | null) => void): void {
+    this.mux.sendData(this.id, chunks.length === 1 ? (chunks[0] as { chunk: Buffer }).chunk : Buffer.concat(chunks.map((c) => c.chunk)), callback);
+  }
+
   override _final(callback: (error?: Error | null) => void): void {
     this.#localEnded = true;
     this.mux.send(frame(FRAME.END, this.id), () => callback());

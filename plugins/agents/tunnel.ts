@@ -141,7 +141,8 @@ export function tunnelRoute(registry: AgentRegistry, logger: Logger, version: st
         if (message) logger.warn({ agent: hello.name, call: message }, 'the agent refused a call outside its allowlist');
         return;
       }
-      if (Array.isArray(data) || !mux.receive(Buffer.from(data as Buffer))) {
+      // ws hands a binary message over as a Buffer of its own (binaryType nodebuffer): no copy.
+      if (!Buffer.isBuffer(data) || !mux.receive(data)) {
         logger.warn({ agent: hello.name, ip }, 'agent broke the tunnel protocol: closing it');
         ws.close(CLOSE.PROTOCOL, 'protocol error');
       }

@@ -102,7 +102,8 @@ export class Link {
     });
     ws.on('message', (data, binary) => {
       heard();
-      const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
+      // A Buffer of its own (ws's binaryType nodebuffer): handed to the streams without a copy.
+      const buffer = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
       if (binary) {
         if (welcomed === 0 || !mux.receive(buffer)) ws.close(CLOSE.PROTOCOL, 'protocol error');
         return;

@@ -161,7 +161,7 @@ function sshAgents(endpoint: Extract<DockerEndpoint, { kind: 'ssh' }>, settings:
 export class EngineTransport {
   readonly #options: EngineTransportOptions;
   readonly #agent: http.Agent;
-  /** For `agent: false` calls over SSH (Node's own `agent: false` would dial with net). */
+  /** For `agent: false` calls over SSH or an agent's tunnel (Node's own `agent: false` would dial with net). */
   readonly #ownAgent: http.Agent | undefined;
   readonly #tunnel: SshTunnel | undefined;
   readonly #client: typeof http | typeof https;
@@ -183,7 +183,15 @@ export class EngineTransport {
     this.#agent = secure
       ? new (this.#client as typeof https).Agent({ keepAlive: true, ...options.tls })
       : new (httpModule().Agent)({ keepAlive: true });
-    if (options.endpoint.kind === 'tunnel') this.#agent.createConnection = tunnelConnection(options.endpoint.connect);
+    if (endpoint.kind === 'tunnel') {
+      this.#agent.createConnection = tunnelConnection(endpoint.connect);
+      // Node ignores a request's own `createConnection` when `agent` is false (it makes a plain Agent that
+      // dials with net): a stream of its own, such as the image event stream that keeps image facts between
+      // checks (docs/performance.md#image-facts-between-runs), needs an agent that opens tunnel streams.
+      const own = new (httpModule().Agent)({ keepAlive: false });
+      own.createConnection = tunnelConnection(endpoint.connect);
+      this.#ownAgent = own;
+    }
   }
 
   /** Sends one call; resolves with the response once its status is 2xx, rejects with EngineError otherwise (304 included: already started or stopped). */
@@ -206,7 +214,7 @@ export class EngineTransport {
       ...(endpoint.kind === 'socket'
         ? { socketPath: endpoint.socketPath }
         : endpoint.kind === 'tunnel'
-          ? { host: 'docker', ...(options.agent === false ? { createConnection: tunnelConnection(endpoint.connect) } : {}) }
+          ? { host: 'docker' }
           : endpoint.kind === 'tcp'
             ? { host: endpoint.host, port: endpoint.port }
             : {}),
