@@ -8,8 +8,11 @@
 import { createRequire } from 'node:module';
 import type WebSocket from 'ws';
 
-/** The built-in modules ws requires at its top but uses only for wss://. */
-const DEFERRED = ['https', 'tls'] as const;
+/**
+ * The built-in modules ws requires at its top but uses only for wss:// (https, tls) or for permessage-deflate
+ * (zlib), which the agent never offers (`perMessageDeflate: false`, server/agent/link.ts).
+ */
+const DEFERRED = ['https', 'tls', 'zlib'] as const;
 
 interface CachedModule {
   readonly id: string;

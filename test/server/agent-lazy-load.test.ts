@@ -80,11 +80,11 @@ async function idleAgent(t: Test, name: string, tls: boolean): Promise<Loaded> {
   return await waitFor(() => read(), 5_000);
 }
 
-t.test('an idle agent on a ws:// controller loads no node:tls, node:https or http2, and no plugin runtime', async (t) => {
+t.test('an idle agent on a ws:// controller loads no node:tls, node:https, http2 or zlib, and no plugin runtime', async (t) => {
   const { builtins, packages } = await idleAgent(t, 'lean-ws', false);
   t.ok(builtins.includes('http') && builtins.includes('crypto'), 'the probe sees what it loaded: node:http (the forwarder) and node:crypto (its key)');
   t.ok(packages.includes('ws'), `ws speaks the protocol: ${packages.join(', ')}`);
-  t.same(builtins.filter((m) => /^(tls|https|http2|_tls_wrap)$/.test(m) || m.startsWith('internal/deps/undici')), [], 'no TLS, no https, no http2, no bundled undici');
+  t.same(builtins.filter((m) => /^(tls|https|http2|_tls_wrap|zlib)$/.test(m) || m.startsWith('internal/deps/undici')), [], 'no TLS, no https, no http2, no zlib (no permessage-deflate), no bundled undici');
   const heavy = ['dockerode', 'docker-modem', 'ssh2', 'fastify', '@fastify/', 'undici', 'mqtt', 'nodemailer', 'yaml', 'ajv', 'openid-client', 'pino'];
   t.same(packages.filter((p) => heavy.some((h) => p === h || p.startsWith(h))), [], `none of ${heavy.join(', ')}`);
 });
