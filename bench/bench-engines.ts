@@ -22,6 +22,17 @@ export interface BenchEngine {
 
 const run = promisify(execFile);
 const started: BenchEngine[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+
+/** Registers what the bench must undo on SIGINT/SIGTERM before its engines stop (its containers, its service). */
+export function atStop(cleanup: () => Promise<void>): void {
+  cleanups.push(cleanup);
+}
+
+/** Runs each registered cleanup once (the bench's `finally` and a signal may both ask), errors logged. */
+export async function runCleanups(): Promise<void> {
+  for (const c of cleanups.splice(0).reverse()) await c().catch((err: unknown) => console.log(`cleanup: ${String(err)}`));
+}
 
 function launch(command: string, args: string[], log: string): ChildProcess {
   const fd = openSync(log, 'a');
@@ -118,12 +129,12 @@ export async function stopAll(root: string): Promise<void> {
   await rm(root, { recursive: true, force: true });
 }
 
-/** Runs stopAll(root) on SIGINT/SIGTERM, then exits (130/143). */
+/** On SIGINT/SIGTERM: the registered cleanups, then stopAll(root), then exit (130/143). */
 export function stopOnSignal(root: string): void {
   for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
     process.once(signal, () => {
       console.log(`${signal}: stopping the bench engines`);
-      void stopAll(root).finally(() => process.exit(code));
+      void runCleanups().then(() => stopAll(root)).finally(() => process.exit(code));
     });
   }
 }

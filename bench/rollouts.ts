@@ -27,7 +27,7 @@ import { pullImage, pushImage, removeContainers, removeImages, runContainer, tes
 import { QUICK_STOP_CMD } from '../test/helpers/scenarios.js';
 import { call, startService } from '../test/helpers/service.js';
 import { argument, median } from './cli.js';
-import { startEngine, stopAll, stopOnSignal } from './bench-engines.js';
+import { atStop, runCleanups, startEngine, stopAll, stopOnSignal } from './bench-engines.js';
 
 const HOSTS = Number(argument('hosts', '10'));
 const PER_HOST = Number(argument('containers', '2'));
@@ -112,12 +112,25 @@ async function engines(root: string): Promise<Host[]> {
   });
 }
 
+/** Waits until the newest rollout is `done` (GET /v1/rollouts, docs/http-api.md). */
+async function rolloutDone(url: string): Promise<void> {
+  const deadline = performance.now() + 60_000;
+  for (;;) {
+    const res = await call(`${url}/v1/rollouts`, { token: TOKEN });
+    const newest = (JSON.parse(res.text) as { rollouts: { state: string }[] }).rollouts[0];
+    if (newest?.state === 'done') return;
+    if (performance.now() > deadline) throw new Error(`the rollout did not finish within a minute: ${res.text.slice(0, 400)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 async function main(): Promise<void> {
   const root = await mkdtemp(join(ENV_DIR, 'bench-engines-'));
   stopOnSignal(root);
   try {
     await bench(await engines(root));
   } finally {
+    await runCleanups();
     await stopAll(root);
   }
 }
@@ -130,6 +143,15 @@ async function bench(reachable: Host[]): Promise<void> {
   const repo = `${prefix}/app`;
   const dir = await mkdtemp(join(tmpdir(), 'tw-bench-rollouts-'));
   const names = Array.from({ length: PER_HOST }, (_, i) => `${prefix}-c${i}`);
+  // Undone once, at the end or on SIGINT/SIGTERM (before the extra engines stop): the bench's containers and
+  // images on every host, its data directory, and (registered later) the service.
+  atStop(async () => {
+    await Promise.all(reachable.map(async (h) => {
+      await removeContainers(h.engine, prefix);
+      await removeImages(h.engine, prefix);
+    }));
+    await rm(dir, { recursive: true, force: true });
+  });
   let version = 1;
   const first = await pushImage({ registry: env.registry, repo, marker: `v${version}`, cmd: QUICK_STOP_CMD });
   await Promise.all(reachable.map(async (h) => {
@@ -141,6 +163,9 @@ async function bench(reachable: Host[]): Promise<void> {
     '--rollout-soak', '0s', '--update-grace-period', GRACE, '--stop-timeout', '5s', '--data-dir', dir,
     '--http-api-endpoints', 'update,rollouts', '--http-api-token', TOKEN, `${prefix}-.*`,
   ]);
+  atStop(async () => {
+    await service.stop();
+  });
   const stage1Ms: number[] = [];
   const totalMs: number[] = [];
   try {
@@ -163,6 +188,9 @@ async function bench(reachable: Host[]): Promise<void> {
       stage1Ms.push(stage1Done - pushed);
       totalMs.push(done - pushed);
       console.log(`round ${round + 1}: stage 1 replaced in ${(stage1Done - pushed).toFixed(0)} ms, last stage-2 host in ${(done - pushed).toFixed(0)} ms`);
+      // Out of the clock: the stage-2 run finishes (old images, the rollout marked done, the update lock freed)
+      // before the next push, or the next round's update would be refused as busy.
+      await rolloutDone(service.url);
     }
   } catch (err) {
     // What the service said about the rollout and anything that went wrong, to see why.
@@ -171,12 +199,7 @@ async function bench(reachable: Host[]): Promise<void> {
     }
     throw err;
   } finally {
-    await service.stop();
-    for (const h of reachable) {
-      await removeContainers(h.engine, prefix);
-      await removeImages(h.engine, prefix);
-    }
-    await rm(dir, { recursive: true, force: true });
+    await runCleanups();
   }
   const [l1, l5, l15] = loadavg().map((l) => l.toFixed(2));
   console.log(
