@@ -12,7 +12,10 @@
 // Each host runs `--containers` containers of one image.
 //
 //   bash scripts/test-env.sh up
-//   npm run bench:rollouts -- [--hosts 10] [--containers 2] [--rounds 3] [--grace 0s]
+//   npm run bench:rollouts -- [--hosts 10] [--containers 2] [--rounds 3] [--grace 0s] [--concurrency 1]
+//
+// --concurrency is the service's --update-concurrency (default 1, its own default: one replacement at a time,
+// across hosts too, so the time grows with the containers of a stage).
 //
 // Each round pushes a new version, then asks for one untargeted update (POST /v1/update, as a webhook or a
 // schedule would): stage 1 is replaced by that run, the soak (0s) ends at once, and the rollouts plugin plans and
@@ -33,6 +36,7 @@ const HOSTS = Number(argument('hosts', '10'));
 const PER_HOST = Number(argument('containers', '2'));
 const ROUNDS = Number(argument('rounds', '3'));
 const GRACE = argument('grace', '0s');
+const CONCURRENCY = argument('concurrency', '1');
 const TOKEN = 'bench-rollouts-token-0123456789';
 
 interface Env {
@@ -161,6 +165,7 @@ async function bench(reachable: Host[]): Promise<void> {
   const service = await startService([
     ...reachable.flatMap((h) => ['--host', h.entry]),
     '--rollout-soak', '0s', '--update-grace-period', GRACE, '--stop-timeout', '5s', '--data-dir', dir,
+    '--update-concurrency', CONCURRENCY,
     '--http-api-endpoints', 'update,rollouts', '--http-api-token', TOKEN, `${prefix}-.*`,
   ]);
   atStop(async () => {
@@ -204,7 +209,7 @@ async function bench(reachable: Host[]): Promise<void> {
   const [l1, l5, l15] = loadavg().map((l) => l.toFixed(2));
   console.log(
     `hosts: ${reachable.length} (${reachable.length - stage2.length} in stage 1, ${stage2.length} in stage 2), ${PER_HOST} containers each, ` +
-      `--rollout-soak 0s, --update-grace-period ${GRACE}, ${ROUNDS} rounds`,
+      `--rollout-soak 0s, --update-grace-period ${GRACE}, --update-concurrency ${CONCURRENCY}, ${ROUNDS} rounds`,
   );
   console.log(`push → stage 1 replaced (median): ${median(stage1Ms).toFixed(0)} ms`);
   console.log(`push → last stage-2 host replaced (median): ${median(totalMs).toFixed(0)} ms`);
