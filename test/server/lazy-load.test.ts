@@ -129,54 +129,22 @@ t.test('idle with a data directory and a name pattern: no node:crypto, node:read
   t.notOk(urls.some((u) => u.includes('/node_modules/re2js/')), 'no re2js for a prefix pattern');
 });
 
-t.test('single sign-on off: the HTTP API with tokens and the dashboard loads no OpenID Connect library', async (t) => {
-  // docs/performance.md#footprint, issue 48: openid-client (and oauth4webapi, jose under it) load only with
-  // --oidc-issuer; personal tokens need none of them. The control case sets the issuer (no provider needs to
-  // run: discovery waits for the first sign-in) and must see openid-client load, so the first can fail.
-  const loadedWith = async (extra: string[]): Promise<string[]> => {
-    const reserve = (await import('node:net')).createServer();
-    const port = await new Promise<number>((resolve) => reserve.listen(0, '127.0.0.1', () => resolve((reserve.address() as { port: number }).port)));
-    await new Promise((resolve) => reserve.close(resolve));
-    const argv = ['--host', 'unix:///tmp/tidewatch-no-such-engine.sock', '--interval', '24h', '--http-api-endpoints', 'dashboard,containers,tokens',
-      '--http-api-token', 'lazy-load-main-token-0123456789', '--http-api-host', '127.0.0.1', '--http-api-port', String(port), ...extra.map((a) => a.replace('PORT', String(port)))];
-    const script = `
-      import { registerHooks } from 'node:module';
-      const urls = [];
-      registerHooks({ load(url, context, next) { urls.push(url); return next(url, context); } });
-      const { main } = await import('./dist/server/main.js');
-      const sink = { write: () => true };
-      void main({ argv: ${JSON.stringify(argv)}, env: {}, cwd: process.cwd(), stdout: sink, stderr: sink });
-      let up = false;
-      for (let i = 0; i < 300 && !up; i++) {
-        up = await fetch('http://127.0.0.1:${port}/livez').then((r) => r.ok, () => false);
-        if (!up) await new Promise((r) => setTimeout(r, 100));
-      }
-      await new Promise((r) => setTimeout(r, 500));
-      console.log(JSON.stringify({ up, urls }));
-      process.exit(0);`;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT });
-    const { up, urls } = JSON.parse(stdout.trim().split('\n').at(-1) as string) as { up: boolean; urls: string[] };
-    t.ok(up, `the API answered (${extra.length ? 'single sign-on on' : 'off'})`);
-    t.ok(urls.some((u) => u.includes('/dist/plugins/people/')), 'the people plugin was applied');
-    return [...new Set(urls.map((u) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u)?.[1]).filter((p): p is string => p !== undefined))];
-  };
-  const oidcLibraries = ['openid-client', 'oauth4webapi', 'jose'];
-  const off = await loadedWith([]);
-  t.ok(off.includes('fastify'), 'the HTTP API was started');
-  t.same(off.filter((p) => oidcLibraries.includes(p)), [], `none of ${oidcLibraries.join(', ')} without --oidc-issuer`);
-  const on = await loadedWith(['--oidc-issuer', 'http://127.0.0.1:9/', '--oidc-client-id', 'tidewatch', '--oidc-roles', 'admin=admins', '--public-url', 'http://127.0.0.1:PORT/']);
-  t.ok(on.includes('openid-client'), 'with --oidc-issuer, openid-client loads (the check can see it)');
-});
+/** The packages (node_modules names) among loaded module URLs. */
+function packagesOf(urls: string[]): string[] {
+  return [...new Set(urls.map((u) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u)?.[1]).filter((p): p is string => p !== undefined))];
+}
 
-t.test('the swagger endpoint on and idle: no description generator, Swagger UI or yaml until /swagger/ is asked', async (t) => {
-  // docs/performance.md#footprint: the server records the routes; @fastify/swagger, @fastify/swagger-ui and
-  // yaml (about 3.5 MB) load at the first request under /swagger/. The same process then asks for the page's
-  // description and must see them load, so the first half can fail.
+/**
+ * The built service's main in a child, its HTTP API on `endpoints` (with `extra`, where `PORT` is the API's port),
+ * and the module URLs it loaded once /livez answered and 500 ms more; with `then`, the URLs again after a GET of
+ * that path, and the answer's JSON.
+ */
+async function apiLoads(endpoints: string, extra: string[] = [], then?: string): Promise<{ up: boolean; idle: string[]; after: string[]; answer: unknown }> {
   const reserve = (await import('node:net')).createServer();
   const port = await new Promise<number>((resolve) => reserve.listen(0, '127.0.0.1', () => resolve((reserve.address() as { port: number }).port)));
   await new Promise((resolve) => reserve.close(resolve));
-  const argv = ['--host', 'unix:///tmp/tidewatch-no-such-engine.sock', '--interval', '24h', '--http-api-endpoints', 'swagger,check',
-    '--http-api-token', 'lazy-load-main-token-0123456789', '--http-api-host', '127.0.0.1', '--http-api-port', String(port)];
+  const argv = ['--host', 'unix:///tmp/tidewatch-no-such-engine.sock', '--interval', '24h', '--http-api-endpoints', endpoints,
+    '--http-api-token', 'lazy-load-main-token-0123456789', '--http-api-host', '127.0.0.1', '--http-api-port', String(port), ...extra.map((a) => a.replace('PORT', String(port)))];
   const script = `
     import { registerHooks } from 'node:module';
     const urls = [];
@@ -191,16 +159,42 @@ t.test('the swagger endpoint on and idle: no description generator, Swagger UI o
     }
     await new Promise((r) => setTimeout(r, 500));
     const idle = [...urls];
-    const doc = await fetch('http://127.0.0.1:${port}/swagger/doc.json').then((r) => r.json());
-    console.log(JSON.stringify({ up, idle, after: urls, described: Object.keys(doc.paths ?? {}) }));
+    const then = ${JSON.stringify(then ?? null)};
+    const answer = then === null ? null : await fetch('http://127.0.0.1:${port}' + then).then((r) => r.json());
+    console.log(JSON.stringify({ up, idle, after: urls, answer }));
     process.exit(0);`;
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT });
-  const { up, idle, after, described } = JSON.parse(stdout.trim().split('\n').at(-1) as string) as { up: boolean; idle: string[]; after: string[]; described: string[] };
-  const packages = (urls: string[]) => [...new Set(urls.map((u) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u)?.[1]).filter((p): p is string => p !== undefined))];
+  return JSON.parse(stdout.trim().split('\n').at(-1) as string) as { up: boolean; idle: string[]; after: string[]; answer: unknown };
+}
+
+t.test('single sign-on off: the HTTP API with tokens and the dashboard loads no OpenID Connect library', async (t) => {
+  // docs/performance.md#footprint, issue 48: openid-client (and oauth4webapi, jose under it) load only with
+  // --oidc-issuer; personal tokens need none of them. The control case sets the issuer (no provider needs to
+  // run: discovery waits for the first sign-in) and must see openid-client load, so the first can fail.
+  const loadedWith = async (extra: string[]): Promise<string[]> => {
+    const { up, idle } = await apiLoads('dashboard,containers,tokens', extra);
+    t.ok(up, `the API answered (${extra.length ? 'single sign-on on' : 'off'})`);
+    t.ok(idle.some((u) => u.includes('/dist/plugins/people/')), 'the people plugin was applied');
+    return packagesOf(idle);
+  };
+  const oidcLibraries = ['openid-client', 'oauth4webapi', 'jose'];
+  const off = await loadedWith([]);
+  t.ok(off.includes('fastify'), 'the HTTP API was started');
+  t.same(off.filter((p) => oidcLibraries.includes(p)), [], `none of ${oidcLibraries.join(', ')} without --oidc-issuer`);
+  const on = await loadedWith(['--oidc-issuer', 'http://127.0.0.1:9/', '--oidc-client-id', 'tidewatch', '--oidc-roles', 'admin=admins', '--public-url', 'http://127.0.0.1:PORT/']);
+  t.ok(on.includes('openid-client'), 'with --oidc-issuer, openid-client loads (the check can see it)');
+});
+
+t.test('the swagger endpoint on and idle: no description generator, Swagger UI or yaml until /swagger/ is asked', async (t) => {
+  // docs/performance.md#footprint: the server records the routes; @fastify/swagger, @fastify/swagger-ui and
+  // yaml (about 3.5 MB) load at the first request under /swagger/. The same process then asks for the page's
+  // description and must see them load, so the first half can fail.
+  const { up, idle, after, answer } = await apiLoads('swagger,check', [], '/swagger/doc.json');
+  const described = Object.keys((answer as { paths?: Record<string, unknown> }).paths ?? {});
   const swaggerParts = ['@fastify/swagger', '@fastify/swagger-ui', 'yaml'];
   t.ok(up, 'the API answered');
-  t.ok(packages(idle).includes('fastify'), 'the HTTP API was started');
-  t.same(packages(idle).filter((p) => swaggerParts.includes(p)), [], `idle: none of ${swaggerParts.join(', ')}`);
-  t.same(packages(after).filter((p) => swaggerParts.includes(p)).sort(), [...swaggerParts].sort(), 'the first request under /swagger/ loads them');
+  t.ok(packagesOf(idle).includes('fastify'), 'the HTTP API was started');
+  t.same(packagesOf(idle).filter((p) => swaggerParts.includes(p)), [], `idle: none of ${swaggerParts.join(', ')}`);
+  t.same(packagesOf(after).filter((p) => swaggerParts.includes(p)).sort(), [...swaggerParts].sort(), 'the first request under /swagger/ loads them');
   t.ok(described.includes('/v1/check'), `the description lists the routes recorded at start: ${described.join(', ')}`);
 });
