@@ -237,7 +237,8 @@ t.test('Podman: a new image that exits at once is rolled back, the old container
   t.equal(res.status, 200);
   t.match(res.body, { summary: { failed: 1, updated: 0 } });
   const failed = await waitFor(() => stream.events.find((e) => e.type === 'update_failed'), 10_000);
-  t.match(failed.data, { container: name, rolled_back: true, error: String }, 'reported failed and rolled back');
+  // The event's whole data in the message: when the rollback fails, its error says why.
+  t.match(failed.data, { container: name, rolled_back: true, error: String }, `reported failed and rolled back: ${JSON.stringify(failed.data)}`);
 
   const now = await s.engine.getContainer(name).inspect();
   t.equal(now.Id, old.id, 'the old container is back under its name');

@@ -91,7 +91,9 @@ t.test('on every engine set-up the running image replaces itself with a newer on
       const revision = image.Config?.Labels?.['org.opencontainers.image.revision'];
       const digest = left.ImageID.startsWith('sha256:') ? left.ImageID : '';
       t.ok(revision === 'next' || (revision === undefined && digest !== '' && nextDigest.includes(`@${digest}`)), `on the newer image (revision ${revision}, ${digest} in ${nextDigest})`);
-      t.ok((await logsOf(engine, left.Id)).includes(`"predecessors":["${self}"]`), 'the successor says it removed its predecessor');
+      // The successor logs its repair once the whole repair is done, which is after the predecessor is gone.
+      const said = await waitFor(async () => ((await logsOf(engine, left.Id)).includes(`"predecessors":["${self}"]`) ? true : undefined), 30_000, 250).catch(() => false);
+      t.ok(said, 'the successor says it removed its predecessor');
       // The successor's own runs find it up to date with a known digest: no error, no update loop (in the containerd
       // store its running digest is the pulled manifest's).
       const settled = (line: string) =>
