@@ -74,10 +74,25 @@ export async function runContainer(docker: Docker, o: RunOptions): Promise<Docke
   return container
 }
 
+/**
+ * A list the engine answers with 500 is asked again: Podman fails a whole image list when another test
+ * removes an image while it reads the labels ("retrieving label for image …: image not known"), which
+ * happened in a CI run here with podman.test.ts and podman-compat.test.ts on the same Podman.
+ */
+async function listRetrying<T>(list: () => Promise<T>, attempt = 1): Promise<T> {
+  try {
+    return await list()
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode !== 500 || attempt >= 5) throw err
+    await new Promise(r => setTimeout(r, 300 * attempt))
+    return listRetrying(list, attempt + 1)
+  }
+}
+
 /** Force-remove (with anonymous volumes) every container whose name starts with prefix. */
 export async function removeContainers(docker: Docker, prefix: string): Promise<number> {
   if (!prefix) throw new Error('removeContainers: empty prefix')
-  const all = await docker.listContainers({ all: true })
+  const all = await listRetrying(() => docker.listContainers({ all: true }))
   const mine = all.filter(c => c.Names.some(n => n.replace(/^\//, '').startsWith(prefix)))
   // A few at a time, and a removal the engine fails under load (500: the kill's exit event did not
   // arrive) is tried again: a thousand forced removals at once overwhelm it.
@@ -105,7 +120,7 @@ export async function removeContainers(docker: Docker, prefix: string): Promise<
  */
 export async function removeImages(docker: Docker, match: string): Promise<number> {
   if (!match) throw new Error('removeImages: empty match')
-  const images = await docker.listImages({ all: true })
+  const images = await listRetrying(() => docker.listImages({ all: true }))
   const mine = images.filter(i => [...(i.RepoTags ?? []), ...(i.RepoDigests ?? [])].some(r => r.includes(match)))
   for (const i of mine) {
     for (const ref of [...(i.RepoTags ?? []), ...(i.RepoDigests ?? [])].filter(r => r.includes(match))) {
