@@ -31,8 +31,42 @@ if ! node scripts/engines-check.mjs; then
 fi
 echo "test.sh: node $(node --version) ($(command -v node))"
 
-npm run build
-npm run typecheck
+# Seconds since the start on each step's line, so a CI log says where its time went.
+started_at=$(date +%s)
+step() { echo "test.sh: +$(( $(date +%s) - started_at ))s $*"; }
+
+mkdir -p .tap
+rm -rf "$REPORT_DIR" .tap/coverage-unit .tap/processinfo-unit
+# The environment (private engines, registries: scripts/test-env.sh) needs no build: it starts first and
+# comes up beside the build, the typecheck and the unit lane.
+env_pid=
+if [ "$(id -u)" -eq 0 ]; then
+  bash scripts/test-env.sh up >.tap/test-env.log 2>&1 &
+  env_pid=$!
+elif [ "${CI:-}" = "true" ]; then
+  echo "test.sh: CI=true but not root: cannot start the test environment (private dockerd, registries)" >&2
+  exit 1
+else
+  echo "test.sh: warning: not root, not starting the test environment; tests that need it will skip" >&2
+fi
+
+# The build and the typecheck are two single-threaded tsc runs: side by side on two cores.
+step "build and typecheck"
+npm run build >.tap/build.log 2>&1 &
+build_pid=$!
+npm run typecheck >.tap/typecheck.log 2>&1 &
+typecheck_pid=$!
+build_rc=0; typecheck_rc=0
+wait "$build_pid" || build_rc=$?
+wait "$typecheck_pid" || typecheck_rc=$?
+cat .tap/build.log .tap/typecheck.log
+if [ "$build_rc" -ne 0 ] || [ "$typecheck_rc" -ne 0 ]; then
+  echo "test.sh: build exited $build_rc, typecheck exited $typecheck_rc" >&2
+  # Let the environment finish starting, so whoever stops it next does not race its start.
+  [ -n "$env_pid" ] && wait "$env_pid" || true
+  echo "0 passed, 1 failed"
+  exit 1
+fi
 
 # Two lanes (CONTRIBUTING.md#test-lanes, scripts/test-lanes.mjs): the unit lane (no environment) runs first
 # on every core while the environment starts beside it; then the environment lane, two files at a time.
@@ -45,22 +79,9 @@ if [ ${#files[@]} -eq 0 ]; then
   exit 1
 fi
 
-mkdir -p .tap
-rm -rf "$REPORT_DIR" .tap/coverage-unit .tap/processinfo-unit
-env_pid=
-if [ "$(id -u)" -eq 0 ]; then
-  bash scripts/test-env.sh up >.tap/test-env.log 2>&1 &
-  env_pid=$!
-elif [ "${CI:-}" = "true" ]; then
-  echo "test.sh: CI=true but not root: cannot start the test environment (private dockerd, registries)" >&2
-  exit 1
-else
-  echo "test.sh: warning: not root, not starting the test environment; tests that need it will skip" >&2
-fi
-
 tap_rc=0
 # The raw TAP goes to the console and to $UNIT_OUT / $TAP_OUT, which is what gets counted below.
-echo "test.sh: unit lane: ${#unit_files[@]} files, $(nproc) jobs"
+step "unit lane: ${#unit_files[@]} files, $(nproc) jobs"
 if [ ${#unit_files[@]} -gt 0 ]; then
   # A unit file that needed the environment after all fails here (under CI=true) instead of racing its start.
   TIDEWATCH_ENV_DIR=/nonexistent/tidewatch-unit-lane npx tap --reporter=tap --jobs="$(nproc)" "$@" "${unit_files[@]}" | tee "$UNIT_OUT" || tap_rc=$?
@@ -72,6 +93,7 @@ fi
 [ -d .tap/processinfo ] && mv .tap/processinfo .tap/processinfo-unit
 
 if [ -n "$env_pid" ]; then
+  step "unit lane done; waiting for the environment"
   env_rc=0
   wait "$env_pid" || env_rc=$?
   cat .tap/test-env.log >&2
@@ -82,7 +104,7 @@ if [ -n "$env_pid" ]; then
   fi
 fi
 
-echo "test.sh: environment lane: ${#env_files[@]} files, 2 jobs"
+step "environment lane: ${#env_files[@]} files, 2 jobs"
 if [ ${#env_files[@]} -gt 0 ]; then
   npx tap --reporter=tap --jobs=2 --disable-coverage "$@" "${env_files[@]}" | tee "$TAP_OUT" || tap_rc=$?
 else
@@ -92,6 +114,7 @@ mkdir -p .tap/coverage .tap/processinfo
 if [ -d .tap/coverage-unit ]; then cp -a .tap/coverage-unit/. .tap/coverage/ && rm -rf .tap/coverage-unit; fi
 if [ -d .tap/processinfo-unit ]; then cp -a .tap/processinfo-unit/. .tap/processinfo/ && rm -rf .tap/processinfo-unit; fi
 
+step "environment lane done"
 # Coverage: json-summary of the unit lane's run, into .tap/report/coverage-summary.json.
 coverage_rc=0
 npx tap report json-summary >/dev/null 2>&1 || true
