@@ -104,9 +104,11 @@ if [ -n "$env_pid" ]; then
   fi
 fi
 
-step "environment lane: ${#env_files[@]} files, 2 jobs"
+# TIDEWATCH_ENV_JOBS: how many environment files at once (default 2; they share the engines and the cores).
+env_jobs="${TIDEWATCH_ENV_JOBS:-2}"
+step "environment lane: ${#env_files[@]} files, $env_jobs jobs"
 if [ ${#env_files[@]} -gt 0 ]; then
-  npx tap --reporter=tap --jobs=2 --disable-coverage "$@" "${env_files[@]}" | tee "$TAP_OUT" || tap_rc=$?
+  npx tap --reporter=tap --jobs="$env_jobs" --disable-coverage "$@" "${env_files[@]}" | tee "$TAP_OUT" || tap_rc=$?
 else
   : >"$TAP_OUT"
 fi
