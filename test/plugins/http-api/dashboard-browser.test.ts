@@ -225,8 +225,14 @@ t.test('keyboard: Update asks first, Escape cancels, and a busy full update show
   await page.focus('#check-all');
   await page.keyboard.press('Enter');
   await untilInPage(page, STALE_SHOWN);
+  // Results arrive one by one: app-007's Update is enabled once its own has (a CI run here under load focused it
+  // before, while it was still disabled).
+  await page.waitForSelector('button[data-update="app-007"]:not([disabled])');
 
   await page.focus('button[data-update="app-007"]');
+  // The table is drawn again (a filter's input event, as a result arriving would): the focus stays on the button.
+  await page.evaluate(() => document.getElementById('search')?.dispatchEvent(new Event('input')));
+  t.equal(await inPage(page, `document.activeElement?.getAttribute('data-update')`), 'app-007', 'a render keeps the keyboard focus on its button');
   await page.keyboard.press('Enter');
   await page.waitForSelector('#confirm[open]');
   t.match(await page.textContent('#confirm-text'), new RegExp(`Update app-007 to digest ${digest('n7').slice(7, 19)}`), 'names the container and the new digest');

@@ -83,10 +83,24 @@ function actions(c, r, busy) {
   return out.join(' ');
 }
 
+// The row buttons' attributes that name what they act on: a render rebuilds the rows, and a keyboard
+// user's focus on one of them must survive it (results arrive one by one during a check, each one a render).
+const FOCUS_KEYS = ['data-check', 'data-update', 'data-rollback', 'data-release'];
+
+function focusedRowControl(body) {
+  const el = document.activeElement;
+  if (!el || !body.contains(el)) return undefined;
+  const key = FOCUS_KEYS.find((k) => el.hasAttribute(k));
+  return key ? { key, value: el.getAttribute(key) } : undefined;
+}
+
 export function render() {
   const started = performance.now();
   const list = rows();
-  $('containers').tBodies[0].innerHTML = list.map(row).join('');
+  const body = $('containers').tBodies[0];
+  const focused = focusedRowControl(body);
+  body.innerHTML = list.map(row).join('');
+  if (focused) body.querySelector(`[${focused.key}="${CSS.escape(focused.value)}"]`)?.focus();
   for (const b of document.querySelectorAll('th button[data-sort]')) {
     b.setAttribute('aria-sort', b.dataset.sort === state.sort.key ? (state.sort.dir > 0 ? 'ascending' : 'descending') : 'none');
   }
