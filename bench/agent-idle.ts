@@ -3,7 +3,10 @@
 // ws:// controller and for a wss:// one (the controller's --http-api-tls-cert), on the same engine.
 //
 //   bash scripts/test-env.sh up && npm run build
-//   npm run bench:agent-idle -- [--samples 3] [--kinds ws,wss] [--idle 15]
+//   npm run bench:agent-idle -- [--samples 3] [--kinds ws,wss] [--idle 15] [--node-flags '--jitless --v8-pool-size=1']
+//
+// --node-flags: node flags for the agent process only (space separated), to weigh one before it goes into
+// bin/tidewatch.js (docs/fleet.md#footprint).
 //
 // Prints each sample's RSS and the median of each kind (target: <= 50 MB on a plain controller URL).
 import { execFileSync } from 'node:child_process';
@@ -22,6 +25,7 @@ const TOKEN = 'bench-agent-idle-token-0123456789';
 const SETTLED_MS = 8_000;
 const CHECKS = 3;
 const IDLE_MS = Number(argument('idle', '15')) * 1000;
+const NODE_FLAGS = argument('node-flags', '').split(/\s+/).filter((flag) => flag !== '');
 
 const env = JSON.parse(readFileSync(`${process.env['TIDEWATCH_ENV_DIR'] || '/tmp/tidewatch-env'}/env.json`, 'utf8')) as TestEnv;
 const work = mkdtempSync(join(tmpdir(), 'tw-bench-agent-idle-'));
@@ -54,7 +58,7 @@ async function sample(kind: 'ws' | 'wss', index: number): Promise<number> {
   try {
     const name = `idle-${kind}-${index}`;
     const base = controller.url.replace(/^http/, 'ws');
-    const agent = startAgent({ controller: base, name, host: env.docker26Host ?? env.dockerHost, token: await enrolToken(controller.url, TOKEN, name), env: tls ? { NODE_EXTRA_CA_CERTS: tls.cert } : {} });
+    const agent = startAgent({ controller: base, name, host: env.docker26Host ?? env.dockerHost, token: await enrolToken(controller.url, TOKEN, name), nodeFlags: NODE_FLAGS, env: tls ? { NODE_EXTRA_CA_CERTS: tls.cert } : {} });
     try {
       const online = await waitForAgent(controller.url, TOKEN, name, 'online');
       if (!online) throw new Error(`${name} did not come online: ${JSON.stringify(agent.logs.slice(-5))}`);

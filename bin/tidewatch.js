@@ -51,7 +51,9 @@ const afterStartup = () => {
   setTimeout(settle, SETTLE_AFTER_MS).unref();
 };
 
-const { main } = await import('../dist/server/main.js');
+// An agent starts from its own entry, which reads its options without loading every plugin's declarations
+// (docs/fleet.md#footprint) and hands anything else to the service's entry.
+const { main } = await import(agentMode ? '../dist/server/agent/main.js' : '../dist/server/main.js');
 const code = await main({
   argv: process.argv.slice(2),
   env: process.env,

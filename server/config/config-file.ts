@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { createRequire } from 'node:module';
-import { ConfigError, type TidewatchPlugin } from '../../core/index.js';
+import { ConfigError } from '../../core/errors.js';
+import type { TidewatchPlugin } from '../../core/plugin.js';
 import type { OptionTable, TableSpec } from './table.js';
 
 export interface FileValue {

@@ -1,7 +1,7 @@
 // Where an Engine listens and the transport settings to reach it, parsed from DOCKER_HOST-style options
 // (docs/configuration.md). Parsing and file reads only: `tidewatch agent` imports this without the Engine
 // client (docs/fleet.md#agent-mode); plugins/docker/engine/connect.ts builds the client from it.
-import { TidewatchError } from '../../../core/index.js';
+import { TidewatchError } from '../../../core/declarations.js';
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
