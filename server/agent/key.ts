@@ -2,8 +2,11 @@
 // directory, the private key in a file of mode 0600 that only this agent reads, and a marker written once the
 // controller accepted it, after which any enrol token still given is ignored.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+// node:fs through getBuiltinModule, not an ES import: Node's ES facade of node:fs reads every export, fs.promises
+// too, which loads the promise API, streams and readline into an idle agent (docs/fleet.md#footprint).
+const { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } = process.getBuiltinModule('node:fs');
 
 const KEY_FILE = 'agent-key.pem';
 const ENROLLED_FILE = 'agent-enrolled.json';

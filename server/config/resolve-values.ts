@@ -4,7 +4,6 @@
 // Empty variables count as unset (Watchtower's rule), except presence-only ones such as NO_COLOR. Every
 // failure is a ConfigError with a one-line message; secrets never appear in one (`<redacted>`). The rules
 // between one plugin's options are the plugin's own (`check`), run by the core before anything is applied.
-import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { ConfigError } from '../../core/errors.js';
 import type { TidewatchPlugin } from '../../core/plugin.js';
@@ -17,6 +16,10 @@ import { renderTableHelp } from './help.js';
 import { checkRules } from './rules.js';
 import { SERVICE_OPTIONS, type ServiceValues } from './service-options.js';
 import { buildTable, type OptionTable, type TableSpec } from './table.js';
+
+// node:fs through getBuiltinModule, not an ES import: Node's ES facade of node:fs reads every export, fs.promises
+// too, which loads the promise API, streams and readline into an idle agent (docs/fleet.md#footprint).
+const { readFileSync, statSync } = process.getBuiltinModule('node:fs');
 
 /** Where a value came from; `default` when no source set it. */
 export type ValueSource = 'flag' | 'env' | 'file' | 'default';
