@@ -19,13 +19,16 @@ const given = [...process.execArgv, ...(process.env['NODE_OPTIONS'] ?? '').split
 const isGiven = (name) => given.some((flag) => flag === `--${name}` || flag.startsWith(`--${name}=`));
 // An agent (`tidewatch agent`) runs without V8's JIT (--jitless: the interpreter alone, no baseline or
 // optimized code, no WebAssembly). It only passes bytes between its controller and its engine, and the
-// JIT's code and its code pages cost an idle agent 2.6 MB (docs/fleet.md#footprint). V8 reads the flag only
+// JIT's code and its code pages cost an idle agent 3 MB (docs/fleet.md#footprint). V8 reads the flag only
 // when it starts, so the agent re-executes itself once with it, before loading anything: process.execve
 // keeps the process id (PID 1 in the image), the standard streams and the environment. A --jitless or
 // --no-jitless given to node wins (and is what the re-executed process sees, so it runs once).
 const agentMode = process.argv[2] === 'agent';
 if (agentMode && !isGiven('jitless') && process.platform !== 'win32' && typeof process.execve === 'function') {
-  process.execve(process.execPath, [process.execPath, '--jitless', ...process.execArgv, ...process.argv.slice(1)], process.env);
+  // With it, no background tasks (an idle agent's heap is a few MB: its collections run on the main thread)
+  // and one worker thread for V8's platform instead of four: 0.5 MB more (docs/fleet.md#footprint).
+  const flags = ['--jitless', ...(isGiven('single-threaded') ? [] : ['--single-threaded']), ...(isGiven('v8-pool-size') ? [] : ['--v8-pool-size=1'])];
+  process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], process.env);
 }
 const settings = {
   // The young generation keeps its first size (1 MB a half) instead of growing to 16 MB a half. V8 reads

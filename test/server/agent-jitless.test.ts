@@ -45,6 +45,7 @@ t.test('an agent runs with --jitless, in the process that was started', async (t
   t.equal(seen.probe?.jitless, true, 'V8 runs without its JIT (no WebAssembly)');
   t.equal(seen.probe?.execArgv.filter((f) => f === '--jitless').length, 1, `--jitless once: ${seen.probe?.execArgv.join(' ')}`);
   t.equal(seen.probe?.pid, seen.spawned, 'the same process id: re-executed in place, not a child');
+  for (const flag of ['--single-threaded', '--v8-pool-size=1']) t.ok(seen.probe?.execArgv.includes(flag), `${flag} on its command line`);
 });
 
 t.test('an agent refusing its options exits 2 from the re-executed process', async (t) => {
