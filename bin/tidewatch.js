@@ -17,6 +17,19 @@ process.emitWarning = function (warning, ...rest) {
 const v8 = process.getBuiltinModule('node:v8');
 const given = [...process.execArgv, ...(process.env['NODE_OPTIONS'] ?? '').split(/\s+/)].map((flag) => flag.replace(/^--(?:no-)?([^=]*)/, (_, name) => `--${name.replace(/_/g, '-')}`));
 const isGiven = (name) => given.some((flag) => flag === `--${name}` || flag.startsWith(`--${name}=`));
+// An agent (`tidewatch agent`) runs without V8's JIT (--jitless: the interpreter alone, no baseline or
+// optimized code, no WebAssembly). It only passes bytes between its controller and its engine, and the
+// JIT's code and its code pages cost an idle agent 3 MB (docs/fleet.md#footprint). V8 reads the flag only
+// when it starts, so the agent re-executes itself once with it, before loading anything: process.execve
+// keeps the process id (PID 1 in the image), the standard streams and the environment. A --jitless or
+// --no-jitless given to node wins (and is what the re-executed process sees, so it runs once).
+const agentMode = process.argv[2] === 'agent';
+if (agentMode && !isGiven('jitless') && process.platform !== 'win32' && typeof process.execve === 'function') {
+  // With it, no background tasks (an idle agent's heap is a few MB: its collections run on the main thread)
+  // and one worker thread for V8's platform instead of four: 0.5 MB more (docs/fleet.md#footprint).
+  const flags = ['--jitless', ...(isGiven('single-threaded') ? [] : ['--single-threaded']), ...(isGiven('v8-pool-size') ? [] : ['--v8-pool-size=1'])];
+  process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], process.env);
+}
 const settings = {
   // The young generation keeps its first size (1 MB a half) instead of growing to 16 MB a half. V8 reads
   // --max-semi-space-size only when it creates the heap; the growth factor can still be changed here.
@@ -44,14 +57,15 @@ const settle = () => {
 };
 // An agent (`tidewatch agent`) keeps them off for good: it only passes bytes between its controller and
 // its engine, and the compilers' code, once they have run, stays resident: 0.4 MB less in an idle agent
-// after a check through it (docs/fleet.md#footprint).
-const agentMode = process.argv[2] === 'agent';
+// after a check through it (docs/fleet.md#footprint); under --jitless they never run at all.
 const afterStartup = () => {
   if (!agentMode) for (const name of offDuringStartup) v8.setFlagsFromString(`--${name}`);
   setTimeout(settle, SETTLE_AFTER_MS).unref();
 };
 
-const { main } = await import('../dist/server/main.js');
+// An agent starts from its own entry, which reads its options without loading every plugin's declarations
+// (docs/fleet.md#footprint) and hands anything else to the service's entry.
+const { main } = await import(agentMode ? '../dist/server/agent/main.js' : '../dist/server/main.js');
 const code = await main({
   argv: process.argv.slice(2),
   env: process.env,

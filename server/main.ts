@@ -156,8 +156,8 @@ export async function main(io: MainIo): Promise<number> {
     if (resolved.config['selfUpdateOrchestrator'] === true) return await orchestrate(io, resolved);
     if (agent) {
       if (resolved.names.length > 0) throw new ConfigError('tidewatch agent takes no container names', 'agent');
-      const { runAgent } = await import('./agent/index.js');
-      return await runAgent(io, resolved);
+      const [{ runAgent }, { agentSettings }] = await Promise.all([import('./agent/index.js'), import('./agent/settings.js')]);
+      return await runAgent(io, agentSettings(resolved));
     }
     schedule = await scheduleOf(resolved);
     if (checkOnly) {

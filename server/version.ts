@@ -1,5 +1,8 @@
 // The package version, read once from package.json (two levels up from both server/ and dist/server/).
-import { readFileSync } from 'node:fs';
+
+// node:fs through getBuiltinModule, not an ES import: Node's ES facade of node:fs reads every export, fs.promises
+// too, which loads the promise API, streams and readline into an idle agent (docs/fleet.md#footprint).
+const { readFileSync } = process.getBuiltinModule('node:fs');
 
 export function readPackageVersion(): string {
   for (const candidate of ['../package.json', '../../package.json']) {

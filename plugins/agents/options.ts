@@ -1,7 +1,7 @@
 // The agent mode's options (decisions §19, docs/fleet.md#agent-mode): read by `tidewatch agent` (server/agent/),
 // declared here once like every option, so flags, variables, the config file, --help and docs/options.md agree.
 // The controller itself needs none: agents are enrolled through its API (endpoint name `agents`).
-import { option, type OptionValues } from '../../core/index.js';
+import { option, type OptionValues } from '../../core/declarations.js';
 import { AGENT_NAME } from './protocol.js';
 
 const group = 'Fleet agent (tidewatch agent)';

@@ -4,21 +4,17 @@
 // key); nothing else starts: no plugin is applied, no port is opened. Exit 2 for a bad configuration, as
 // the service does; 0 on SIGTERM/SIGINT.
 import { hostname } from 'node:os';
-import { ConfigError, errorMessage } from '../../core/index.js';
-import { agentOptions, type AgentOptions } from '../../plugins/agents/options.js';
+import { ConfigError, errorMessage } from '../../core/errors.js';
+import { agentOptions } from '../../plugins/agents/options.js';
 import { AGENT_NAME } from '../../plugins/agents/protocol.js';
 import { transportOptions } from '../../plugins/docker/engine/endpoint.js';
-import type { ResolvedConfig } from '../config/index.js';
 import type { MainIo } from '../main.js';
 import { Shutdown } from '../shutdown.js';
 import { readPackageVersion } from '../version.js';
 import { createForwarder } from './forward.js';
 import { loadOrCreateKey } from './key.js';
 import { Link } from './link.js';
-
-function pluginOptions(resolved: ResolvedConfig, name: string): Record<string, unknown> {
-  return (resolved.plugins.find((use) => use.plugin.name === name)?.options ?? {}) as Record<string, unknown>;
-}
+import type { AgentSettings } from './settings.js';
 
 /** The host name as an agent name: its first label, characters outside the name's set dropped. */
 function defaultName(): string {
@@ -26,25 +22,16 @@ function defaultName(): string {
   return AGENT_NAME.test(name) ? name : 'agent';
 }
 
-export async function runAgent(io: MainIo, resolved: ResolvedConfig): Promise<number> {
-  const options = pluginOptions(resolved, 'agents') as Partial<AgentOptions>;
-  const docker = pluginOptions(resolved, 'docker');
-  const dataDir = String(pluginOptions(resolved, 'state')['dataDir'] ?? '');
+export async function runAgent(io: MainIo, settings: AgentSettings): Promise<number> {
+  const { agent: options, dataDir } = settings;
   const flag = (key: keyof typeof agentOptions) => `--${agentOptions[key].flag}`;
   if (!options.controller) throw new ConfigError(`${flag('controller')} is required by tidewatch agent: the controller's wss:// URL`, 'controller');
   if (dataDir === '') throw new ConfigError('--data-dir is required by tidewatch agent: it keeps its key there (/data in the image)', 'data-dir');
-  const hosts = docker['host'];
-  const list = typeof hosts === 'string' ? [hosts] : ((hosts as readonly string[] | undefined) ?? []);
-  if (list.length > 1) throw new ConfigError('tidewatch agent forwards to one engine: give --host once', 'host');
-  const engine = transportOptions({
-    host: list[0],
-    tlsVerify: docker['tlsVerify'] === true,
-    certPath: typeof docker['certPath'] === 'string' && docker['certPath'] !== '' ? docker['certPath'] : undefined,
-  });
+  if (settings.hosts.length > 1) throw new ConfigError('tidewatch agent forwards to one engine: give --host once', 'host');
+  const engine = transportOptions({ host: settings.hosts[0], tlsVerify: settings.tlsVerify, certPath: settings.certPath });
 
-  const { config } = resolved;
   const { createLogger } = await import('../logger.js');
-  const logger = createLogger({ level: config.logLevel, format: config.logFormat, debug: config.debug, trace: config.trace }, io.stdout).child({ mode: 'agent' });
+  const logger = createLogger(settings.log, io.stdout).child({ mode: 'agent' });
   let key;
   try {
     key = loadOrCreateKey(dataDir);

@@ -1,9 +1,14 @@
 // The agent's identity (docs/fleet.md#enrolment): an Ed25519 key pair made at its first start in its data
 // directory, the private key in a file of mode 0600 that only this agent reads, and a marker written once the
 // controller accepted it, after which any enrol token still given is ignored.
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
+
+// node:fs and node:crypto through getBuiltinModule, not an ES import: Node's ES facade of a built-in module
+// reads every export, fs.promises and crypto.webcrypto too, which load the promise API, streams, readline
+// and WebCrypto into an idle agent (docs/fleet.md#footprint).
+const { createPrivateKey, createPublicKey, generateKeyPairSync, sign } = process.getBuiltinModule('node:crypto');
+const { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } = process.getBuiltinModule('node:fs');
 
 const KEY_FILE = 'agent-key.pem';
 const ENROLLED_FILE = 'agent-enrolled.json';

@@ -6,6 +6,7 @@
 // are stand-ins that load the real module at their first use: a wss:// controller loads them at its first
 // dial, a ws:// one never does. ws does all of the protocol itself: handshake, framing, pings, close.
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type WebSocket from 'ws';
 
 /**
@@ -40,7 +41,11 @@ export function webSocketClass(): typeof WebSocket {
   const placed = DEFERRED.filter((name) => cache[name] === undefined);
   for (const name of placed) cache[name] = standIn(name);
   try {
-    loaded = require('ws') as typeof WebSocket;
+    // The client class alone: ws's entry (index.js) also loads its server, its stream wrapper and its
+    // subprotocol parser, which a client never uses (0.6 MB of an idle agent). lib/websocket.js is the very
+    // class the entry exports as the package; it is reached by path, next to the entry that package.json
+    // names, since ws's `exports` map offers no subpath.
+    loaded = require(join(dirname(require.resolve('ws')), 'lib', 'websocket.js')) as typeof WebSocket;
   } finally {
     // Only ws's own modules, loaded just now, hold the stand-ins; every later require gets Node's module.
     for (const name of placed) delete cache[name];

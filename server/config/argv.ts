@@ -7,7 +7,8 @@
 //   short booleans cluster (-cR, -cRi 5m); `--` ends the flags; a lone `-` is a positional argument;
 //   a repeated flag: lists accumulate, others keep the last value (resolve.ts does that).
 
-import { ConfigError, isGoBool } from '../../core/index.js';
+import { ConfigError } from '../../core/errors.js';
+import { isGoBool } from '../../core/option-parsers.js';
 import type { OptionTable, TableSpec } from './table.js';
 
 export interface FlagValue {

@@ -5,11 +5,15 @@
 // flags) configure that plugin (docs/configuration.md#the-config-file). Values are turned into the same raw
 // strings a variable would hold and parsed by the same declarations, so a value means the same thing
 // wherever it is written.
-import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { createRequire } from 'node:module';
-import { ConfigError, type TidewatchPlugin } from '../../core/index.js';
+import { ConfigError } from '../../core/errors.js';
+import type { TidewatchPlugin } from '../../core/plugin.js';
 import type { OptionTable, TableSpec } from './table.js';
+
+// node:fs through getBuiltinModule, not an ES import: Node's ES facade of node:fs reads every export, fs.promises
+// too, which loads the promise API, streams and readline into an idle agent (docs/fleet.md#footprint).
+const { readFileSync } = process.getBuiltinModule('node:fs');
 
 export interface FileValue {
   spec: TableSpec;

@@ -1,9 +1,8 @@
 // `tidewatch --help`, generated from the option table (every loaded plugin's declarations, third-party
 // ones included) so it can never disagree with what is parsed. Each option gets two lines: the flag(s)
 // and description, then the variables read and the default.
-import { formatGoDuration } from '../../core/index.js';
+import { formatGoDuration } from '../../core/go-duration.js';
 import { envNames, type OptionSpec } from '../../core/option.js';
-import { builtinTable } from './builtin-table.js';
 import type { OptionTable } from './table.js';
 
 type AnyOptionSpec = OptionSpec & { readonly name: string };
@@ -54,7 +53,7 @@ function rank(group: string): number {
   return i === -1 ? GROUP_ORDER.length : i;
 }
 
-export function renderHelp(table: OptionTable = builtinTable()): string {
+export function renderTableHelp(table: OptionTable): string {
   const byGroup = new Map<string, AnyOptionSpec[]>();
   for (const { spec: o } of table.entries) {
     if (o.hidden === true) continue;

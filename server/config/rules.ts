@@ -1,11 +1,12 @@
 // Rules between the server's options, and between options of different plugins, checked once every
 // option has its value. A plugin's rules about its own options are its `check` (run by the core). Violations
 // are ConfigErrors (exit 2, one line); softer conflicts Watchtower only logged come back as warnings.
-import { ConfigError, formatGoDuration } from '../../core/index.js';
+import { ConfigError } from '../../core/errors.js';
+import { formatGoDuration } from '../../core/go-duration.js';
 import { optionLabel } from '../../core/option.js';
 import type { PluginUse } from '../../core/plugin.js';
 import { quoteValue } from './errors.js';
-import type { ResolvedConfig, ValueSource } from './resolve.js';
+import type { ResolvedConfig, ValueSource } from './resolve-values.js';
 import type { OptionTable } from './table.js';
 
 /** Throws a ConfigError for the first violated rule; returns warnings for the startup log. */

@@ -1,6 +1,8 @@
 // The server's own options (scheduling, logging, plugin loading), declared like any plugin's, and the
 // `tidewatch` plugin that carries them so they show in `--help` and `/v1/config` beside the plugins'.
-import { definePlugin, option, type OptionValues, type Parser } from '../../core/index.js';
+import { option, type OptionValues } from '../../core/option.js';
+import type { Parser } from '../../core/option-parsers.js';
+import { definePlugin } from '../../core/plugin.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -1,7 +1,8 @@
 // The option table of one process: the declarations of every loaded plugin, in plugin order. An option
 // that several plugins declare with the same declaration object (core's SHARED_OPTIONS) is one entry
 // read by all of them; two different declarations of one flag, or of one short letter, are refused.
-import { ConfigError, type TidewatchPlugin } from '../../core/index.js';
+import { ConfigError } from '../../core/errors.js';
+import type { TidewatchPlugin } from '../../core/plugin.js';
 import type { OptionSpec } from '../../core/option.js';
 
 /** Where a plugin reads the option: its name and the key in its options object. */

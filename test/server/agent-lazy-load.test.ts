@@ -19,6 +19,8 @@ const TOKEN = 'agent-lazy-load-token-0123456789';
 interface Loaded {
   readonly builtins: string[];
   readonly packages: string[];
+  /** The build's own modules, as paths under dist/. */
+  readonly dist: string[];
 }
 
 /** A module run before the binary that writes, at exit, the built-in modules and packages the process loaded. */
@@ -34,7 +36,8 @@ function probe(dir: string): { flags: string[]; read: () => Loaded } {
      process.on('exit', () => {
        const builtins = process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
        const packages = [...new Set(urls.map((u) => /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(u)?.[1]).filter(Boolean))];
-       writeFileSync(${JSON.stringify(out)}, JSON.stringify({ builtins, packages }));
+       const dist = urls.filter((u) => !u.includes('/node_modules/')).map((u) => /\\/dist\\/(.*)$/.exec(u)?.[1]).filter(Boolean);
+       writeFileSync(${JSON.stringify(out)}, JSON.stringify({ builtins, packages, dist }));
      });`,
   );
   return { flags: ['--import', file], read: () => JSON.parse(readFileSync(out, 'utf8')) as Loaded };
@@ -80,11 +83,16 @@ async function idleAgent(t: Test, name: string, tls: boolean): Promise<Loaded> {
   return await waitFor(() => read(), 5_000);
 }
 
-t.test('an idle agent on a ws:// controller loads no node:tls, node:https, http2 or zlib, and no plugin runtime', async (t) => {
-  const { builtins, packages } = await idleAgent(t, 'lean-ws', false);
+t.test('an idle agent on a ws:// controller loads no node:tls, node:https, http2 or zlib, no plugin runtime and no full option table', async (t) => {
+  const { builtins, packages, dist } = await idleAgent(t, 'lean-ws', false);
   t.ok(builtins.includes('http') && builtins.includes('crypto'), 'the probe sees what it loaded: node:http (the forwarder) and node:crypto (its key)');
   t.ok(packages.includes('ws'), `ws speaks the protocol: ${packages.join(', ')}`);
   t.same(builtins.filter((m) => /^(tls|https|http2|_tls_wrap|zlib)$/.test(m) || m.startsWith('internal/deps/undici')), [], 'no TLS, no https, no http2, no zlib (no permessage-deflate), no bundled undici');
+  // Its options come from the lean table (server/agent/options.ts): not the full one, the core's engine, nor any
+  // plugin's declarations besides the few it reads.
+  t.ok(dist.includes('server/agent/main.js') && dist.includes('server/agent/options.js'), `the agent's own entry: ${dist.join(', ')}`);
+  const unneeded = dist.filter((p) => /^(core\/index|core\/tidewatch|core\/hooks|server\/main|server\/builtins|server\/config\/(builtin-table|index|resolve))\.js$|^plugins\/[a-z-]+\/index\.js$|^plugins\/docker\/options\.js$|^contracts\//.test(p));
+  t.same(unneeded, [], 'no full option table, no core engine, no plugin declarations, no contracts');
   const heavy = ['dockerode', 'docker-modem', 'ssh2', 'fastify', '@fastify/', 'undici', 'mqtt', 'nodemailer', 'yaml', 'ajv', 'openid-client', 'pino'];
   t.same(packages.filter((p) => heavy.some((h) => p === h || p.startsWith(h))), [], `none of ${heavy.join(', ')}`);
 });

@@ -1,13 +1,16 @@
 // Where an Engine listens and the transport settings to reach it, parsed from DOCKER_HOST-style options
 // (docs/configuration.md). Parsing and file reads only: `tidewatch agent` imports this without the Engine
 // client (docs/fleet.md#agent-mode); plugins/docker/engine/connect.ts builds the client from it.
-import { TidewatchError } from '../../../core/index.js';
-import { readFileSync } from 'node:fs';
+import { TidewatchError } from '../../../core/declarations.js';
 import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import type { EngineTransportOptions } from './transport.js';
 import { parseSshHost, redactSshEntry, type SshAddress } from './ssh/address.js';
 import type { SshSettings } from './ssh/settings.js';
+
+// node:fs through getBuiltinModule, not an ES import: Node's ES facade of node:fs reads every export, fs.promises
+// too, which loads the promise API, streams and readline into an idle agent (docs/fleet.md#footprint).
+const { readFileSync } = process.getBuiltinModule('node:fs');
 
 /** Where the Engine listens, parsed from `unix:///path`, `npipe://…`, `tcp://host:port`, `http(s)://` or `ssh://`. */
 export type DockerEndpoint =

@@ -9,7 +9,7 @@
 // engine's name (`host`) in records, filters and /readyz; an `ssh://` entry's `?socket=` stays in its name
 // (docs/ssh-hosts.md). Parsing only: this module is imported for --help, so it loads nothing of the runtime.
 import { isAbsolute, resolve as resolvePath } from 'node:path';
-import { isGoBool, splitCommaOrSpace, type Parser } from '../../../core/index.js';
+import { isGoBool, splitCommaOrSpace, type Parser } from '../../../core/declarations.js';
 import { SshAddressError, parseSshAddress, redactSshEntry } from './ssh/address.js';
 
 /** Where a raw value came from (the option parser's context). */
