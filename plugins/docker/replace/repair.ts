@@ -22,13 +22,9 @@ import { stopPolicy } from './stop-policy.js';
 import { effectiveScope } from '../selection.js';
 import { REPLACES_LABEL, RUNTIME, containerName, imageNameOf } from '../target.js';
 import { dropSettledJournals, finishRestore } from './snapshot/repair.js';
+import type { RepairReport } from './repair-start.js';
 
-export interface RepairReport {
-  readonly restored: string[];
-  readonly removed: string[];
-  readonly predecessors: string[];
-  readonly problems: string[];
-}
+export type { RepairReport } from './repair-start.js';
 
 interface Leftover {
   readonly entry: Docker.ContainerInfo;
@@ -89,8 +85,8 @@ function listedOf(info: Docker.ContainerInspectInfo): Docker.ContainerInfo {
  * container it has (docs/hosts.md#start-up). The own container, when Tidewatch runs in one on this engine, is
  * inspected for its scope label and its name (a self-update's predecessor), and only when something is left.
  */
-async function listLeftovers(rt: DockerRuntime): Promise<{ own: Docker.ContainerInspectInfo | undefined; leftovers: Leftover[] }> {
-  const listed = await rt.docker.listContainers({ all: true, filters: { name: [ASIDE_MARKER] } });
+async function listLeftovers(rt: DockerRuntime, first?: readonly Docker.ContainerInfo[]): Promise<{ own: Docker.ContainerInspectInfo | undefined; leftovers: Leftover[] }> {
+  const listed = first ?? (await rt.docker.listContainers({ all: true, filters: { name: [ASIDE_MARKER] } }));
   const leftovers = listed.map(leftoverOf).filter((l): l is Leftover => l !== undefined);
   if (leftovers.length === 0) return { own: undefined, leftovers };
   const ownId = rt.ownId();
@@ -165,9 +161,10 @@ async function joiningIds(rt: DockerRuntime, leftovers: readonly Leftover[]): Pr
   return ids;
 }
 
-export async function repairInterrupted(rt: DockerRuntime): Promise<RepairReport> {
+/** `listed`: the start-up's first look (repair-start.ts), that list, so the engine is not asked twice. */
+export async function repairInterrupted(rt: DockerRuntime, listed?: readonly Docker.ContainerInfo[]): Promise<RepairReport> {
   const report: RepairReport = { restored: [], removed: [], predecessors: [], problems: [] };
-  let { own, leftovers } = await listLeftovers(rt);
+  let { own, leftovers } = await listLeftovers(rt, listed);
   if (leftovers.length === 0) {
     await dropSettledJournals(rt, rt.logger);
     return report;
