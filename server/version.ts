@@ -1,5 +1,6 @@
 // The package version, read once from package.json (two levels up from both server/ and dist/server/).
-import { readFileSync } from 'node:fs';
+// Not an ES import of node:fs (docs/performance.md#memory): its namespace loads node:fs/promises and readline.
+const { readFileSync } = process.getBuiltinModule('node:fs');
 
 export function readPackageVersion(): string {
   for (const candidate of ['../package.json', '../../package.json']) {

@@ -5,11 +5,12 @@
 // flags) configure that plugin (docs/configuration.md#the-config-file). Values are turned into the same raw
 // strings a variable would hold and parsed by the same declarations, so a value means the same thing
 // wherever it is written.
-import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { createRequire } from 'node:module';
 import { ConfigError, type TidewatchPlugin } from '../../core/index.js';
 import type { OptionTable, TableSpec } from './table.js';
+// Not an ES import of node:fs (docs/performance.md#memory): its namespace loads node:fs/promises and readline.
+const { readFileSync } = process.getBuiltinModule('node:fs');
 
 export interface FileValue {
   spec: TableSpec;

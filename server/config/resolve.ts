@@ -4,7 +4,6 @@
 // Empty variables count as unset (Watchtower's rule), except presence-only ones such as NO_COLOR. Every
 // failure is a ConfigError with a one-line message; secrets never appear in one (`<redacted>`). The rules
 // between one plugin's options are the plugin's own (`check`), run by the core before anything is applied.
-import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { ConfigError, type TidewatchPlugin } from '../../core/index.js';
 import { defaultOf, envName, envNames, optionLabel } from '../../core/option.js';
@@ -17,6 +16,8 @@ import { renderHelp } from './help.js';
 import { checkRules } from './rules.js';
 import { servicePlugin, SERVICE_OPTIONS, type ServiceValues } from './service-options.js';
 import { buildTable, type OptionTable, type TableSpec } from './table.js';
+// Not an ES import of node:fs (docs/performance.md#memory): its namespace loads node:fs/promises and readline.
+const { readFileSync, statSync } = process.getBuiltinModule('node:fs');
 
 /** Where a value came from; `default` when no source set it. */
 export type ValueSource = 'flag' | 'env' | 'file' | 'default';

@@ -2,12 +2,13 @@
 // (docs/configuration.md). Parsing and file reads only: `tidewatch agent` imports this without the Engine
 // client (docs/fleet.md#agent-mode); plugins/docker/engine/connect.ts builds the client from it.
 import { TidewatchError } from '../../../core/index.js';
-import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import type { EngineTransportOptions } from './transport.js';
 import { parseSshHost, redactSshEntry, type SshAddress } from './ssh/address.js';
 import type { SshSettings } from './ssh/settings.js';
+// Not an ES import of node:fs (docs/performance.md#memory): its namespace loads node:fs/promises and readline.
+const { readFileSync } = process.getBuiltinModule('node:fs');
 
 /** Where the Engine listens, parsed from `unix:///path`, `npipe://…`, `tcp://host:port`, `http(s)://` or `ssh://`. */
 export type DockerEndpoint =
