@@ -2,31 +2,16 @@
 // options only, docs/plugins.md#loading-code-at-first-use): the dispatcher that debounces pushes into targeted runs,
 // and the receivers' routes on the HTTP API's registration point.
 import { SIGNATURE_VERDICTS } from '../../contracts/index.js';
+import { apiServes, optionByFlag } from '../../contracts/shared/api-endpoints.js';
 import { errorMessage, exactNamePattern, httpRoutes, type TidewatchCore } from '../../core/index.js';
 import { Dispatcher, type Job } from './dispatcher.js';
 import { PLUGIN_NAME, type WebhookOptionValues } from './index.js';
 import { countRefused, createHookHandler, hookRoutes, type WebhookResult } from './route.js';
 import { selectTargets } from './selection.js';
 
-/** Another plugin's option value by its flag, read from the applied options (that plugin is not imported). */
-function optionValue(core: TidewatchCore, flag: string): { value: unknown; enabled: boolean } | undefined {
-  for (const applied of core.options) {
-    for (const [key, spec] of Object.entries(applied.specs)) {
-      if (spec.flag === flag) return { value: applied.values[key], enabled: applied.enabled };
-    }
-  }
-  return undefined;
-}
-
-/** Whether --http-api-endpoints enables `hooks`. */
-function hooksEnabled(core: TidewatchCore): boolean {
-  const endpoints = optionValue(core, 'http-api-endpoints');
-  return endpoints !== undefined && endpoints.enabled && Array.isArray(endpoints.value) && endpoints.value.includes('hooks');
-}
-
 /** The global `--tag-policy` when a plugin declares it (docs/webhooks.md#which-containers), else `digest`. */
 function defaultTagPolicy(core: TidewatchCore): string {
-  const policy = optionValue(core, 'tag-policy')?.value;
+  const policy = optionByFlag(core, 'tag-policy')?.value;
   return typeof policy === 'string' && policy !== '' ? policy : 'digest';
 }
 
@@ -71,7 +56,7 @@ export function startWebhooks(core: TidewatchCore, options: WebhookOptionValues)
   const handle = createHookHandler({ receivers, dispatcher, logger, count });
   const routes = httpRoutes(core.services);
   for (const route of hookRoutes(handle, countRefused({ receivers, count }))) routes.register(route);
-  if (!hooksEnabled(core)) {
+  if (!apiServes(core, 'hooks')) {
     logger.warn({ receivers: [...receivers.keys()] }, 'webhook receivers are configured but hooks is not in --http-api-endpoints: they answer 404');
   } else {
     logger.info({ receivers: options.receivers.map((r) => ({ name: r.name, kind: r.kind, action: r.action })) }, 'webhook receivers ready');
