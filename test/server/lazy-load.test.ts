@@ -255,10 +255,10 @@ t.test('idle with a data directory: the code loaded at first use is not loaded; 
   const second = await pushImage({ registry: env.registry, repo: 'lazy/first-use', marker: `${prefix}-v2` });
 
   const updatePath = ['plugins/docker/update-work.js', 'plugins/docker/replace/replace.js', 'plugins/docker/replace/prove.js', 'plugins/docker/compose/follow-up.js', 'plugins/docker/image/pull.js', 'plugins/docker/self/update.js', 'plugins/registry/start.js', 'plugins/registry/client.js'];
-  const unused = ['plugins/docker/replace/repair.js', 'plugins/docker/engine/ssh/tunnel.js', 'plugins/webhooks/start.js', 'plugins/attestations/start.js', 'plugins/agents/start.js', 'plugins/agents/tunnel.js', 'plugins/people/start.js', 'plugins/swarm/update.js'];
+  const unused = ['plugins/docker/replace/repair.js', 'plugins/docker/engine/ssh/tunnel.js', 'plugins/webhooks/start.js', 'plugins/attestations/start.js', 'plugins/agents/start.js', 'plugins/agents/tunnel.js', 'plugins/people/start.js', 'plugins/swarm/update.js', 'plugins/rollouts/start.js'];
   const idle = await serviceLoads(['--host', env.dockerHost, '--interval', '24h', '--data-dir', dirs[0] as string, name]);
   t.ok(idle.builtins.includes('NativeModule sqlite'), 'the database is open');
-  t.same(loadedOf(idle.idle, ['plugins/docker/start.js', 'plugins/registry/index.js', 'plugins/policies/start.js']).length, 3, 'the runtime, the registry source and the policies were applied');
+  t.same(loadedOf(idle.idle, ['plugins/docker/start.js', 'plugins/registry/index.js', 'plugins/policies/start.js', 'plugins/rollouts/taps.js']).length, 4, 'the runtime, the registry source, the policies and the rollouts were applied');
   t.same(loadedOf(idle.idle, [...updatePath, ...unused]), [], 'idle: none of the code loaded at first use');
   // docs/performance.md#memory: node:fs/promises (readline's interface with it) stays out of the start-up path.
   t.same(idle.builtins.filter((m) => /^NativeModule (internal\/)?fs\/promises$|readline/.test(m)), [], 'no node:fs/promises, no readline');
