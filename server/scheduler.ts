@@ -2,8 +2,14 @@
 // robfig/cron's `@every <duration>` that Watchtower users have in their configs) or --interval.
 // Scheduled runs share the one update lock with the API: a run that finds it busy is skipped, the
 // next tick tries again (Watchtower's SkipIfStillRunning).
-import { Cron } from 'croner';
+import { createRequire } from 'node:module';
 import { TidewatchError } from '../core/index.js';
+
+type Croner = typeof import('croner');
+let croner: Croner | undefined;
+/** croner loads with the first cron expression (docs/performance.md#memory): `--interval` and `@every` need none. */
+const Cron = (...args: ConstructorParameters<Croner['Cron']>): InstanceType<Croner['Cron']> =>
+  new (croner ??= createRequire(import.meta.url)('croner') as Croner).Cron(...args);
 
 export interface Schedule {
   /** When the next run is due, for the startup log line. */
@@ -30,7 +36,7 @@ export function parseSchedule(text: string, parseDuration: (d: string) => number
     return { everyMs };
   }
   try {
-    new Cron(trimmed, { paused: true }).stop();
+    Cron(trimmed, { paused: true }).stop();
   } catch (err) {
     throw new InvalidScheduleError(err instanceof Error ? err.message : String(err));
   }
@@ -39,7 +45,7 @@ export function parseSchedule(text: string, parseDuration: (d: string) => number
 
 export function startSchedule(spec: ScheduleSpec, run: () => Promise<void>): Schedule {
   if ('cron' in spec) {
-    const job = new Cron(spec.cron, { protect: true }, () => run());
+    const job = Cron(spec.cron, { protect: true }, () => run());
     return { next: () => job.nextRun() ?? undefined, stop: () => job.stop() };
   }
   let timer: NodeJS.Timeout | undefined;

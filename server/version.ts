@@ -1,7 +1,5 @@
 // The package version, read once from package.json (two levels up from both server/ and dist/server/).
-
-// node:fs through getBuiltinModule, not an ES import: Node's ES facade of node:fs reads every export, fs.promises
-// too, which loads the promise API, streams and readline into an idle agent (docs/fleet.md#footprint).
+// Not an ES import of node:fs (docs/performance.md#memory): its namespace loads node:fs/promises and readline.
 const { readFileSync } = process.getBuiltinModule('node:fs');
 
 export function readPackageVersion(): string {

@@ -3,10 +3,11 @@
 // same directory, is flushed to disk, renamed over the old file, and the directory is flushed too, so a
 // process killed at any instant leaves either the old file or the new one. A file that cannot be read or
 // parsed is moved aside as `<file>.corrupt-<time>` with one warning, and the caller starts from nothing.
-import { close, fsync, open, write } from 'node:fs';
-import { mkdir, open as openFile, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, openHandle as openFile, readFile, rename, rm } from './node-fs.js';
 import { dirname } from 'node:path';
 import { errorMessage, type Logger } from '../../core/index.js';
+// Not an ES import of node:fs (docs/performance.md#memory): its namespace loads node:fs/promises and readline.
+const { close, fsync, open, write } = process.getBuiltinModule('node:fs');
 
 // Not an ES import of node:util: building its namespace reads every lazy export, which loads
 // worker_threads, parseArgs and the diff code into every process (docs/performance.md#memory).

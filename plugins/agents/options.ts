@@ -2,9 +2,11 @@
 // declared here once like every option, so flags, variables, the config file, --help and docs/options.md agree.
 // The controller itself needs none: agents are enrolled through its API (endpoint name `agents`).
 import { option, type OptionValues } from '../../core/declarations.js';
-import { AGENT_NAME } from './protocol.js';
 
 const group = 'Fleet agent (tidewatch agent)';
+
+/** Agent names: a host name's characters, bounded (they are part of `agent://NAME`, logs, records). */
+export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[(.*)\]$/, '$1');

@@ -13,6 +13,7 @@ import type { KeyObject } from 'node:crypto';
 // node:crypto loads with the first agent connection, not with the service (docs/performance.md#memory).
 const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 import { MAX_DATA } from './mux.js';
+import { AGENT_NAME } from './options.js';
 
 export const PROTOCOL = 'tidewatch-agent-v1';
 /** A WebSocket message at most: one DATA frame and its header; handshake messages are far smaller. */
@@ -22,8 +23,8 @@ export const MAX_HELLO = 4096;
 /** Close codes (4000-4999 are the application's). */
 export const CLOSE = { REFUSED: 4003, REVOKED: 4001, REPLACED: 4009, PROTOCOL: 4002 } as const;
 
-/** Agent names: a host name's characters, bounded (they are part of `agent://NAME`, logs, records). */
-export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+// Agent names are declared with the options, which load without the protocol.
+export { AGENT_NAME };
 
 export interface Challenge {
   readonly type: 'challenge';

@@ -6,9 +6,8 @@
 // node:crypto loads with the first use, not with the service (docs/performance.md#memory).
 const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 import type { StateStore } from '../../contracts/index.js';
+import { ENROLLED as AGENTS, ENROLMENTS as TOKENS } from './store-names.js';
 
-const AGENTS = 'agents.enrolled';
-const TOKENS = 'agents.enrolments';
 /** Enrolled agents at most: enrolling one more is refused (revoke one first). */
 export const MAX_AGENTS = 5_000;
 const MAX_TOKENS = 1_000;

@@ -1,13 +1,14 @@
 // What the plugin's parts share: the Engine client, the resolved options, the logger, and facts learned
 // once per process (the engine's profile: its kind, versions and image store, engine/profile.ts; Tidewatch's own
 // container id).
-import { existsSync } from 'node:fs';
 import type { EngineClient } from './engine/client.js';
 import { errorMessage, type Logger } from '../../core/index.js';
 import { mirrorsReader } from './engine/registry-mirrors.js';
 import { NamespaceModes } from './replace/namespaces.js';
 import type { ResolvedDockerOptions } from './options.js';
 import { engineProfile, isPodmanVersion, type EngineProfile, type EngineVersion } from './engine/profile.js';
+// Not an ES import of node:fs (docs/performance.md#memory): its namespace loads node:fs/promises and readline.
+const { existsSync } = process.getBuiltinModule('node:fs');
 
 /** How soon a profile made without the engine's `/info` is made again. */
 const PROFILE_RETRY_MS = 60_000;

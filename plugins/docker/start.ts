@@ -17,7 +17,7 @@ import type { DockerOptionValues, ResolvedDockerOptions } from './options.js';
 import { detectOwnContainerId } from './self/container.js';
 import { effectiveScope, inReplacement } from './selection.js';
 import { RUNTIME as PLUGIN_NAME } from './target.js';
-import { tapComposeNotes } from './compose/follow-up.js';
+import { tapComposeNotes } from './compose/note-tap.js';
 import { tapUpdates } from './update-taps.js';
 
 /** What the plugin's parts use: the declared values, pull credentials from the registry plugin's service. */

@@ -1,78 +1,20 @@
 // The Docker runtime's part of an update run: the monitor-only gate, the pre-check hooks (before a
 // target's staleness check), apply for Docker targets, and after the run (the core runs cleanup after a
 // cancelled run too): restoring anything an aborted or partial run left aside, the running-before,
-// running-after invariant, post-check hooks, and image cleanup.
-import { STAGES, errorMessage, type ApplyResult, type RunContext, type Target, type TidewatchCore, type UpdatePlan } from '../../core/index.js';
-import { DATA_DIR_HANDOVER, STATE_STORE, type DataDirHandover } from '../../contracts/index.js';
-import { restoreAll } from './replace/aside.js';
-import { followCompose } from './compose/follow-up.js';
-import { inspectOrUndefined } from './replace/container-ops.js';
-import { enforceRunning, type Violation } from './replace/invariant.js';
-import { handOffToOrchestrator, type FailedCandidateMemory } from './self/ephemeral.js';
-import { removeReplacedImages } from './image/cleanup.js';
-import { retainImages } from './image/retention.js';
-import { runHook, type HookPhase } from './replace/lifecycle-hooks.js';
+// running-after invariant, post-check hooks, and image cleanup. The work itself is in update-work.ts.
+import { STAGES, type ApplyResult, type RunContext, type Target, type TidewatchCore } from '../../core/index.js';
+import { DATA_DIR_HANDOVER, STATE_STORE } from '../../contracts/index.js';
+import { firstUse } from '../../contracts/shared/first-use.js';
+import type { Violation } from './replace/invariant.js';
 import { monitorOnlyGate } from './monitor-only.js';
-import { pullTargetOf, type PullTarget } from './image/pinned-pull.js';
-import { PullSlots, pullForRun } from './image/pull.js';
-import { followAll } from './replace/namespace-follow.js';
-import { needsPull, replaceContainer } from './replace/replace.js';
-import { removeReplaced } from './replace/removal.js';
-import { RunStates, type RunState } from './replace/run-state.js';
-import { runsInContainer, type DockerRuntime } from './runtime.js';
-import { ownership, selfUpdateBlocker } from './self/update.js';
+import { RunStates } from './replace/run-state.js';
+import type { DockerRuntime } from './runtime.js';
 import { RUNTIME } from './target.js';
+import type { PullSlots } from './update-work.js';
 
-/** Check hooks are only logged when they fail (Watchtower). */
-async function runCheckHook(rt: DockerRuntime, target: Target, phase: HookPhase, ctx: RunContext): Promise<void> {
-  try {
-    // By name: after a replacement the container the target named is gone, its successor is not.
-    const info = await inspectOrUndefined(rt.docker, phase === 'post-check' ? target.name : target.id);
-    if (!info?.State.Running) return;
-    const result = await runHook(rt.docker, info, phase, { uid: rt.options.lifecycleUid, gid: rt.options.lifecycleGid });
-    if (result && (result.timedOut || result.exitCode !== 0)) {
-      ctx.logger.warn({ container: target.name, exit_code: result.exitCode, timed_out: result.timedOut }, `${phase} command failed`);
-    }
-  } catch (err) {
-    ctx.logger.warn({ container: target.name, err: errorMessage(err) }, `${phase} command could not run`);
-  }
-}
-
-async function applyDocker(
-  rt: DockerRuntime,
-  plan: UpdatePlan,
-  ctx: RunContext,
-  state: RunState,
-  slots: PullSlots,
-  handover: DataDirHandover | undefined,
-  store: FailedCandidateMemory | undefined,
-): Promise<ApplyResult> {
-  const { target } = plan;
-  // A Tidewatch container on an agent's host is (or may be) the agent itself: replacing it would cut the tunnel
-  // the replacement runs through, leaving it stopped with nothing to repair it (docs/fleet.md#the-agents-own-container).
-  if (target.isSelf && target.host?.startsWith('agent://')) {
-    return { target, outcome: 'skipped', reason: "the agent's own container: update it on its host" };
-  }
-  const own = ownership(target, rt.ownId(), runsInContainer());
-  if (own === 'unknown') {
-    return { target, outcome: 'skipped', reason: "cannot tell whether this is Tidewatch's own container" };
-  }
-  if (own === 'own') {
-    const blocker = await selfUpdateBlocker(rt.docker, target, rt.options.selfUpdate, rt.options.ephemeralSelfUpdate);
-    if (blocker) {
-      // Said every run the own image is stale, so a user wondering why it never updates sees why.
-      ctx.logger.info({ container: target.name, reason: blocker }, `not updating Tidewatch's own container: ${blocker}`);
-      return { target, outcome: 'skipped', reason: blocker };
-    }
-  }
-  const pull = (image: PullTarget) => pullForRun(rt.docker, image, rt.options.authFor, ctx, slots);
-  if (own === 'own' && rt.options.ephemeralSelfUpdate) {
-    // The helper stops this container: the invariant must not start it (or its staged successor) again.
-    state.runningAtStart.delete(target.name);
-    return handOffToOrchestrator(rt, { plan, logger: ctx.logger, pull, handover, store });
-  }
-  return replaceContainer(rt, { plan, state, isOwn: own === 'own', logger: ctx.logger, pull, signal: ctx.stopping, handover, runId: ctx.runId });
-}
+// The replacement path, pulls, self-update, Compose follow-up and cleanup (update-work.ts) load with the first
+// update run that needs them (docs/plugins.md#loading-code-at-first-use): an idle service never runs them.
+const updateWork = firstUse(() => import('./update-work.js'));
 
 /**
  * A violation of the invariant is the run's failure for that target, whatever its apply reported: its
@@ -104,16 +46,14 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
   // At the commit stage, after every gate (cooldown must decide before any layer is pulled): a stale
   // target that gets this far will be replaced, so its pull starts now and overlaps the replacements
   // before it.
-  const slots = new PullSlots();
+  let pullSlots: PullSlots | undefined;
+  const slotsOf = (work: typeof import('./update-work.js')) => (pullSlots ??= new work.PullSlots());
   core.hooks.gate.tapPromise({ name: RUNTIME, stage: STAGES.gate.commit }, async (target, staleness, ctx) => {
     // Deciding a plan pulls nothing: the plan may never be applied, and a pull by digest retags the image.
     if (!mine(target) || ctx.kind !== 'update' || ctx.preview || !staleness.stale || staleness.error) return undefined;
-    const own = ownership(target, rt.ownId(), runsInContainer());
-    if (own === 'unknown' || (own === 'own' && !options.selfUpdate)) return undefined;
-    if (await needsPull(rt.docker, { restartOnly: false, staleness })) {
-      // Awaited (and its failure reported) by the replacement; here it only has to start.
-      pullForRun(rt.docker, pullTargetOf(target.image, staleness), options.authFor, ctx, slots).catch(() => undefined);
-    }
+    const work = await updateWork();
+    // Awaited (and its failure reported) by the replacement; here it only has to start.
+    await work.startPull(rt, target, staleness, ctx, slotsOf(work));
     return undefined;
   });
 
@@ -132,42 +72,25 @@ export function tapUpdates(core: TidewatchCore, rt: DockerRuntime, host: string)
       // A plan's pre-check runs when it is applied (the plan answers the staleness then), not when decided.
       if (!mine(target) || ctx.kind !== 'update' || ctx.preview) return undefined;
       states.of(ctx).checkedTargets.set(target.name, target);
-      await runCheckHook(rt, target, 'pre-check', ctx);
+      await (await updateWork()).runCheckHook(rt, target, 'pre-check', ctx);
       return undefined;
     });
   }
 
   core.hooks.apply.tapPromise(RUNTIME, async (plan, ctx) => {
     if (!mine(plan.target)) return undefined;
-    // A Compose-managed container moved to another tag: its file (docs/compose.md#tag-updates-and-compose).
     const handover = core.services.get(DATA_DIR_HANDOVER);
     const store = core.services.get(STATE_STORE);
-    return followCompose(plan, await applyDocker(rt, plan, ctx, states.of(ctx), slots, handover, store), options.composeRewrite, ctx.logger);
+    const work = await updateWork();
+    // A Compose-managed container moved to another tag: its file (docs/compose.md#tag-updates-and-compose).
+    return work.applyPlan(rt, plan, ctx, states.of(ctx), slotsOf(work), handover, store);
   });
 
   core.hooks.cleanup.tapPromise(RUNTIME, async (results, ctx) => {
-    const state = states.of(ctx);
-    // Dependents whose own plan never came (it cannot, normally) must not stay stopped; one that joins a
-    // replaced container's namespaces is recreated joined to its successor (replace/namespace-follow.ts).
-    const aside = [...state.asideDependents.values()];
-    const errors = [...(await followAll(rt, aside, ctx.logger)), ...(await restoreAll(rt.docker, aside))];
-    state.asideDependents.clear();
-    await removeReplaced(rt, state, ctx.logger);
-    if (errors.length > 0) ctx.logger.error({ errors }, 'could not restore every stopped dependent');
-    for (const violation of await enforceRunning(rt, state.runningAtStart.values(), ctx.logger)) {
-      reportViolation(core, results, violation, ctx);
-    }
-    if (options.enableLifecycleHooks) {
-      for (const target of state.checkedTargets.values()) await runCheckHook(rt, target, 'post-check', ctx);
-    }
-    if (options.cleanup) {
-      const store = core.services.get(STATE_STORE);
-      // Kept only where the list of kept images survives a restart (a data directory): kept in memory, a
-      // restart would leave them on disk for good (docs/state.md#cleanup-and-retention).
-      const retains = store?.dir !== undefined && options.rollbackRetentionMs > 0;
-      const due = retains ? retainImages(store, state.replacedImages, host, options.rollbackRetentionMs) : state.replacedImages;
-      const images = await removeReplacedImages(rt.docker, due, ctx.logger, await rt.profile());
-      if (images.length > 0) core.emit('image_cleanup', { run_id: ctx.runId, images });
-    }
+    const work = await updateWork();
+    await work.cleanUpRun(rt, states.of(ctx), ctx, host, core.services.get(STATE_STORE), {
+      violated: (violation) => reportViolation(core, results, violation, ctx),
+      cleaned: (images) => core.emit('image_cleanup', { run_id: ctx.runId, images }),
+    });
   });
 }

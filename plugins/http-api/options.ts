@@ -1,6 +1,5 @@
 // The HTTP API's options, each declared once (docs/configuration.md#declaring-options), and the rules
 // between them (docs/interface.md §3): which endpoints need which token, TLS needs a certificate and a key.
-import { accessSync, constants, statSync } from 'node:fs';
 import { invalidOptions, option, type OptionValues, TidewatchError } from '../../core/index.js';
 import {
   ENDPOINTS,
@@ -11,6 +10,8 @@ import {
   parseTrustedProxies,
   type Endpoint,
 } from './option-parsers.js';
+// Not an ES import of node:fs (docs/performance.md#memory): its namespace loads node:fs/promises and readline.
+const { accessSync, constants, statSync } = process.getBuiltinModule('node:fs');
 
 export { ENDPOINTS, type Endpoint };
 

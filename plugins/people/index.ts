@@ -3,6 +3,7 @@
 // that is not its main token, and contributes /v1/tokens and /v1/auth/* on the API's registration point.
 // The OpenID Connect client library loads only when an issuer is configured (docs/performance.md#footprint).
 import { definePlugin } from '../../core/index.js';
+import { apiServes } from '../../contracts/shared/api-endpoints.js';
 import { checkPeopleOptions, peopleOptions } from './options.js';
 
 export const PLUGIN_NAME = 'people';
@@ -14,6 +15,9 @@ export const peoplePlugin = definePlugin({
     checkPeopleOptions(options, label);
   },
   async apply(core, options) {
+    // PEOPLE is asked only by the HTTP API, and the routes are its: without the API the tokens, sessions and
+    // routes stay unloaded (docs/plugins.md#loading-code-at-first-use).
+    if (!apiServes(core)) return;
     const { startPeople } = await import('./start.js');
     await startPeople(core, options);
   },

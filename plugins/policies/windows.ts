@@ -4,8 +4,14 @@
 // windows of DURATION each. Times come from croner (time zones and DST included): a window is open at `now`
 // exactly when some opening falls in (now - DURATION, now], i.e. when the first opening after now - DURATION
 // is not later than now.
-import { Cron } from 'croner';
+import { createRequire } from 'node:module';
+import type { Cron } from 'croner';
 import { parseGoDuration } from '../../core/index.js';
+
+type Croner = typeof import('croner');
+let croner: Croner | undefined;
+/** croner loads with the first window (docs/performance.md#memory): a service without one never needs it. */
+const cronClass = (): Croner['Cron'] => (croner ??= createRequire(import.meta.url)('croner') as Croner).Cron;
 
 export interface UpdateWindow {
   /** The spec as written, for messages. */
@@ -57,7 +63,7 @@ export function parseWindow(spec: string): UpdateWindow {
   const timezone = tzText ? checkTimezone(tzText) : undefined;
   let cron: Cron;
   try {
-    cron = new Cron(pattern, { paused: true, ...(timezone ? { timezone } : {}) });
+    cron = new (cronClass())(pattern, { paused: true, ...(timezone ? { timezone } : {}) });
   } catch (err) {
     throw new Error(`"${pattern}" is not a cron expression: ${err instanceof Error ? err.message : String(err)}`);
   }

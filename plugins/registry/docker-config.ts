@@ -2,11 +2,12 @@
 // `identitytoken`, or the legacy `username`/`password`), `credsStore` and `credHelpers`. Keys may be
 // hostnames or URLs (`https://index.docker.io/v1/`), so lookups compare normalised hostnames.
 import { TidewatchError } from '../../core/index.js';
-import { statSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from '../../contracts/shared/node-fs.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isDockerHub } from './endpoint.js';
+// Not an ES import of node:fs (docs/performance.md#memory): its namespace loads node:fs/promises and readline.
+const { statSync } = process.getBuiltinModule('node:fs');
 
 export interface AuthEntry {
   readonly username?: string;

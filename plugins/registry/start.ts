@@ -1,7 +1,7 @@
-// The registry plugin's start-up, loaded only when the plugin is applied (its index stays cheap to import
-// for --help): one transport, credential store and client, the staleness tap and the two services.
-import { REGISTRY_PATH, STAGES, type ImageReference, type TidewatchCore } from '../../core/index.js';
-import { PULL_CREDENTIALS, REGISTRY_CLIENT, REMOTE_IMAGES } from './contracts.js';
+// The registry source's parts, loaded at their first use (index.ts, docs/plugins.md#loading-code-at-first-use):
+// one transport, credential store and client behind the staleness tap, the review tap and the three services.
+import type { ImageReference, RunContext, Staleness, Target, TidewatchCore } from '../../core/index.js';
+import type { PullCredentials, RegistryClientService, RemoteImages } from './contracts.js';
 import { REGISTRY_MIRRORS } from '../../contracts/index.js';
 import { CandidateVersions } from './candidate-version.js';
 import { runningPlatform } from './tags/running-platform.js';
@@ -32,7 +32,17 @@ export function headFailureLogger(core: Pick<TidewatchCore, 'logger'>, mode: 'al
   };
 }
 
-export function startRegistry(core: TidewatchCore, options: RegistryOptionValues, pluginName: string): void {
+/** The registry source's parts, made at its first use (index.ts taps the hooks and provides the services over them). */
+export interface RegistryParts {
+  staleness(target: Target, ctx: RunContext): Promise<Staleness>;
+  review(staleness: Staleness, target: Target, ctx: RunContext): Promise<Staleness>;
+  readonly remoteImages: RemoteImages;
+  readonly pullCredentials: PullCredentials;
+  readonly client: RegistryClientService;
+  close(): void;
+}
+
+export function makeRegistry(core: TidewatchCore, options: RegistryOptionValues): RegistryParts {
   const transport = new RegistryTransport({
     concurrency: options.concurrency,
     timeoutMs: options.requestTimeoutMs,
@@ -54,21 +64,21 @@ export function startRegistry(core: TidewatchCore, options: RegistryOptionValues
   });
   // Tag policies (docs/tags.md): the global default, and the running image's platform from its runtime.
   const tags = { policy: options.tagPolicy, platformOf: runningPlatform(core) };
-  // Docker Hub references go through the engine's registry mirrors first, when a runtime lists them (docs/registry-mirrors.md).
-  core.hooks.checkStaleness.tapPromise({ name: pluginName, stage: STAGES.checkStaleness.remote }, async (target, ctx) =>
-    core.watchPath(target) === REGISTRY_PATH ? registryStaleness(client, target, ctx, tags, core.services.get(REGISTRY_MIRRORS)) : undefined,
-  );
   // A stale answer names the version it leads to (docs/versions.md), read from the candidate without pulling.
   const versions = new CandidateVersions({
     client,
     platformOf: tags.platformOf,
     endpointsFor: (ref, target) => readEndpoints(ref, target, core.services.get(REGISTRY_MIRRORS)),
   });
-  core.hooks.review.tapPromise({ name: pluginName, stage: STAGES.review.describe }, (staleness, target, ctx) => versions.review(staleness, target, ctx));
-  // The cooldown gate ages images through this service, with the same connections and tokens.
-  core.services.provide(REMOTE_IMAGES, { created: (reference, opts) => imageCreated(client, reference, opts) });
-  core.services.provide(PULL_CREDENTIALS, { authFor: (imageRef) => pullAuth(credentials, imageRef) });
-  // Signature verification reads manifests, blobs and referrers through this one (docs/signatures.md).
-  core.services.provide(REGISTRY_CLIENT, registryClientService(client));
-  core.onClose(() => transport.close());
+  return {
+    // Docker Hub references go through the engine's registry mirrors first, when a runtime lists them (docs/registry-mirrors.md).
+    staleness: (target, ctx) => registryStaleness(client, target, ctx, tags, core.services.get(REGISTRY_MIRRORS)),
+    review: (staleness, target, ctx) => versions.review(staleness, target, ctx),
+    // The cooldown gate ages images through this service, with the same connections and tokens.
+    remoteImages: { created: (reference, opts) => imageCreated(client, reference, opts) },
+    pullCredentials: { authFor: (imageRef) => pullAuth(credentials, imageRef) },
+    // Signature verification reads manifests, blobs and referrers through this one (docs/signatures.md).
+    client: registryClientService(client),
+    close: () => transport.close(),
+  };
 }

@@ -1,9 +1,10 @@
 // Public keys for key-based verification (docs/signatures.md#options): PEM given inline or read from a
 // file, restricted to what cosign signs with: ECDSA P-256 (or P-384), Ed25519 and RSA (2048 bits or more).
 import type { KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { errorMessage } from '../../core/index.js';
 import { signatureErrors } from './errors.js';
+// Not an ES import of node:fs (docs/performance.md#memory): its namespace loads node:fs/promises and readline.
+const { readFileSync } = process.getBuiltinModule('node:fs');
 // node:crypto loads with its first use, not with the service (docs/performance.md#footprint).
 const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 

@@ -14,11 +14,12 @@
 // - across PID namespaces (two containers sharing a volume) or machines, where a pid says nothing: by a
 //   lease. The holder touches the file every HEARTBEAT_MS; a file untouched for LEASE_MS is stale.
 // A stale lock is moved aside (rename: one process wins) before a new one is created.
-import { readFileSync, readlinkSync, unlinkSync } from 'node:fs';
-import { link, readFile, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { link, readFile, rename, rm, stat, unlink, utimes, writeFile } from '../../contracts/shared/node-fs.js';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage, invalidOptions, type Logger } from '../../core/index.js';
+// Not an ES import of node:fs (docs/performance.md#memory): its namespace loads node:fs/promises and readline.
+const { readFileSync, readlinkSync, unlinkSync } = process.getBuiltinModule('node:fs');
 
 export const LOCK_FILE = 'tidewatch.lock';
 export const HEARTBEAT_MS = 10_000;

@@ -3,7 +3,7 @@
 // database they are read once, written into it in one transaction, and renamed `*.migrated` (kept, not
 // deleted, in case someone goes back a release). A crash before the commit migrates again at the next start;
 // after it, the `json_migrated` mark says it is done.
-import { open, rename } from 'node:fs/promises';
+import { openHandle as open, rename, stat } from '../../contracts/shared/node-fs.js';
 import { join } from 'node:path';
 import { errorMessage, type HistoryEntry, type Logger } from '../../core/index.js';
 import { readJsonFile } from '../../contracts/shared/atomic-file.js';
@@ -75,7 +75,16 @@ function byId<T>(snapshot: Snapshot, entries: Record<string, T>): [string, T][] 
 async function readAudit(file: string, logger: Logger): Promise<AuditEntry[] | undefined> {
   const entries: AuditEntry[] = [];
   let skipped = 0;
-  // node:readline loads only when there is an audit.jsonl to migrate (docs/performance.md#memory).
+  // node:readline (and node:fs/promises, whose FileHandle reads the file) load only when there is an audit.jsonl
+  // to migrate (docs/performance.md#memory): a stat says whether there is one.
+  const present = await stat(file).then(
+    () => true,
+    (err: unknown) => {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    },
+  );
+  if (!present) return undefined;
   const handle = await open(file, 'r').catch((err: unknown) => {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;

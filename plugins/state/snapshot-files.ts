@@ -6,8 +6,7 @@
 // and the snapshot is dropped (`tooLarge`), so a volume never fills the disk halfway.
 // node:crypto loads with the first use, not with the service (docs/performance.md#memory).
 const nodeCrypto = () => process.getBuiltinModule('node:crypto');
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, statfs } from 'node:fs/promises';
+import { mkdir, openHandle as open, readdir, rename, rm, statfs } from '../../contracts/shared/node-fs.js';
 import { join } from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,6 +14,8 @@ import { createError, type Logger } from '../../core/index.js';
 import { syncDirectory } from '../../contracts/shared/atomic-file.js';
 import type { SnapshotRecord, SnapshotVolume, SnapshotWriter } from './snapshot-contracts.js';
 import type { SnapshotTable } from './snapshot-table.js';
+// Not an ES import of node:fs (docs/performance.md#memory): its namespace loads node:fs/promises and readline.
+const { createReadStream, createWriteStream } = process.getBuiltinModule('node:fs');
 
 export const SNAPSHOT_DIR = 'snapshots';
 

@@ -1,7 +1,7 @@
 // The state plugin's start-up (docs/state.md): open the store, give the core's history what was saved,
 // and tap the runs: checks as each run reports them, changes once a run's cleanup is done, holds at the
 // gate, rollbacks at the staleness check.
-import { mkdir } from 'node:fs/promises';
+import { mkdir } from '../../contracts/shared/node-fs.js';
 import { type TidewatchCore } from '../../core/index.js';
 import { DATA_DIR_HANDOVER, ROLLBACKS, STATE_STORE } from './contracts.js';
 import { SNAPSHOTS, type SnapshotSettings } from './snapshot-contracts.js';

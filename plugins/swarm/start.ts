@@ -13,9 +13,11 @@ import { labelOrGlobal } from '../../contracts/shared/labels.js';
 import { DOCKER_ENGINES, PULL_CREDENTIALS } from '../../contracts/index.js';
 import { discoverServices } from './discovery.js';
 import type { SwarmOptionValues } from './options.js';
-import { rollbackService } from './rollback.js';
+import { firstUse } from '../../contracts/shared/first-use.js';
 import { RUNTIME, pausedReason } from './target.js';
-import { updateService } from './update.js';
+
+// A service's update and rollback load with the first one (docs/plugins.md#loading-code-at-first-use).
+const updating = firstUse(async () => ({ ...(await import('./update.js')), ...(await import('./rollback.js')) }));
 
 export function applySwarm(core: TidewatchCore, options: SwarmOptionValues): void {
   const engines = () => core.services.require(DOCKER_ENGINES).list();
@@ -69,6 +71,7 @@ export function applySwarm(core: TidewatchCore, options: SwarmOptionValues): voi
     if (!engine) return { target, outcome: 'failed', rolledBack: false, error: `engine ${target.host ?? '?'} is no longer configured` };
     const timeout = AbortSignal.timeout(options.updateTimeoutMs);
     const signal = AbortSignal.any([ctx.signal, ctx.stopping, timeout]);
+    const { rollbackService, updateService } = await updating();
     // Rollback on demand (docs/swarm.md#rollback-on-demand): Swarm's own rollback to the previous spec.
     const { targetImageId } = plan.staleness;
     if (targetImageId) return rollbackService({ engine, target, previousDigest: targetImageId, signal, pollIntervalMs: options.pollIntervalMs });

@@ -2,10 +2,11 @@
 // [,action=check|update]`, repeated on the command line, separated by `;` in TIDEWATCH_WEBHOOKS, a list in the
 // config file. A token or secret naming an existing file is that file's content, trimmed. Messages name the
 // receiver and the key at fault, never a value: the spec holds secrets.
-import { readFileSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import type { Parser } from '../../core/index.js';
 import { webhookErrors } from './errors.js';
+// Not an ES import of node:fs (docs/performance.md#memory): its namespace loads node:fs/promises and readline.
+const { readFileSync, statSync } = process.getBuiltinModule('node:fs');
 
 export const KINDS = ['distribution', 'dockerhub', 'github', 'harbor', 'quay', 'generic'] as const;
 export type ReceiverKind = (typeof KINDS)[number];

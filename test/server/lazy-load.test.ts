@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { requireEnv } from '../helpers/env.js';
+import { docker, requireEnv } from '../helpers/env.js';
+import { pullImage, pushImage, removeContainers, runContainer, testPrefix } from '../helpers/images.js';
 import { REPO_ROOT } from '../helpers/service.js';
 
 const run = promisify(execFile);
@@ -90,7 +91,9 @@ t.test('the default plugins, idle, load no package their configuration does not 
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT });
   const { urls, builtins } = JSON.parse(stdout.trim().split('\n').at(-1) as string) as { urls: string[]; builtins: string[] };
   const packages = [...new Set(urls.map((u) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u)?.[1]).filter((p): p is string => p !== undefined))];
-  t.ok(packages.includes('tapable') && packages.includes('croner'), `the hook saw the packages the service uses: ${packages.join(', ')}`);
+  t.ok(packages.includes('tapable'), `the hook saw the packages the service uses: ${packages.join(', ')}`);
+  // croner loads with the first cron expression (--schedule, an update window): --interval needs none.
+  t.notOk(packages.includes('croner'), 'no croner for --interval');
   t.ok(urls.some((u) => u.includes('/dist/plugins/docker/')), 'the Docker runtime was applied');
   t.same(packages.filter((p) => unused.some((u) => p === u || p.startsWith(u))), [], `none of ${unused.join(', ')}`);
   // Node's own bundled undici (fetch, WebSocket) loads when anything ES-imports node:http, through its lazy
@@ -197,4 +200,75 @@ t.test('the swagger endpoint on and idle: no description generator, Swagger UI o
   t.same(packagesOf(idle).filter((p) => swaggerParts.includes(p)), [], `idle: none of ${swaggerParts.join(', ')}`);
   t.same(packagesOf(after).filter((p) => swaggerParts.includes(p)).sort(), [...swaggerParts].sort(), 'the first request under /swagger/ loads them');
   t.ok(described.includes('/v1/check'), `the description lists the routes recorded at start: ${described.join(', ')}`);
+});
+
+/**
+ * The built service's main in a child (without the test runner's NODE_OPTIONS, whose preloads load node:fs/promises),
+ * the module URLs and Node built-ins it loaded once started and idle for a second; with `update`, the URLs again after
+ * `POST /v1/update` on its API (`PORT` in `argv` is the API's port), with the run's summary.
+ */
+async function serviceLoads(argv: string[], update?: { token: string }): Promise<{ idle: string[]; builtins: string[]; after: string[]; summary: unknown }> {
+  const reserve = (await import('node:net')).createServer();
+  const port = await new Promise<number>((resolve) => reserve.listen(0, '127.0.0.1', () => resolve((reserve.address() as { port: number }).port)));
+  await new Promise((resolve) => reserve.close(resolve));
+  const args = argv.map((a) => a.replace('PORT', String(port)));
+  const script = `
+    import { registerHooks } from 'node:module';
+    const urls = [];
+    registerHooks({ load(url, context, next) { urls.push(url); return next(url, context); } });
+    const { main } = await import('./dist/server/main.js');
+    let out = '';
+    const sink = { write: (s) => { out += String(s); return true; } };
+    void main({ argv: ${JSON.stringify(args)}, env: {}, cwd: process.cwd(), stdout: sink, stderr: sink });
+    for (let i = 0; i < 300 && !/scheduled updates enabled|HTTP API listening/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 1000));
+    const idle = [...urls];
+    const builtins = process.moduleLoadList.filter((m) => m.startsWith('NativeModule '));
+    const update = ${JSON.stringify(update ?? null)};
+    const summary = update === null ? null : await fetch('http://127.0.0.1:${port}/v1/update', { method: 'POST', headers: { authorization: 'Bearer ' + update.token } }).then((r) => r.json()).then((b) => b.summary);
+    console.log(JSON.stringify({ idle, builtins, after: urls, summary }));
+    process.exit(0);`;
+  const { stdout } = await run('/usr/bin/env', ['-u', 'NODE_OPTIONS', process.execPath, '--input-type=module', '-e', script], { cwd: REPO_ROOT });
+  return JSON.parse(stdout.trim().split('\n').at(-1) as string) as { idle: string[]; builtins: string[]; after: string[]; summary: unknown };
+}
+
+/** The modules of `urls` under dist/ among `modules` (paths below dist/). */
+function loadedOf(urls: string[], modules: readonly string[]): string[] {
+  return modules.filter((m) => urls.some((u) => u.endsWith(`/dist/${m}`)));
+}
+
+t.test('idle with a data directory: the code loaded at first use is not loaded; the first update loads it', async (t) => {
+  // docs/plugins.md#loading-code-at-first-use: the Docker runtime's replacement path, the registry client, and the
+  // runtimes of plugins nothing turned on. The second service updates a real container through the API, and the
+  // same modules must then be loaded, so the first half can fail.
+  const env = await requireEnv(t);
+  if (!env) return;
+  const engine = docker(env);
+  const prefix = testPrefix('lazy-first-use');
+  const name = `${prefix}-app`;
+  t.teardown(() => removeContainers(engine, prefix));
+  const dirs = [await mkdtemp(join(tmpdir(), 'tw-lazy-first-')), await mkdtemp(join(tmpdir(), 'tw-lazy-first-'))];
+  t.teardown(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+  const first = await pushImage({ registry: env.registry, repo: 'lazy/first-use', marker: `${prefix}-v1` });
+  await pullImage(engine, first.ref);
+  await runContainer(engine, { name, image: first.ref });
+  const second = await pushImage({ registry: env.registry, repo: 'lazy/first-use', marker: `${prefix}-v2` });
+
+  const updatePath = ['plugins/docker/update-work.js', 'plugins/docker/replace/replace.js', 'plugins/docker/replace/prove.js', 'plugins/docker/compose/follow-up.js', 'plugins/docker/image/pull.js', 'plugins/docker/self/update.js', 'plugins/registry/start.js', 'plugins/registry/client.js'];
+  const unused = ['plugins/docker/replace/repair.js', 'plugins/docker/engine/ssh/tunnel.js', 'plugins/webhooks/start.js', 'plugins/attestations/start.js', 'plugins/agents/start.js', 'plugins/agents/tunnel.js', 'plugins/people/start.js', 'plugins/swarm/update.js', 'plugins/rollouts/start.js'];
+  const idle = await serviceLoads(['--host', env.dockerHost, '--interval', '24h', '--data-dir', dirs[0] as string, name]);
+  t.ok(idle.builtins.includes('NativeModule sqlite'), 'the database is open');
+  t.same(loadedOf(idle.idle, ['plugins/docker/start.js', 'plugins/registry/index.js', 'plugins/policies/start.js', 'plugins/rollouts/taps.js']).length, 4, 'the runtime, the registry source, the policies and the rollouts were applied');
+  t.same(loadedOf(idle.idle, [...updatePath, ...unused]), [], 'idle: none of the code loaded at first use');
+  // docs/performance.md#memory: node:fs/promises (readline's interface with it) stays out of the start-up path.
+  t.same(idle.builtins.filter((m) => /^NativeModule (internal\/)?fs\/promises$|readline/.test(m)), [], 'no node:fs/promises, no readline');
+
+  const token = 'lazy-first-use-token-0123456789';
+  const api = ['--host', env.dockerHost, '--interval', '24h', '--data-dir', dirs[1] as string, '--http-api-endpoints', 'update', '--http-api-token', token, '--http-api-host', '127.0.0.1', '--http-api-port', 'PORT', name];
+  const updated = await serviceLoads(api, { token });
+  t.same(loadedOf(updated.idle, updatePath), [], 'with the API up, still none before the first update');
+  t.match(updated.summary, { updated: 1, failed: 0 }, 'the update replaced the container');
+  t.same(loadedOf(updated.after, updatePath), updatePath, 'the first update loaded the replacement path and the registry client');
+  const info = await engine.getContainer(name).inspect();
+  t.equal(info.Image, second.configDigest, 'the container runs the new image');
 });

@@ -1,23 +1,12 @@
 // The Docker runtime's Compose follow-up of a tag update (docs/compose.md#tag-updates-and-compose): the
 // check record's note says the update will not survive the next `docker compose up -d`; after the update
 // the file is rewritten (--compose-rewrite, when Tidewatch can read it) or the result's note and the log
-// say which file and service still name the old reference.
-import type { ApplyResult, Logger, Staleness, Target, TidewatchCore, UpdatePlan } from '../../../core/index.js';
-import { STAGES } from '../../../core/index.js';
+// say which file and service still name the old reference. The check record's note is note-tap.ts's.
+import type { ApplyResult, Logger, Target, UpdatePlan } from '../../../core/index.js';
 import { rewriteComposeFiles, whyNot } from './file.js';
-import { composeOrigin, joinNotes, pendingNote, pendingTagChange, rewrittenNote, staleFileNote, type ComposeOrigin } from './note.js';
+import { composeOrigin, joinNotes, pendingTagChange, rewrittenNote, staleFileNote, type ComposeOrigin } from './note.js';
 import { followRollback } from './rollback.js';
 import { nextImageReference } from './rewrite.js';
-import { RUNTIME } from '../target.js';
-
-/** Adds the Compose note to a pending tag update of a Compose-managed container of this runtime. */
-export function tapComposeNotes(core: TidewatchCore, rewrite: boolean): void {
-  core.hooks.review.tap({ name: RUNTIME, stage: STAGES.review.describe }, (staleness: Staleness, target: Target) => {
-    if (target.runtime !== RUNTIME) return staleness;
-    const note = pendingNote(target, staleness, rewrite);
-    return note ? { ...staleness, note: joinNotes(staleness.note, note) } : staleness;
-  });
-}
 
 async function follow(origin: ComposeOrigin, target: Target, newRef: string, rewrite: boolean, logger: Logger): Promise<string> {
   const about = { container: target.name, service: origin.service, files: origin.files, image: target.image, new_image: newRef };

@@ -12,7 +12,7 @@ import { isSocketProxyRefusal } from './transport.js';
 import { isSshHostKeyError } from './ssh/errors.js';
 import { ImageFactsCache } from '../image/facts-cache.js';
 import type { ResolvedDockerOptions } from '../options.js';
-import { repairInterrupted, type RepairReport } from '../replace/repair.js';
+import { repairAtStartup, type RepairReport } from '../replace/repair-start.js';
 import { createRuntime, type DockerRuntime } from '../runtime.js';
 import { engineUnreachable, isConnectFailure } from '../engine-unreachable.js';
 
@@ -53,7 +53,7 @@ export function createEngine(
   let repaired = false;
   let repairing: Promise<void> | undefined;
   const repairOnce = async () => {
-    const report = await repairInterrupted(runtime);
+    const report = await repairAtStartup(runtime);
     repaired = true;
     if (report.restored.length + report.removed.length + report.predecessors.length > 0) {
       logger.warn({ ...report }, 'repaired what an interrupted update left behind');

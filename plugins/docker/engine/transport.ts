@@ -11,7 +11,7 @@ import type { EngineRequestOptions } from '../contracts.js';
 import type { DockerEndpoint } from './endpoint.js';
 import { PROXY_REFUSED, isProxyRefusal, refusalMessage } from './socket-proxy.js';
 import type { SshSettings } from './ssh/settings.js';
-import { SshTunnel } from './ssh/tunnel.js';
+import type { SshTunnel } from './ssh/tunnel.js';
 
 /** The Engine refused a call: its HTTP status and its own message, as docs/errors.md describes. */
 export class EngineError extends Error {
@@ -149,7 +149,7 @@ function tunnelConnection(connect: () => Duplex) {
  */
 function sshAgents(endpoint: Extract<DockerEndpoint, { kind: 'ssh' }>, settings: SshSettings | undefined): { tunnel: SshTunnel; shared: http.Agent; own: http.Agent } {
   if (!settings) throw new TidewatchError('TW_ERR_DOCKER_HOST', `${endpoint.name}: an ssh:// engine needs its SSH settings (--ssh-key, --ssh-known-hosts)`, 400);
-  const tunnel = new SshTunnel(endpoint.name, endpoint, settings);
+  const tunnel = new settings.Tunnel(endpoint.name, endpoint, settings);
   const { Agent } = httpModule();
   const shared = new Agent({ keepAlive: true });
   const own = new Agent({ keepAlive: false });

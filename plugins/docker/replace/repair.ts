@@ -11,92 +11,18 @@
 //       (the replacement records the old one's id: tidewatch.replaces)
 //     name held by anything else                  left alone, logged
 import type Docker from 'dockerode';
-import { errorMessage, selectionFilter, type Target } from '../../../core/index.js';
+import { errorMessage } from '../../../core/index.js';
 import { restoreAside } from './aside.js';
 import { followMovedOwners } from './namespace-follow.js';
 import { NAMESPACE_FIELDS, containerModeRef } from './namespaces.js';
-import { ASIDE_MARKER, parseOldAsideName, parseReplacedName, parseStagingName, type AsideName } from './aside-names.js';
 import { inspectOrUndefined, removeContainer, stopContainer } from './container-ops.js';
 import type { DockerRuntime } from '../runtime.js';
 import { stopPolicy } from './stop-policy.js';
-import { effectiveScope } from '../selection.js';
-import { REPLACES_LABEL, RUNTIME, containerName, imageNameOf } from '../target.js';
+import { REPLACES_LABEL, containerName, imageNameOf } from '../target.js';
 import { dropSettledJournals, finishRestore } from './snapshot/repair.js';
+import { listLeftovers, nameOf, type Leftover, type Leftovers, type RepairReport } from './repair-start.js';
 
-export interface RepairReport {
-  readonly restored: string[];
-  readonly removed: string[];
-  readonly predecessors: string[];
-  readonly problems: string[];
-}
-
-interface Leftover {
-  readonly entry: Docker.ContainerInfo;
-  readonly marker: AsideName;
-  readonly kind: 'old' | 'staging' | 'replaced';
-}
-
-function nameOf(entry: Docker.ContainerInfo): string {
-  return containerName(entry.Names[0] ?? '');
-}
-
-function leftoverOf(entry: Docker.ContainerInfo): Leftover | undefined {
-  const name = nameOf(entry);
-  const old = parseOldAsideName(name);
-  if (old) return { entry, marker: old, kind: 'old' };
-  const staging = parseStagingName(name);
-  if (staging) return { entry, marker: staging, kind: 'staging' };
-  const replaced = parseReplacedName(name);
-  if (replaced) return { entry, marker: replaced, kind: 'replaced' };
-  return undefined;
-}
-
-/** A listed container as a Target under its original name, for the instance's own selection filters. */
-function asTarget(entry: Docker.ContainerInfo, name: string): Target {
-  return {
-    runtime: RUNTIME,
-    id: entry.Id,
-    name,
-    image: entry.Image,
-    imageId: entry.ImageID,
-    repoDigests: [],
-    labels: entry.Labels ?? {},
-    imageLabels: {},
-    state: entry.State,
-    dependsOn: [],
-    isSelf: false,
-  };
-}
-
-function selected(rt: DockerRuntime, own: Docker.ContainerInspectInfo | undefined, leftovers: Leftover[]): Leftover[] {
-  const ownTargets = own ? [asTarget(listedOf(own), containerName(own.Name))] : [];
-  const scope = effectiveScope(rt.options.scope, ownTargets, rt.ownId());
-  const candidates = leftovers.map((l) => asTarget(l.entry, l.marker.originalName));
-  // The shared selection rules (docs/configuration.md#shared-options), read from this instance's options.
-  const selected = selectionFilter({ ...rt.options, scope });
-  const keep = new Set(candidates.filter(selected).map((t) => t.id));
-  return leftovers.filter((l) => keep.has(l.entry.Id));
-}
-
-/** The few list fields the repair reads, from an inspect (the own container's). */
-function listedOf(info: Docker.ContainerInspectInfo): Docker.ContainerInfo {
-  return { Id: info.Id, Names: [info.Name], Image: info.Config.Image, ImageID: info.Image, Labels: info.Config.Labels ?? {}, State: info.State.Status } as Docker.ContainerInfo;
-}
-
-/**
- * Only the containers a replacement renamed or staged: the engine filters by name (a substring of every name
- * aside-names.ts gives), so an engine with nothing to repair answers with an empty list rather than every
- * container it has (docs/hosts.md#start-up). The own container, when Tidewatch runs in one on this engine, is
- * inspected for its scope label and its name (a self-update's predecessor), and only when something is left.
- */
-async function listLeftovers(rt: DockerRuntime): Promise<{ own: Docker.ContainerInspectInfo | undefined; leftovers: Leftover[] }> {
-  const listed = await rt.docker.listContainers({ all: true, filters: { name: [ASIDE_MARKER] } });
-  const leftovers = listed.map(leftoverOf).filter((l): l is Leftover => l !== undefined);
-  if (leftovers.length === 0) return { own: undefined, leftovers };
-  const ownId = rt.ownId();
-  const own = ownId ? await inspectOrUndefined(rt.docker, ownId) : undefined;
-  return { own, leftovers: selected(rt, own, leftovers) };
-}
+export type { RepairReport } from './repair-start.js';
 
 /**
  * The holder of the name is the replacement the interrupted run created: it records the old container's id
@@ -165,9 +91,10 @@ async function joiningIds(rt: DockerRuntime, leftovers: readonly Leftover[]): Pr
   return ids;
 }
 
-export async function repairInterrupted(rt: DockerRuntime): Promise<RepairReport> {
+/** `found`: what the start-up's first look found (repair-start.ts), so the engine is not asked twice. */
+export async function repairInterrupted(rt: DockerRuntime, found?: Leftovers): Promise<RepairReport> {
   const report: RepairReport = { restored: [], removed: [], predecessors: [], problems: [] };
-  let { own, leftovers } = await listLeftovers(rt);
+  let { own, leftovers } = found ?? (await listLeftovers(rt));
   if (leftovers.length === 0) {
     await dropSettledJournals(rt, rt.logger);
     return report;

@@ -5,7 +5,7 @@
 // files are read, so on a host that runs containers the host's view of their mounts is never mistaken for
 // ours. Podman (docs/podman.md) keeps those files under `<runroot>/overlay-containers/<id>/userdata/` and
 // names cgroups `libpod-<id>`.
-import { readFile } from 'node:fs/promises';
+import { readFile } from '../../../contracts/shared/node-fs.js';
 import { hostname } from 'node:os';
 
 const OWN_FILES = new Set(['/etc/hostname', '/etc/hosts', '/etc/resolv.conf']);

@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage, invalidOptions } from '../../../../core/index.js';
 import { loadSsh2 } from './ssh2.js';
+import { SshTunnel } from './tunnel.js';
 
 export interface SshSettings {
   /** The client key's file, for messages. */
@@ -14,6 +15,11 @@ export interface SshSettings {
   readonly privateKey: Buffer;
   /** Read again at every new connection: a key added or removed there counts at the next one. */
   readonly knownHostsFile: string;
+  /**
+   * The tunnel's class, loaded with the settings (ssh:// hosts only): the Engine transport imports no SSH code
+   * itself (docs/plugins.md#loading-code-at-first-use).
+   */
+  readonly Tunnel: typeof SshTunnel;
 }
 
 export interface SshOptionValues {
@@ -57,5 +63,5 @@ export async function sshSettings(options: SshOptionValues, home = homedir()): P
   }
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   if (!key?.isPrivateKey()) throw invalidOptions('ssh-key', `--ssh-key: ${keyFile} holds a public key, not a private one`);
-  return { keyFile, privateKey, knownHostsFile: options.sshKnownHosts || join(home, '.ssh', 'known_hosts') };
+  return { keyFile, privateKey, knownHostsFile: options.sshKnownHosts || join(home, '.ssh', 'known_hosts'), Tunnel: SshTunnel };
 }

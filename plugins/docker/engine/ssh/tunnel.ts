@@ -2,7 +2,7 @@
 // `direct-streamlocal@openssh.com` channel over it to the engine's unix socket on the remote machine, so the
 // remote needs sshd and the socket, no Docker CLI. The connection is made at the first call, checked against
 // the known_hosts file (never trusted on first use), kept, and made again at the next call after it dropped.
-import { open } from 'node:fs/promises';
+import { openHandle as open } from '../../../../contracts/shared/node-fs.js';
 import { userInfo } from 'node:os';
 import type { Duplex } from 'node:stream';
 import type { Client } from 'ssh2';
