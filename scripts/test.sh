@@ -69,7 +69,7 @@ if [ "$build_rc" -ne 0 ] || [ "$typecheck_rc" -ne 0 ]; then
 fi
 
 # Two lanes (CONTRIBUTING.md#test-lanes, scripts/test-lanes.mjs): the unit lane (no environment) runs first
-# on every core while the environment starts beside it; then the environment lane, two files at a time.
+# on every core while the environment starts beside it; then the environment lane, three files at a time.
 mapfile -t unit_files < <(node scripts/test-lanes.mjs | awk '$1 == "unit" { print $2 }')
 mapfile -t env_files < <(node scripts/test-lanes.mjs | awk '$1 == "environment" { print $2 }')
 files=("${unit_files[@]}" "${env_files[@]}")
@@ -104,8 +104,9 @@ if [ -n "$env_pid" ]; then
   fi
 fi
 
-# TIDEWATCH_ENV_JOBS: how many environment files at once (default 2; they share the engines and the cores).
-env_jobs="${TIDEWATCH_ENV_JOBS:-2}"
+# TIDEWATCH_ENV_JOBS: how many environment files at once (default 3; they share the engines and the cores).
+# A third job fills the time the other two spend waiting on engines, grace periods and windows (CONTRIBUTING.md#test-lanes).
+env_jobs="${TIDEWATCH_ENV_JOBS:-3}"
 step "environment lane: ${#env_files[@]} files, $env_jobs jobs"
 if [ ${#env_files[@]} -gt 0 ]; then
   npx tap --reporter=tap --jobs="$env_jobs" --disable-coverage "$@" "${env_files[@]}" | tee "$TAP_OUT" || tap_rc=$?
