@@ -149,11 +149,20 @@ const [unitOut, out, tapRc, ...files] = process.argv.slice(2)
 const events = [...Parser.parse(readFileSync(unitOut, 'utf8')), ...Parser.parse(readFileSync(out, 'utf8'))]
 const hasSubtests = evs => evs.some(e => e[0] === 'child')
 const add = (a, b) => { for (const k of Object.keys(a)) a[k] += b[k] }
-function count(evs) {
+// Each failed test, with the path of subtests to it and the start of its diagnostic: printed again at the
+// end, so the last lines of a log (all a CI page may show) say which test failed and why.
+const failures = []
+// A leaf subtest's own failed assertions say more than its name: they are listed under it.
+function failed(path, r, sub) {
+  const asserts = (sub ?? []).filter(([type, a]) => type === 'assert' && !a.ok && !a.skip && !a.todo).map(([, a]) => a)
+  if (asserts.length === 0) failures.push({ path: [...path, r.name].join(' > '), diag: r.diag })
+  for (const a of asserts) failures.push({ path: [...path, r.name, a.name].join(' > '), diag: a.diag })
+}
+function count(evs, path = []) {
   const c = { pass: 0, fail: 0, skip: 0, bailout: 0 }
   let child
   for (const [type, data] of evs) {
-    if (type === 'bailout') c.bailout++
+    if (type === 'bailout') { c.bailout++; failures.push({ path: [...path, `Bail out! ${data}`].join(' > ') }) }
     if (type === 'child') { child = data; continue }
     if (type !== 'assert') continue
     const r = data
@@ -161,11 +170,11 @@ function count(evs) {
     child = undefined
     if (r.skip || r.todo) c.skip++
     else if (sub && hasSubtests(sub)) {
-      const inner = count(sub)
+      const inner = count(sub, [...path, r.name])
       add(c, inner)
-      if (!r.ok && inner.fail === 0) c.fail++
+      if (!r.ok && inner.fail === 0) { c.fail++; failed(path, r) }
     } else if (r.ok) c.pass++
-    else c.fail++
+    else { c.fail++; failed(path, r, sub) }
   }
   return c
 }
@@ -185,6 +194,19 @@ const timed = events.filter(e => e[0] === 'assert' && files.includes(e[1].name) 
   .map(e => [e[1].name, e[1].time]).sort((a, b) => b[1] - a[1]).slice(0, 20)
 console.log(`slowest test files (${timed.length} of ${files.length}):`)
 for (const [name, ms] of timed) console.log(`${(ms / 1000).toFixed(1).padStart(8)} s  ${name}`)
+// The failures last, just above the count: the path and the first lines of each diagnostic.
+const FAILURES_SHOWN = 10
+const DIAG_LINES = 12
+if (failures.length || missing.length) console.log(`failed (${failures.length + missing.length}):`)
+for (const f of missing) console.log(`  never reported: ${f}`)
+for (const { path, diag } of failures.slice(0, FAILURES_SHOWN)) {
+  console.log(`  not ok: ${path}`)
+  if (!diag) continue
+  const lines = JSON.stringify(diag, null, 1).split('\n').slice(1, -1)
+  for (const line of lines.slice(0, DIAG_LINES)) console.log(`      ${line.trim().slice(0, 200)}`)
+  if (lines.length > DIAG_LINES) console.log(`      … ${lines.length - DIAG_LINES} more lines`)
+}
+if (failures.length > FAILURES_SHOWN) console.log(`  … and ${failures.length - FAILURES_SHOWN} more failures above`)
 console.log(`${total.pass} passed, ${total.fail} failed`)
 process.exit(total.fail ? 1 : 0)
 EOF
