@@ -196,14 +196,18 @@ console.log(`slowest test files (${timed.length} of ${files.length}):`)
 for (const [name, ms] of timed) console.log(`${(ms / 1000).toFixed(1).padStart(8)} s  ${name}`)
 // The failures last, just above the count: the path and the first lines of each diagnostic.
 const FAILURES_SHOWN = 10
-const DIAG_LINES = 12
+const DIAG_LINES = 16
 if (failures.length || missing.length) console.log(`failed (${failures.length + missing.length}):`)
 for (const f of missing) console.log(`  never reported: ${f}`)
 for (const { path, diag } of failures.slice(0, FAILURES_SHOWN)) {
   console.log(`  not ok: ${path}`)
   if (!diag) continue
-  const lines = JSON.stringify(diag, null, 1).split('\n').slice(1, -1)
-  for (const line of lines.slice(0, DIAG_LINES)) console.log(`      ${line.trim().slice(0, 200)}`)
+  // A diff or a source keeps its own lines; other values are one JSON line each.
+  const lines = Object.entries(diag).flatMap(([key, value]) =>
+    typeof value === 'string' && value.includes('\n')
+      ? [`${key}:`, ...value.trimEnd().split('\n').map(line => `  ${line}`)]
+      : [`${key}: ${JSON.stringify(value)}`])
+  for (const line of lines.slice(0, DIAG_LINES)) console.log(`      ${line.trimEnd().slice(0, 200)}`)
   if (lines.length > DIAG_LINES) console.log(`      … ${lines.length - DIAG_LINES} more lines`)
 }
 if (failures.length > FAILURES_SHOWN) console.log(`  … and ${failures.length - FAILURES_SHOWN} more failures above`)
