@@ -6,8 +6,7 @@
 // one are each refused; after the provider rotates its signing key, sign-in still works.
 import { createServer } from 'node:net';
 import t from 'tap';
-import type { BrowserContext, Page } from 'playwright-core';
-import { launchChromium, screenshot } from '../helpers/chromium.js';
+import { launchChromium, screenshot, waitVisible, type Browser } from '../helpers/chromium.js';
 import { requireEnv } from '../helpers/env.js';
 import { startProvider, type TestProvider } from '../helpers/oidc-provider.js';
 import { call, startService, type RunningService } from '../helpers/service.js';
@@ -28,11 +27,12 @@ function freePort(): Promise<number> {
 }
 
 /** "Sign in with SSO" from a fresh browser state, as `who`; resolves once the page settled (dashboard or an error). */
-async function signInAs(context: BrowserContext, page: Page, provider: TestProvider, url: string, who: string): Promise<{ status: number; text: string }> {
+async function signInAs(browser: Browser, provider: TestProvider, url: string, who: string): Promise<{ status: number; text: string }> {
+  const { context, page } = browser;
   await context.clearCookies();
   provider.user = who;
   await page.goto(`${url}/ui/`);
-  await page.waitForSelector('#sso-offer:not([hidden])', { timeout: 30_000 });
+  await waitVisible(browser, '#sso-offer:not([hidden])');
   const callback = page.waitForResponse((r) => r.url().includes('/v1/auth/callback'), { timeout: 60_000 });
   await page.click('#sso');
   const answer = await callback;
@@ -72,7 +72,7 @@ t.test('sign in with SSO, roles from groups, refusals of a hostile sign-in', { t
   t.notOk(JSON.stringify(service.logs).includes(CLIENT_SECRET), 'the client secret is never logged');
 
   // A viewer: signed in, named, the controls a viewer may not use hidden, and the API refuses them anyway.
-  const viewer = await signInAs(context, page, provider, url, 'vic');
+  const viewer = await signInAs(browser, provider, url, 'vic');
   t.equal(viewer.status, 302, 'the callback opens a session and sends the person to the dashboard');
   await page.waitForSelector('#app:not([hidden])', { timeout: 30_000 });
   t.equal(await page.textContent('#who'), 'vic (viewer)', 'the header names who is signed in');
@@ -95,7 +95,7 @@ t.test('sign in with SSO, roles from groups, refusals of a hostile sign-in', { t
   t.equal(after.status, 401, 'after sign-out the session cookie opens nothing');
 
   // An operator gets the controls; their session is refused from a hostile origin.
-  const operator = await signInAs(context, page, provider, url, 'ana');
+  const operator = await signInAs(browser, provider, url, 'ana');
   t.equal(operator.status, 302);
   await page.waitForSelector('#app:not([hidden])', { timeout: 30_000 });
   t.equal(await page.textContent('#who'), 'ana (operator)');
@@ -109,7 +109,7 @@ t.test('sign in with SSO, roles from groups, refusals of a hostile sign-in', { t
   t.equal((await withSession({ 'sec-fetch-site': 'cross-site' })).status, 403, 'a cross-site fetch without Origin is refused');
 
   // No mapped group: no session.
-  const guest = await signInAs(context, page, provider, url, 'gus');
+  const guest = await signInAs(browser, provider, url, 'gus');
   t.equal(guest.status, 403, 'a person in no mapped group is refused');
   t.match(guest.text, /gus is in no group mapped to a role/);
   t.notOk((await context.cookies(url)).some((c) => c.name === 'tidewatch_session'), 'and gets no session cookie');
@@ -133,7 +133,7 @@ t.test('sign in with SSO, roles from groups, refusals of a hostile sign-in', { t
   // Hostile ID tokens from the token endpoint: each refused.
   for (const mode of ['foreign-key', 'tampered', 'expired'] as const) {
     provider.mode = mode;
-    const answer = await signInAs(context, page, provider, url, 'ana');
+    const answer = await signInAs(browser, provider, url, 'ana');
     t.equal(answer.status, 401, `an ID token that is ${mode} is refused`);
     t.notOk((await context.cookies(url)).some((c) => c.name === 'tidewatch_session'), `no session after a ${mode} ID token`);
   }
@@ -145,7 +145,7 @@ t.test('sign in with SSO, roles from groups, refusals of a hostile sign-in', { t
   // against being made to hammer the provider): sign in once that minute has passed.
   const fetched = provider.jwksFetchedAt;
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, fetched + 61_000 - Date.now())));
-  const rotated = await signInAs(context, page, provider, url, 'ana');
+  const rotated = await signInAs(browser, provider, url, 'ana');
   t.equal(rotated.status, 302, 'sign-in works after the provider rotated its signing key');
   t.ok(provider.jwksFetchedAt > fetched, 'the new keys were fetched from the issuer');
   const refusals = service.logs.filter((l) => String(l.msg).startsWith('single sign-on'));

@@ -32,6 +32,36 @@ interface Plannable {
 export interface Browser {
   context: BrowserContext;
   page: Page;
+  /** What went wrong in the pages so far (script errors, console errors, failed requests), for a failure's message. */
+  problems: string[];
+}
+
+/** How many of a browser's problems are kept: the latest ones say most about a wait that timed out. */
+const PROBLEMS_KEPT = 30;
+
+function recordProblems(page: Page, problems: string[]): void {
+  const add = (line: string) => {
+    problems.push(`${new Date().toISOString()} ${line}`);
+    if (problems.length > PROBLEMS_KEPT) problems.shift();
+  };
+  page.on('pageerror', (error) => add(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') add(`console error: ${message.text()}`);
+  });
+  page.on('requestfailed', (request) => add(`request failed: ${request.method()} ${request.url()}: ${request.failure()?.errorText ?? '?'}`));
+}
+
+/**
+ * Waits for a selector to be visible; on a timeout the error says where the page was and what went wrong in it
+ * (a module that failed to load leaves a page that never runs its script, which a bare timeout does not tell).
+ */
+export async function waitVisible(browser: Browser, selector: string, timeout = 30_000): Promise<void> {
+  try {
+    await browser.page.waitForSelector(selector, { timeout });
+  } catch (error) {
+    const problems = browser.problems.length ? browser.problems.join('\n  ') : 'none recorded';
+    throw new Error(`${selector} not visible after ${timeout} ms at ${browser.page.url()}: ${(error as Error).message.split('\n')[0]}\nthe pages' problems:\n  ${problems}`);
+  }
 }
 
 /** Launches Chromium with a throwaway profile, closed at the test's teardown; undefined when missing. */
@@ -56,8 +86,11 @@ export async function launchChromium(
     await context.close();
     rmSync(profile, { recursive: true, force: true });
   });
+  const problems: string[] = [];
+  context.on('page', (page) => recordProblems(page, problems));
+  for (const page of context.pages()) recordProblems(page, problems);
   const page = context.pages()[0] ?? (await context.newPage());
-  return { context, page };
+  return { context, page, problems };
 }
 
 /** Saves a screenshot (the full page unless told) under SCREENSHOT_DIR and returns its path. */

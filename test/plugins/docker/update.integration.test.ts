@@ -54,7 +54,9 @@ t.test('an update keeps env, labels, mounts, restart policy, command, network mo
   const { tw, events } = await tidewatchFor(env, prefix, { cleanup: true });
   t.teardown(() => tw.close());
   const report = await tw.update();
-  t.match(report.summary, { scanned: 1, updated: 1, failed: 0, restarted: 0, skipped: 0 });
+  // The failed results' errors in the message: a failure says why, not only how many.
+  const errors = report.results.filter((r) => r.error).map((r) => `${r.target.name}: ${r.error}`);
+  t.match(report.summary, { scanned: 1, updated: 1, failed: 0, restarted: 0, skipped: 0 }, `updated, no error (${errors.join('; ') || 'none'})`);
 
   const now = await engine.getContainer(name).inspect();
   t.not(now.Id, old.id, 'a new container');
