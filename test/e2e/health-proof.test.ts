@@ -21,7 +21,10 @@ t.test("an image with a default-timing HEALTHCHECK is updated with the default g
   t.equal(now.State.Health?.Status, 'healthy', 'and is healthy');
   const proven = run.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['msg'] === 'new container proven');
   t.match(proven, { waited_ms: Number, why: /grace period and turned healthy: its health check \(start period 0s, interval 30s, timeout 30s, 3 retries\) decides within 3m30s/ }, 'the log says how long and why');
-  t.ok((proven?.['waited_ms'] as number) >= 30_000, 'it waited for the first probe, one interval after the start');
+  // Docker counts the interval from the container's own start, a little before the start call returns, which is
+  // where the proof's clock starts: the first probe can come a few milliseconds short of 30 s on that clock (under 30 000 ms,
+  // rounded to 30.0 s, in a CI run here). Well past the 10 s grace period either way.
+  t.ok((proven?.['waited_ms'] as number) >= 29_000, `it waited for the first probe, one interval after the start (${String(proven?.['waited_ms'])} ms)`);
   t.comment(`update of a default-timing health-checked container: ${(took / 1000).toFixed(1)} s in all, proof ${((proven?.['waited_ms'] as number) / 1000).toFixed(1)} s`);
 });
 
